@@ -1,0 +1,94 @@
+// FLOP counts from matrix shapes: matmul, FFN, attention, and dense training compute (6PD).
+// Course notes 7.3. Every function comes in two forms: a numeric one that returns the typed
+// count (what other calculators call), and one that appends the itemized result (items,
+// formulas, assumptions, resolved inputs) to a ResultSet.
+//
+// Preconditions (violations throw InputError naming the input): sizes are positive and finite.
+#pragma once
+
+#include "napkin/result.h"
+#include "napkin/units.h"
+
+namespace napkin {
+
+using FlopsPerToken = Quantity<Dim<1, 0, 0, 0, -1, 0>>;  // FLOP/token
+
+// ---- matmul ---------------------------------------------------------------------------------
+
+struct MatmulInput {
+  Count m, k, n;            // [m,k] @ [k,n] -> [m,n]
+  bool fma_as_one = false;  // count a fused multiply-add as one operation
+};
+
+/// 2·m·k·n FLOP (k multiplies and k−1 adds per output, rounded to 2k); m·k·n when a fused
+/// multiply-add counts as one operation.
+Flops matmul_flops(const MatmulInput& in);
+void matmul_flops(const MatmulInput& in, ResultSet& out);
+
+// ---- FFN ------------------------------------------------------------------------------------
+
+struct FfnInput {
+  Count d, f;                      // D -> F -> D
+  bool gated = false;              // SwiGLU/GeGLU: three projections
+  Tokens tokens = 1.0 * units::token;
+};
+
+/// 4·D·F FLOP per token for a bias-free D→F→D FFN, 6·D·F when gated; activation ignored.
+FlopsPerToken ffn_flops_per_token(const FfnInput& in);
+Flops ffn_flops(const FfnInput& in);
+void ffn_flops(const FfnInput& in, ResultSet& out);
+
+// ---- attention ------------------------------------------------------------------------------
+
+struct AttentionInput {
+  Count batch;   // B sequences
+  Count seq;     // T tokens per sequence
+  Count d;       // model width D (= heads × head_dim)
+  Count d_kv{};  // width of the K and V projections; zero means D (multi-head attention)
+  Count layers = 1.0 * units::one;
+  bool causal_skip = false;  // the kernel skips the masked upper triangle
+};
+
+struct AttentionFlops {
+  Flops projection;  // Q, K, V, O projections
+  Flops attention;   // QKᵀ and A·V
+  Flops total() const { return projection + attention; }
+};
+
+/// Projections 2·B·T·D·(2·D + 2·D_kv) (= 8·B·T·D² for MHA), scores and weighted sum 4·B·T²·D
+/// (halved with causal_skip), times layers. Softmax, scaling and masking are not counted.
+AttentionFlops attention_flops(const AttentionInput& in);
+void attention_flops(const AttentionInput& in, ResultSet& out);
+
+// ---- training -------------------------------------------------------------------------------
+
+enum class Recompute { none, selective, full };
+
+struct TrainingFlopsInput {
+  Params params;             // dense, non-embedding parameters on the active path (notes 7.3)
+  Tokens tokens;             // training tokens
+  double backward_factor = 2.0;  // backward FLOP = factor × forward FLOP
+  Recompute recompute = Recompute::none;
+  // Optional terms that 6PD leaves out. Zero means "not given": the term is not counted.
+  Count layers{};   // L, with seq and d_model: attention score FLOPs
+  Count seq{};      // T, training sequence length
+  Count d_model{};  // D
+  Count vocab{};    // V, with d_model: LM-head matmul FLOPs
+};
+
+struct TrainingFlops {
+  Flops forward;    // 2·P·D_tok (+ attention scores + head)
+  Flops backward;   // backward_factor × forward
+  Flops recompute;  // forward recomputed in backward (activation checkpointing)
+  Flops total() const { return forward + backward + recompute; }
+};
+
+/// Dense training compute C ≈ 6·P·D_tok: forward 2 FLOP and backward 4 FLOP per parameter per
+/// token (course notes 7.3). With layers, seq and d_model given, adds attention's T² term,
+/// 4·L·T·D forward FLOP per token (PaLM, Chowdhery et al. 2022, appendix B: 6N + 12·L·H·Q·T in
+/// total); with vocab and d_model, the LM head's 2·V·D per token. Full recomputation reruns the
+/// forward pass once (8PD); selective recomputation reruns the attention score term only.
+TrainingFlops training_flops(const TrainingFlopsInput& in);
+void training_flops(const TrainingFlopsInput& in, ResultSet& out);
+
+}  // namespace napkin

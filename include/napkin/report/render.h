@@ -1,0 +1,59 @@
+// Renderers: one ResultSet (or a stream of them, for a sweep) in, text out. Renderers format
+// values and never compute them. Each writes through a buffer to a FILE* and keeps no more
+// than a bounded window of rows, so a sweep of any length streams in constant memory.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "napkin/result.h"
+
+namespace napkin::report {
+
+enum class Format { table, json, jsonl, csv, explain };
+
+struct RenderOptions {
+  Format format = Format::table;
+  bool sweep = false;                     // more than one result set will follow
+  std::vector<std::string> swept;         // names of the swept inputs, in sweep order
+};
+
+class Renderer {
+ public:
+  explicit Renderer(std::FILE* out) : out_(out) {}
+  virtual ~Renderer();
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  virtual void row(const ResultSet& rs) = 0;
+  /// Ends the output (closing bracket, buffered table rows) and flushes.
+  virtual void finish() = 0;
+
+ protected:
+  void maybe_flush() {
+    if (buf_.size() >= kFlushAt) flush();
+  }
+  void flush();
+  std::string buf_;
+  std::FILE* out_;
+  static constexpr std::size_t kFlushAt = 1 << 16;
+};
+
+std::unique_ptr<Renderer> make_renderer(const RenderOptions& opt, std::FILE* out);
+
+// The pieces, for tests and for renderers that compose them.
+std::unique_ptr<Renderer> make_table_renderer(const RenderOptions& opt, std::FILE* out);
+std::unique_ptr<Renderer> make_json_renderer(const RenderOptions& opt, std::FILE* out);
+std::unique_ptr<Renderer> make_csv_renderer(const RenderOptions& opt, std::FILE* out);
+std::unique_ptr<Renderer> make_explain_renderer(const RenderOptions& opt, std::FILE* out);
+
+/// Renders one ResultSet to a string (tests, benchmarks).
+std::string render_to_string(const ResultSet& rs, Format f);
+
+/// JSON string escaping (quotes included).
+void append_json_string(std::string& out, std::string_view s);
+
+}  // namespace napkin::report

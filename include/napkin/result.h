@@ -1,0 +1,138 @@
+// What every calculator returns: a ResultSet of named items (value with unit, the symbolic
+// formula and the formula with numbers substituted), the assumptions it used and the inputs it
+// resolved. One ResultSet feeds every renderer (table, JSON, JSONL, CSV, explain).
+//
+// Nothing here formats a string. Labels, formulas and assumption texts are static patterns
+// with `{}` holes; the numbers that fill them are stored as typed operands and are formatted
+// only when a renderer shows them. A sweep that writes CSV therefore pays a few number
+// conversions per row, not a dozen string formats. Patterns and text values are string_views:
+// they must outlive the ResultSet (string literals, argv, or storage the caller keeps).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "napkin/units.h"
+
+namespace napkin {
+
+/// A number with its dimension, or a piece of text, as it fills a hole in a pattern.
+struct Operand {
+  double num = 0.0;
+  DimRt dim{};
+  std::string_view text{};
+  bool is_text = false;
+};
+
+template <class D>
+constexpr Operand op(Quantity<D> q) {
+  return Operand{q.in_base_units(), dim_rt<D>(), {}, false};
+}
+constexpr Operand op(double plain) { return Operand{plain, DimRt{}, {}, false}; }
+constexpr Operand op(std::string_view s) { return Operand{0.0, DimRt{}, s, true}; }
+constexpr Operand op(const char* s) { return op(std::string_view(s)); }
+
+inline constexpr std::size_t kMaxOperands = 10;
+
+/// A pattern with `{}` holes and the operands that fill them, in order.
+struct Text {
+  std::string_view pattern{};
+  std::array<Operand, kMaxOperands> ops{};
+  std::uint8_t n = 0;
+};
+
+template <class... A>
+constexpr Text text(std::string_view pattern, A... args) {
+  static_assert(sizeof...(A) <= kMaxOperands, "too many operands for one pattern");
+  Text t;
+  t.pattern = pattern;
+  ((t.ops[t.n++] = op(args)), ...);
+  return t;
+}
+
+/// A result value: a number in the base unit of `dim`, a verdict string, or a boolean.
+struct Value {
+  enum class Kind : std::uint8_t { number, text, boolean };
+  Kind kind = Kind::number;
+  DimRt dim{};
+  double num = 0.0;
+  bool flag = false;
+  std::string_view str{};
+};
+
+template <class D>
+constexpr Value value(Quantity<D> q) {
+  return Value{Value::Kind::number, dim_rt<D>(), q.in_base_units(), false, {}};
+}
+constexpr Value value(double plain) { return Value{Value::Kind::number, DimRt{}, plain, false, {}}; }
+constexpr Value verdict(std::string_view s) { return Value{Value::Kind::text, DimRt{}, 0.0, false, s}; }
+constexpr Value boolean(bool b) { return Value{Value::Kind::boolean, DimRt{}, 0.0, b, {}}; }
+
+/// A named input as the calculator resolved it (defaults included).
+struct Input {
+  std::string_view name;
+  Value value;
+  /// Scale from base units to the unit this input is echoed in (1 for base units). Used for
+  /// inputs whose natural unit is not a base unit, such as a price per kWh.
+  double echo_scale = 1.0;
+  std::string_view echo_unit{};
+};
+
+struct Item {
+  std::string_view key;       // stable result key (interface.md)
+  std::string_view label;     // human label
+  Value value;
+  std::string_view symbolic;  // "C = 2·m·k·n"
+  Text substituted;           // "2 · {} · {} · {}" with the numbers
+  bool is_total = false;      // a ledger total: drawn after a rule
+};
+
+struct Assumption {
+  std::string_view key;   // stable: "fma_counting"
+  Text text;              // one line stating the value used
+  std::string_view flag{};  // the flag that changes it; filled by the CLI from its key table
+};
+
+/// The inputs, items, assumptions, warnings and explain-only notes of one evaluation.
+/// clear() keeps the capacity, so a sweep reuses one ResultSet without allocating.
+class ResultSet {
+ public:
+  std::string_view command;
+  std::vector<Input> inputs;
+  std::vector<Item> items;
+  std::vector<Assumption> assumptions;
+  std::vector<Text> warnings;
+  std::vector<Text> notes;  // shown by --explain only
+
+  void clear() {
+    inputs.clear();
+    items.clear();
+    assumptions.clear();
+    warnings.clear();
+    notes.clear();
+  }
+  void input(std::string_view name, Value v) { inputs.push_back(Input{name, v}); }
+  Item& item(std::string_view key, std::string_view label, Value v, std::string_view symbolic,
+             Text substituted) {
+    items.push_back(Item{key, label, v, symbolic, substituted, false});
+    return items.back();
+  }
+  void assume(std::string_view key, Text t) { assumptions.push_back(Assumption{key, t, {}}); }
+  void warn(Text t) { warnings.push_back(t); }
+  void note(Text t) { notes.push_back(t); }
+
+  const Item* find(std::string_view key) const {
+    for (const auto& i : items)
+      if (i.key == key) return &i;
+    return nullptr;
+  }
+  const Input* find_input(std::string_view name) const {
+    for (const auto& i : inputs)
+      if (i.name == name) return &i;
+    return nullptr;
+  }
+};
+
+}  // namespace napkin

@@ -1,0 +1,52 @@
+// The roofline model: attainable rate P = min(R_peak, I · BW), ridge point I* = R_peak / BW.
+// Course notes 7.5 (and 7.2 for the third bottleneck class: launch overhead).
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "napkin/dtype.h"
+#include "napkin/result.h"
+#include "napkin/units.h"
+
+namespace napkin {
+
+/// An elementwise operation on a vector: operations counted per element and memory accesses
+/// per element (reads + writes), each of the element's size.
+struct ElementwiseOp {
+  std::string_view name;
+  double ops_per_element;
+  double accesses_per_element;
+  std::string_view counting;  // how the operations are counted, for the assumption line
+};
+
+/// relu, add, gelu, copy. Returns nullptr for an unknown name.
+const ElementwiseOp* find_elementwise_op(std::string_view name);
+
+struct RooflineInput {
+  FlopRate peak;
+  Bandwidth bandwidth;
+  // Exactly one way to give the intensity: `intensity`, or `flops` with `bytes`, or `op`.
+  std::optional<Intensity> intensity;
+  std::optional<Flops> flops;
+  std::optional<Bytes> bytes;
+  const ElementwiseOp* op = nullptr;
+  Dtype dtype = Dtype::fp32;                     // element type of `op`
+  std::optional<double> ops_per_element;         // overrides op->ops_per_element
+  std::optional<Count> elements;                 // vector length for `op`: gives FLOP and bytes
+  std::optional<Seconds> launch_overhead;        // per kernel launch (notes 7.2)
+};
+
+struct Roofline {
+  Intensity intensity;
+  Intensity ridge;
+  FlopRate attainable;
+  bool compute_bound;
+  std::optional<Seconds> time;  // lower bound, when the FLOP count is known
+  bool overhead_bound = false;  // roofline time below the launch overhead
+};
+
+Roofline roofline(const RooflineInput& in);
+void roofline(const RooflineInput& in, ResultSet& out);
+
+}  // namespace napkin

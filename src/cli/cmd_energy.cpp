@@ -1,0 +1,57 @@
+// napkin energy: FLOP -> time -> kWh -> facility kWh -> USD and CO2 (course notes 7.9).
+#include <memory>
+
+#include "command.h"
+#include "napkin/energy.h"
+
+namespace napkin::cli {
+
+namespace {
+
+struct EnergyCmd {
+  NumericFlags nf;
+  std::size_t flops = 0, throughput = 0, power = 0, epf = 0, pue = 0, price = 0, carbon = 0;
+  OutputOptions out;
+};
+
+constexpr double kPerKwh = 1.0 / 3.6e6;  // a plain number per kWh, in per-joule base units
+
+}  // namespace
+
+void add_energy_command(CLI::App& app, int& exit_code) {
+  auto* sub = app.add_subcommand("energy", "Time, energy, facility energy, cost and CO2 of a FLOP budget");
+  auto c = std::make_shared<EnergyCmd>();
+  c->flops = c->nf.add(sub, "--flops", "flops", dim_rt<Flops::dim>(), Constraint::non_negative,
+                       "Total FLOP, e.g. 1e18 or 6.3e23", "FLOP");
+  sub->get_option("--flops")->required();
+  c->throughput = c->nf.add(sub, "--throughput", "throughput", dim_rt<FlopRate::dim>(), Constraint::positive,
+                            "Effective rate (not the datasheet peak), e.g. 100TFLOP/s", "FLOP/s");
+  c->power = c->nf.add(sub, "--power", "power", dim_rt<Watts::dim>(), Constraint::positive,
+                       "Average draw of what --throughput describes, e.g. 700W or 1kW", "W");
+  c->epf = c->nf.add(sub, "--energy-per-flop", "energy_per_flop", dim_rt<EnergyPerFlop::dim>(), Constraint::positive,
+                     "Energy per FLOP instead of --power, e.g. 1pJ/FLOP", "J/FLOP");
+  c->pue = c->nf.add(sub, "--pue", "pue", dim_rt<Count::dim>(), Constraint::pue,
+                     "Power usage effectiveness: facility / IT energy (default 1)", "RATIO", 1.0);
+  c->price = c->nf.add(sub, "--price-per-kwh", "price_per_kwh", dim_rt<UsdPerJoule::dim>(), Constraint::non_negative,
+                       "Electricity price in USD/kWh, applied to facility energy", "USD/kWh", std::nullopt, kPerKwh);
+  c->carbon = c->nf.add(sub, "--carbon-intensity", "carbon_intensity", dim_rt<Co2PerJoule::dim>(),
+                        Constraint::non_negative, "Grid carbon intensity in kgCO2e/kWh (or 400gCO2e/kWh)",
+                        "kgCO2e/kWh", std::nullopt, kPerKwh);
+  add_output_flags(sub, c->out);
+  sub->footer("Example: napkin energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --pue 1.2");
+  sub->callback([c, sub, &exit_code] {
+    exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
+      EnergyInput in;
+      in.flops = p.get<Flops>(c->flops);
+      in.throughput = p.maybe<FlopRate>(c->throughput);
+      in.power = p.maybe<Watts>(c->power);
+      in.energy_per_flop = p.maybe<EnergyPerFlop>(c->epf);
+      in.pue = p[c->pue];
+      in.price = p.maybe<UsdPerJoule>(c->price);
+      in.carbon_intensity = p.maybe<Co2PerJoule>(c->carbon);
+      energy(in, rs);
+    });
+  });
+}
+
+}  // namespace napkin::cli

@@ -1,0 +1,163 @@
+// napkin flops matmul|ffn|attention|train: FLOP counts from shapes (course notes 7.3).
+#include <memory>
+
+#include "command.h"
+#include "napkin/error.h"
+#include "napkin/flops.h"
+
+namespace napkin::cli {
+
+namespace {
+
+constexpr DimRt kCount = dim_rt<Count::dim>();
+
+struct MatmulCmd {
+  NumericFlags nf;
+  std::size_t m = 0, k = 0, n = 0;
+  bool fma_as_one = false;
+  OutputOptions out;
+};
+
+void add_matmul(CLI::App* flops, int& exit_code) {
+  auto* sub = flops->add_subcommand("matmul", "FLOP of [m,k] @ [k,n]: 2·m·k·n");
+  auto c = std::make_shared<MatmulCmd>();
+  c->m = c->nf.add(sub, "--m", "m", kCount, Constraint::positive_integer, "Rows of A and of the output", "COUNT");
+  c->k = c->nf.add(sub, "--k", "k", kCount, Constraint::positive_integer, "Columns of A, rows of B (the reduction)", "COUNT");
+  c->n = c->nf.add(sub, "--n", "n", kCount, Constraint::positive_integer, "Columns of B and of the output", "COUNT");
+  sub->get_option("--m")->required();
+  sub->get_option("--k")->required();
+  sub->get_option("--n")->required();
+  sub->add_flag("--fma-as-one", c->fma_as_one, "Count a fused multiply-add as one operation (m·k·n)");
+  add_output_flags(sub, c->out);
+  sub->footer("Example: napkin flops matmul --m 4096 --k 4096 --n 4096\n"
+              "         napkin flops matmul --m 1..64:x2 --k 8 --n 8 --csv");
+  sub->callback([c, sub, &exit_code] {
+    exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
+      matmul_flops(MatmulInput{p.get<Count>(c->m), p.get<Count>(c->k), p.get<Count>(c->n), c->fma_as_one}, rs);
+    });
+  });
+}
+
+struct FfnCmd {
+  NumericFlags nf;
+  std::size_t d = 0, f = 0, tokens = 0;
+  bool gated = false;
+  OutputOptions out;
+};
+
+void add_ffn(CLI::App* flops, int& exit_code) {
+  auto* sub = flops->add_subcommand("ffn", "FLOP of a D→F→D feed-forward block: 4·D·F per token (6·D·F gated)");
+  auto c = std::make_shared<FfnCmd>();
+  c->d = c->nf.add(sub, "--d", "d", kCount, Constraint::positive_integer, "Model width D", "COUNT");
+  c->f = c->nf.add(sub, "--f", "f", kCount, Constraint::positive_integer, "FFN hidden width F", "COUNT");
+  sub->get_option("--d")->required();
+  sub->get_option("--f")->required();
+  c->tokens = c->nf.add(sub, "--tokens", "tokens", dim_rt<Tokens::dim>(), Constraint::positive,
+                        "Tokens through the block (default 1: FLOP per token)", "TOKENS", 1.0);
+  sub->add_flag("--gated", c->gated, "Gated FFN (SwiGLU, GeGLU): three projections, 6·D·F");
+  add_output_flags(sub, c->out);
+  sub->footer("Example: napkin flops ffn --d 4096 --f 14336 --gated --tokens 8k");
+  sub->callback([c, sub, &exit_code] {
+    exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
+      ffn_flops(FfnInput{p.get<Count>(c->d), p.get<Count>(c->f), c->gated, p.get<Tokens>(c->tokens)}, rs);
+    });
+  });
+}
+
+struct AttentionCmd {
+  NumericFlags nf;
+  std::size_t batch = 0, seq = 0, d = 0, d_kv = 0, layers = 0;
+  bool causal_skip = false;
+  OutputOptions out;
+};
+
+void add_attention(CLI::App* flops, int& exit_code) {
+  auto* sub = flops->add_subcommand("attention", "FLOP of multi-head attention: 8·B·T·D² + 4·B·T²·D per layer");
+  auto c = std::make_shared<AttentionCmd>();
+  c->batch = c->nf.add(sub, "--batch", "batch", kCount, Constraint::positive_integer, "Sequences B", "COUNT");
+  c->seq = c->nf.add(sub, "--seq", "seq", kCount, Constraint::positive_integer, "Tokens per sequence T", "COUNT");
+  c->d = c->nf.add(sub, "--d", "d", kCount, Constraint::positive_integer, "Model width D (heads × head dim)", "COUNT");
+  sub->get_option("--batch")->required();
+  sub->get_option("--seq")->required();
+  sub->get_option("--d")->required();
+  c->d_kv = c->nf.add(sub, "--d-kv", "d_kv", kCount, Constraint::positive_integer,
+                      "Width of the K and V projections (KV heads × head dim; default D, i.e. MHA)", "COUNT");
+  c->layers = c->nf.add(sub, "--layers", "layers", kCount, Constraint::positive_integer, "Layers (default 1)",
+                        "COUNT", 1.0);
+  sub->add_flag("--causal-skip", c->causal_skip,
+                "Halve the T² term: the kernel skips the masked upper triangle (kernel-dependent)");
+  add_output_flags(sub, c->out);
+  sub->footer("Example: napkin flops attention --batch 1 --seq 8192 --d 4096 --d-kv 1024 --layers 32");
+  sub->callback([c, sub, &exit_code] {
+    exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
+      AttentionInput in{p.get<Count>(c->batch), p.get<Count>(c->seq), p.get<Count>(c->d),
+                        p.maybe<Count>(c->d_kv).value_or(Count{}), p.get<Count>(c->layers), c->causal_skip};
+      attention_flops(in, rs);
+    });
+  });
+}
+
+struct TrainCmd {
+  NumericFlags nf;
+  std::size_t params = 0, tokens = 0, backward = 0, layers = 0, seq = 0, d_model = 0, vocab = 0;
+  std::string recompute = "none";
+  OutputOptions out;
+};
+
+Recompute parse_recompute(const std::string& s) {
+  if (s == "none") return Recompute::none;
+  if (s == "selective") return Recompute::selective;
+  if (s == "full") return Recompute::full;
+  throw InputError("--recompute", s, "none, selective or full");
+}
+
+void add_train(CLI::App* flops, int& exit_code) {
+  auto* sub = flops->add_subcommand("train", "Dense training FLOP: C ≈ 6·P·D (2P forward + 4P backward per token)");
+  auto c = std::make_shared<TrainCmd>();
+  c->params = c->nf.add(sub, "--params", "params", dim_rt<Params::dim>(), Constraint::positive,
+                        "Dense non-embedding parameters P (active ones for MoE), e.g. 8B", "PARAMS");
+  c->tokens = c->nf.add(sub, "--tokens", "tokens", dim_rt<Tokens::dim>(), Constraint::positive,
+                        "Training tokens D, e.g. 15T", "TOKENS");
+  sub->get_option("--params")->required();
+  sub->get_option("--tokens")->required();
+  c->backward = c->nf.add(sub, "--backward-factor", "backward_factor", kCount, Constraint::positive,
+                          "Backward FLOP as a multiple of forward (default 2, giving 6PD)", "RATIO", 2.0);
+  c->layers = c->nf.add(sub, "--layers", "layers", kCount, Constraint::positive_integer,
+                        "Layers L (with --seq and --d-model: adds attention's T² term)", "COUNT");
+  c->seq = c->nf.add(sub, "--seq", "seq", kCount, Constraint::positive_integer, "Training sequence length T", "COUNT");
+  c->d_model = c->nf.add(sub, "--d-model", "d_model", kCount, Constraint::positive_integer, "Model width D", "COUNT");
+  c->vocab = c->nf.add(sub, "--vocab", "vocab", kCount, Constraint::positive_integer,
+                       "Vocabulary V (with --d-model: adds the LM head's 2·V·D per token)", "COUNT");
+  sub->add_option("--recompute", c->recompute, "Activation recomputation: none (default), selective or full")
+      ->type_name("none|selective|full");
+  add_output_flags(sub, c->out);
+  sub->footer("Example: napkin flops train --params 8B --tokens 15T");
+  sub->callback([c, sub, &exit_code] {
+    const Recompute rc = parse_recompute(c->recompute);
+    exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
+      TrainingFlopsInput in;
+      in.params = p.get<Params>(c->params);
+      in.tokens = p.get<Tokens>(c->tokens);
+      in.backward_factor = p[c->backward];
+      in.recompute = rc;
+      in.layers = p.maybe<Count>(c->layers).value_or(Count{});
+      in.seq = p.maybe<Count>(c->seq).value_or(Count{});
+      in.d_model = p.maybe<Count>(c->d_model).value_or(Count{});
+      in.vocab = p.maybe<Count>(c->vocab).value_or(Count{});
+      training_flops(in, rs);
+    });
+  });
+}
+
+}  // namespace
+
+void add_flops_command(CLI::App& app, int& exit_code) {
+  auto* flops = app.add_subcommand("flops", "FLOP counts from shapes: matmul, ffn, attention, train");
+  flops->require_subcommand(1);
+  add_matmul(flops, exit_code);
+  add_ffn(flops, exit_code);
+  add_attention(flops, exit_code);
+  add_train(flops, exit_code);
+}
+
+}  // namespace napkin::cli

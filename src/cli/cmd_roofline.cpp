@@ -1,0 +1,76 @@
+// napkin roofline: bound, ridge point, attainable rate and time (course notes 7.5, 7.2).
+#include <memory>
+
+#include "command.h"
+#include "napkin/dtype.h"
+#include "napkin/error.h"
+#include "napkin/roofline.h"
+
+namespace napkin::cli {
+
+namespace {
+
+struct RooflineCmd {
+  NumericFlags nf;
+  std::size_t peak = 0, bandwidth = 0, intensity = 0, flops = 0, bytes = 0, elements = 0, ops = 0, overhead = 0;
+  std::string op, dtype;
+  OutputOptions out;
+};
+
+}  // namespace
+
+void add_roofline_command(CLI::App& app, int& exit_code) {
+  auto* sub = app.add_subcommand("roofline", "Compute- or memory-bound? P = min(R_peak, I·BW), ridge I* = R_peak/BW");
+  auto c = std::make_shared<RooflineCmd>();
+  c->peak = c->nf.add(sub, "--peak", "peak", dim_rt<FlopRate::dim>(), Constraint::positive,
+                      "Peak compute rate, e.g. 989TFLOP/s (dense, for the dtype used)", "FLOP/s");
+  c->bandwidth = c->nf.add(sub, "--bandwidth", "bandwidth", dim_rt<Bandwidth::dim>(), Constraint::positive,
+                           "Memory bandwidth, e.g. 3.35TB/s", "B/s");
+  sub->get_option("--peak")->required()->group("Hardware");
+  sub->get_option("--bandwidth")->required()->group("Hardware");
+  c->intensity = c->nf.add(sub, "--intensity", "intensity", dim_rt<Intensity::dim>(), Constraint::non_negative,
+                           "Arithmetic intensity I in FLOP/B", "FLOP/B");
+  c->flops = c->nf.add(sub, "--flops", "flops", dim_rt<Flops::dim>(), Constraint::non_negative,
+                       "FLOP of the kernel (with --bytes or --intensity; gives the time)", "FLOP");
+  c->bytes = c->nf.add(sub, "--bytes", "bytes", dim_rt<Bytes::dim>(), Constraint::positive,
+                       "Bytes moved at the memory level of --bandwidth", "BYTES");
+  sub->add_option("--op", c->op, "Elementwise op preset: relu, add, gelu or copy")->type_name("relu|add|gelu|copy");
+  sub->add_option("--dtype", c->dtype, "Element type for --op (default fp32)")->type_name("DTYPE");
+  c->elements = c->nf.add(sub, "--elements", "elements", dim_rt<Count::dim>(), Constraint::positive_integer,
+                          "Vector length for --op (gives FLOP, bytes and time)", "COUNT");
+  c->ops = c->nf.add(sub, "--ops-per-element", "ops_per_element", dim_rt<Count::dim>(), Constraint::non_negative,
+                     "Override the operations counted per element of --op", "OPS");
+  c->overhead = c->nf.add(sub, "--launch-overhead", "launch_overhead", dim_rt<Seconds::dim>(), Constraint::non_negative,
+                          "Per-kernel launch overhead, e.g. 5us: below it the verdict is overhead-bound", "TIME");
+  add_output_flags(sub, c->out);
+  sub->footer("Example: napkin roofline --peak 100TFLOP/s --bandwidth 1TB/s --intensity 10\n"
+              "         napkin roofline --peak 100TFLOP/s --bandwidth 1TB/s --op relu --dtype fp16");
+  sub->callback([c, sub, &exit_code] {
+    const ElementwiseOp* op = nullptr;
+    if (!c->op.empty()) {
+      op = find_elementwise_op(c->op);
+      if (op == nullptr) throw InputError("--op", c->op, "relu, add, gelu or copy");
+    }
+    Dtype dtype = Dtype::fp32;
+    if (!c->dtype.empty()) {
+      if (op == nullptr) throw InputError("--dtype", c->dtype, "--dtype together with --op");
+      dtype = parse_dtype(c->dtype, "--dtype");
+    }
+    exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
+      RooflineInput in;
+      in.peak = p.get<FlopRate>(c->peak);
+      in.bandwidth = p.get<Bandwidth>(c->bandwidth);
+      in.intensity = p.maybe<Intensity>(c->intensity);
+      in.flops = p.maybe<Flops>(c->flops);
+      in.bytes = p.maybe<Bytes>(c->bytes);
+      in.op = op;
+      in.dtype = dtype;
+      if (p.has(c->ops)) in.ops_per_element = p[c->ops];
+      in.elements = p.maybe<Count>(c->elements);
+      in.launch_overhead = p.maybe<Seconds>(c->overhead);
+      roofline(in, rs);
+    });
+  });
+}
+
+}  // namespace napkin::cli

@@ -1,0 +1,94 @@
+#include "command.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <stdexcept>
+
+#include "napkin/error.h"
+#include "napkin/report/human_units.h"
+
+namespace napkin::cli {
+
+void add_output_flags(CLI::App* sub, OutputOptions& o) {
+  sub->add_flag("--json", o.json, "One JSON object (a JSON array for a sweep), values in base units")
+      ->group("Output");
+  sub->add_flag("--jsonl", o.jsonl, "One JSON object per line (sweeps stream)")->group("Output");
+  sub->add_flag("--csv", o.csv, "A header, then one row per result set, values in base units")
+      ->group("Output");
+  sub->add_flag("--explain", o.explain, "The derivation step by step, units first")->group("Output");
+}
+
+report::Format output_format(const OutputOptions& o) {
+  const int n = int(o.json) + int(o.jsonl) + int(o.csv) + int(o.explain);
+  if (n > 1) throw InputError("--json/--jsonl/--csv/--explain", "(several)", "at most one output format");
+  if (o.json) return report::Format::json;
+  if (o.jsonl) return report::Format::jsonl;
+  if (o.csv) return report::Format::csv;
+  if (o.explain) return report::Format::explain;
+  return report::Format::table;
+}
+
+std::size_t NumericFlags::add(CLI::App* sub, std::string flag, std::string name, DimRt dim,
+                              Constraint c, std::string help, std::string type_name,
+                              std::optional<double> fallback, double plain_scale) {
+  if (flags_.size() >= kMax) throw std::logic_error("too many numeric flags on one command");
+  NumericFlag f;
+  f.flag = flag;
+  f.name = std::move(name);
+  f.dim = dim;
+  f.constraint = c;
+  f.plain_scale = plain_scale;
+  f.fallback = fallback;
+  flags_.push_back(std::move(f));
+  // reserve() above keeps this reference valid while flags are added.
+  CLI::Option* opt = sub->add_option(flag, flags_.back().raw, std::move(help));
+  opt->type_name(std::move(type_name));
+  options_.push_back(opt);
+  return flags_.size() - 1;
+}
+
+std::vector<std::size_t> NumericFlags::resolve(CLI::App* sub) {
+  for (std::size_t i = 0; i < flags_.size(); ++i) flags_[i].given = options_[i]->count() > 0;
+  std::vector<std::size_t> order;
+  for (const CLI::Option* o : sub->parse_order()) {
+    const auto it = std::find(options_.begin(), options_.end(), o);
+    if (it == options_.end()) continue;
+    const auto i = static_cast<std::size_t>(it - options_.begin());
+    if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
+  }
+  return order;
+}
+
+int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const Compute& compute) {
+  const report::Format format = output_format(out);
+  const std::vector<std::size_t> order = nf.resolve(sub);
+  Sweep sweep(nf.flags(), order);
+  report::RenderOptions ropt;
+  ropt.format = format;
+  ropt.sweep = sweep.rows() > 1;
+  ropt.swept = sweep.swept_names();
+  auto renderer = report::make_renderer(ropt, stdout);
+  const bool needs_flags = format != report::Format::csv;
+  std::set<const char*> warned;  // each warning pattern once per run
+  ResultSet rs;
+  sweep.run([&](const Point& p) {
+    rs.clear();
+    compute(p, rs);
+    if (needs_flags)
+      for (auto& a : rs.assumptions) a.flag = flag_for_assumption(a.key);
+    for (const auto& w : rs.warnings) {
+      if (warned.insert(w.pattern.data()).second) {
+        std::fflush(stdout);
+        fmt::print(stderr, "napkin: warning: {}\n", report::expand(w));
+      }
+    }
+    renderer->row(rs);
+  });
+  renderer->finish();
+  return 0;
+}
+
+}  // namespace napkin::cli

@@ -1,0 +1,60 @@
+// What every CLI command shares: output-format flags, numeric flags that sweep, and the loop
+// that runs a calculator once per combination and hands each ResultSet to the renderer.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "napkin/report/render.h"
+#include "napkin/result.h"
+#include "sweep.h"
+
+namespace napkin::cli {
+
+struct OutputOptions {
+  bool json = false, jsonl = false, csv = false, explain = false;
+};
+void add_output_flags(CLI::App* sub, OutputOptions& o);
+/// Throws InputError when more than one format flag is given.
+report::Format output_format(const OutputOptions& o);
+
+/// The numeric flags of one command, each parsed from its text only after CLI11 is done.
+class NumericFlags {
+ public:
+  NumericFlags() { flags_.reserve(kMax); }
+  /// Adds `--flag` to `sub`; returns its index for Point::get.
+  std::size_t add(CLI::App* sub, std::string flag, std::string name, DimRt dim, Constraint c,
+                  std::string help, std::string type_name, std::optional<double> fallback = {},
+                  double plain_scale = 1.0);
+  std::vector<NumericFlag>& flags() { return flags_; }
+  /// Marks given flags and returns their indices in command-line order.
+  std::vector<std::size_t> resolve(CLI::App* sub);
+
+ private:
+  static constexpr std::size_t kMax = 32;
+  std::vector<NumericFlag> flags_;
+  std::vector<CLI::Option*> options_;
+};
+
+using Compute = std::function<void(const Point&, ResultSet&)>;
+
+/// Parses the numeric flags, runs `compute` for each combination and renders. Returns the
+/// exit code (0; checks the user asked for may return 1).
+int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const Compute& compute);
+
+/// The flag that changes an assumption, by the assumption's key ("" when no flag changes it).
+/// Throws std::out_of_range for a key the table does not list.
+std::string_view flag_for_assumption(std::string_view key);
+/// Every key the table lists (for the test that checks the table covers every emitted key).
+std::vector<std::string_view> assumption_keys();
+
+void add_flops_command(CLI::App& app, int& exit_code);
+void add_roofline_command(CLI::App& app, int& exit_code);
+void add_energy_command(CLI::App& app, int& exit_code);
+
+}  // namespace napkin::cli

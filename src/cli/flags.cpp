@@ -1,0 +1,60 @@
+// Assumption key -> the flag that changes it. The core emits keys; this table is the one place
+// that knows flag names. tests/cli_test.cpp checks that every key a command emits is listed.
+#include <array>
+#include <stdexcept>
+#include <string>
+
+#include "command.h"
+
+namespace napkin::cli {
+
+namespace {
+struct KeyFlag {
+  std::string_view key;
+  std::string_view flag;
+};
+// An empty flag marks an assumption no flag changes (a modelling convention, stated so the
+// reader knows it is there).
+constexpr std::array<KeyFlag, 26> kKeyFlags{{
+    {"fma_counting", "--fma-as-one"},
+    {"ffn_gated", "--gated"},
+    {"ffn_activation", ""},
+    {"tokens", "--tokens"},
+    {"causal_skip", "--causal-skip"},
+    {"d_kv", "--d-kv"},
+    {"attention_extras", ""},
+    {"layers", "--layers"},
+    {"backward_factor", "--backward-factor"},
+    {"params", "--params"},
+    {"attention_term", "--seq"},
+    {"head_term", "--vocab"},
+    {"recompute", "--recompute"},
+    {"training_extras", ""},
+    {"peak", "--peak"},
+    {"bandwidth", "--bandwidth"},
+    {"roofline_model", ""},
+    {"ops_per_element", "--ops-per-element"},
+    {"dtype", "--dtype"},
+    {"launch_overhead", "--launch-overhead"},
+    {"throughput", "--throughput"},
+    {"power", "--power"},
+    {"energy_per_flop", "--energy-per-flop"},
+    {"pue", "--pue"},
+    {"price_per_kwh", "--price-per-kwh"},
+    {"carbon_intensity", "--carbon-intensity"},
+}};
+}  // namespace
+
+std::string_view flag_for_assumption(std::string_view key) {
+  for (const auto& kf : kKeyFlags)
+    if (kf.key == key) return kf.flag;
+  throw std::out_of_range("assumption key without a flag entry: " + std::string(key));
+}
+
+std::vector<std::string_view> assumption_keys() {
+  std::vector<std::string_view> keys;
+  for (const auto& kf : kKeyFlags) keys.push_back(kf.key);
+  return keys;
+}
+
+}  // namespace napkin::cli

@@ -1,0 +1,88 @@
+// napkin: parse, run the calculator, print. Exit codes: 0 success, 1 a check the user asked for
+// failed, 2 bad input or usage (one line on stderr naming the flag, the value and what was
+// expected).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <string>
+
+#include "command.h"
+#include "napkin/error.h"
+#include "napkin/version.h"
+
+namespace {
+
+constexpr const char* kOverview = R"(napkin: the arithmetic before you touch a GPU. Every number with its unit, formula and assumptions.
+
+Usage: napkin COMMAND [SUBCOMMAND] [FLAGS] [--json | --jsonl | --csv | --explain]
+
+Commands
+  flops matmul     FLOP of a matrix product           napkin flops matmul --m 4096 --k 4096 --n 4096
+  flops ffn        FLOP of a feed-forward block        napkin flops ffn --d 4096 --f 14336 --gated
+  flops attention  FLOP of attention                   napkin flops attention --batch 1 --seq 8192 --d 4096
+  flops train      training FLOP, 6·P·D                napkin flops train --params 8B --tokens 15T
+  roofline         compute- or memory-bound            napkin roofline --peak 100TFLOP/s --bandwidth 1TB/s --intensity 10
+  energy           time, kWh, cost and CO2             napkin energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --pue 1.2
+
+Units go with numbers: 80GiB, 3.35TB/s, 989TFLOP/s, 700W, 2.5h, 8Ki (= 8192), 15T (= 1.5e13).
+Any numeric flag sweeps: a list 1,2,4,8, a range 1024..8192:+1024 or 1..64:x2.
+Exit codes: 0 success, 1 a requested check failed, 2 bad input.
+`napkin COMMAND --help` lists a command's flags.
+)";
+
+// Core errors name inputs ("peak"); on the command line they are flags ("--peak").
+std::string as_flag_message(const napkin::InputError& e) {
+  std::string msg = e.what();
+  const std::string& f = e.field();
+  if (!f.empty() && f[0] != '-' && f.find('/') == std::string::npos && f.find('.') == std::string::npos &&
+      msg.compare(0, f.size(), f) == 0) {
+    std::string flag = "--" + f;
+    for (auto& ch : flag)
+      if (ch == '_') ch = '-';
+    msg.replace(0, f.size(), flag);
+  }
+  return msg;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"napkin: the arithmetic before you touch a GPU", "napkin"};
+  app.set_version_flag("--version", std::string("napkin ") + napkin::kVersion);
+  app.set_help_flag("-h,--help", "Print this help and exit");
+  int exit_code = 0;
+  napkin::cli::add_flops_command(app, exit_code);
+  napkin::cli::add_roofline_command(app, exit_code);
+  napkin::cli::add_energy_command(app, exit_code);
+
+  if (argc == 1 || (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h"))) {
+    std::fputs(kOverview, stdout);
+    return 0;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::string what = e.what();
+    for (auto& ch : what)
+      if (ch == '\n') ch = ' ';
+    fmt::print(stderr, "napkin: error: {} (napkin --help)\n", what);
+    return 2;
+  } catch (const napkin::InputError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "napkin: error: {}\n", as_flag_message(e));
+    return 2;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "napkin: error: internal: {} (please report this input)\n", e.what());
+    return 2;
+  }
+  return exit_code;
+}

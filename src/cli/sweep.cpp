@@ -1,0 +1,175 @@
+#include "sweep.h"
+
+#include <cmath>
+#include <string>
+
+#include "napkin/check.h"
+#include "napkin/error.h"
+#include "napkin/parse.h"
+
+namespace napkin::cli {
+
+namespace {
+
+// More combinations than this is a typo, not a sweep (it would run for hours).
+constexpr double kMaxRows = 1e10;
+
+std::string what_constraint(Constraint c) {
+  switch (c) {
+    case Constraint::any: return "a number";
+    case Constraint::positive: return "a positive number";
+    case Constraint::non_negative: return "a non-negative number";
+    case Constraint::positive_integer: return "a positive integer";
+    case Constraint::non_negative_integer: return "a non-negative integer";
+    case Constraint::pue: return "a PUE between 1 and 10 (1.0 = no facility overhead)";
+  }
+  return "a number";
+}
+
+double parse_one(const NumericFlag& f, std::string_view text) {
+  return parse_quantity(text, f.dim, f.flag, f.plain_scale);
+}
+
+}  // namespace
+
+double Axis::at(std::size_t i) const {
+  switch (kind) {
+    case Kind::list: return values[i];
+    case Kind::linear: return start + static_cast<double>(i) * step;
+    case Kind::geometric: return start * std::pow(step, static_cast<double>(i));
+  }
+  return 0.0;
+}
+
+void check_value(const NumericFlag& f, double v, bool single) {
+  bool ok = std::isfinite(v);
+  switch (f.constraint) {
+    case Constraint::any: break;
+    case Constraint::positive: ok = ok && v > 0.0; break;
+    case Constraint::non_negative: ok = ok && v >= 0.0; break;
+    case Constraint::positive_integer: ok = ok && v >= 1.0 && std::floor(v) == v; break;
+    case Constraint::non_negative_integer: ok = ok && v >= 0.0 && std::floor(v) == v; break;
+    case Constraint::pue: ok = ok && v >= 1.0 && v <= 10.0; break;
+  }
+  if (!ok) {
+    // Show the value as the user wrote it when it is the whole flag, else in base units.
+    const std::string shown = single ? f.raw : format_plain_number(v / f.plain_scale);
+    throw InputError(f.flag, shown, what_constraint(f.constraint));
+  }
+}
+
+Axis parse_axis(const NumericFlag& f) {
+  const std::string_view s = f.raw;
+  Axis a;
+  const auto dots = s.find("..");
+  if (dots == std::string_view::npos) {
+    // One value or a list.
+    std::size_t pos = 0;
+    while (true) {
+      const auto comma = s.find(',', pos);
+      const std::string_view part = s.substr(pos, comma == std::string_view::npos ? s.npos : comma - pos);
+      a.values.push_back(parse_one(f, part));
+      if (comma == std::string_view::npos) break;
+      pos = comma + 1;
+    }
+    a.kind = Axis::Kind::list;
+    for (double v : a.values) check_value(f, v, a.values.size() == 1);
+    return a;
+  }
+  const std::string_view first = s.substr(0, dots);
+  std::string_view rest = s.substr(dots + 2);
+  const auto colon = rest.find(':');
+  const std::string_view last = rest.substr(0, colon);
+  const std::string_view step = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+  const double lo = parse_one(f, first);
+  const double hi = parse_one(f, last);
+  if (hi < lo)
+    throw InputError(f.flag, f.raw, "a range whose end is not below its start (a..b:+step or a..b:xfactor)");
+  if (step.empty() || step.front() == '+') {
+    a.kind = Axis::Kind::linear;
+    a.start = lo;
+    a.step = step.empty() ? 1.0 * f.plain_scale : parse_one(f, step.substr(1));
+    if (!(a.step > 0.0))
+      throw InputError(f.flag, f.raw, "a positive step after ':+' (a..b:+step)");
+    const double n = std::floor((hi - lo) / a.step * (1.0 + 1e-12) + 1e-9) + 1.0;
+    if (n > kMaxRows) throw InputError(f.flag, f.raw, "a range of at most 1e10 values");
+    a.count = static_cast<std::size_t>(n);
+  } else if (step.front() == 'x' || step.front() == '*') {
+    a.kind = Axis::Kind::geometric;
+    a.start = lo;
+    const std::string factor(step.substr(1));
+    char* end = nullptr;
+    a.step = std::strtod(factor.c_str(), &end);
+    if (factor.empty() || end != factor.c_str() + factor.size() || !std::isfinite(a.step) || !(a.step > 1.0))
+      throw InputError(f.flag, f.raw, "a plain factor above 1 after ':x' (a..b:x2)");
+    if (!(lo > 0.0)) throw InputError(f.flag, f.raw, "a positive start for a geometric range");
+    const double n = std::floor(std::log(hi / lo) / std::log(a.step) + 1e-9) + 1.0;
+    if (n > kMaxRows) throw InputError(f.flag, f.raw, "a range of at most 1e10 values");
+    a.count = static_cast<std::size_t>(n);
+  } else {
+    throw InputError(f.flag, f.raw, "a step ':+N' (linear) or a factor ':xN' (geometric) after the range");
+  }
+  // Every value lies between the first and the last, so checking the ends checks positivity;
+  // integrality is checked for the start, the step and the last value.
+  if (a.count == 0) throw InputError(f.flag, f.raw, "a range with at least one value");
+  check_value(f, a.at(0), false);
+  check_value(f, a.at(a.count - 1), false);
+  if ((f.constraint == Constraint::positive_integer || f.constraint == Constraint::non_negative_integer) &&
+      a.kind == Axis::Kind::linear && std::floor(a.step) != a.step)
+    throw InputError(f.flag, f.raw, "an integer step for an integer flag");
+  if ((f.constraint == Constraint::positive_integer || f.constraint == Constraint::non_negative_integer) &&
+      a.kind == Axis::Kind::geometric && std::floor(a.step) != a.step)
+    throw InputError(f.flag, f.raw, "an integer factor for an integer flag");
+  return a;
+}
+
+Sweep::Sweep(std::vector<NumericFlag>& flags, const std::vector<std::size_t>& order) : flags_(flags) {
+  for (auto& f : flags_) {
+    if (f.given) {
+      f.axis = parse_axis(f);
+    } else if (f.fallback) {
+      f.axis = Axis{};
+      f.axis.values = {*f.fallback};
+    }
+  }
+  double rows = 1.0;
+  for (std::size_t i : order) {
+    if (flags_[i].given && flags_[i].axis.size() > 1) {
+      axes_.push_back(i);
+      swept_names_.push_back(flags_[i].name);
+      rows *= static_cast<double>(flags_[i].axis.size());
+    }
+  }
+  if (rows > kMaxRows)
+    throw InputError(flags_[axes_.front()].flag, flags_[axes_.front()].raw,
+                     "a sweep of at most 1e10 combinations in all");
+  rows_ = static_cast<std::size_t>(rows);
+}
+
+void Sweep::run(const std::function<void(const Point&)>& fn) const {
+  Point p(flags_);
+  for (std::size_t i = 0; i < flags_.size(); ++i)
+    if (p.has(i)) p.values_[i] = flags_[i].axis.at(0);
+  std::vector<std::size_t> idx(axes_.size(), 0);
+  while (true) {
+    fn(p);
+    // Odometer: the last swept flag turns fastest.
+    std::size_t k = axes_.size();
+    while (k > 0) {
+      --k;
+      const auto& f = flags_[axes_[k]];
+      if (++idx[k] < f.axis.size()) {
+        const double v = f.axis.at(idx[k]);
+        check_value(f, v, false);
+        p.values_[axes_[k]] = v;
+        break;
+      }
+      idx[k] = 0;
+      p.values_[axes_[k]] = f.axis.at(0);
+      if (k == 0) return;
+    }
+    if (axes_.empty()) return;
+  }
+}
+
+}  // namespace napkin::cli

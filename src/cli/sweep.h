@@ -1,0 +1,88 @@
+// Numeric flags and sweeps. Every numeric flag is kept as the text the user typed, then
+// parsed into an Axis: one value, a list `1,2,4,8`, a linear range `1024..8192:+1024` or a
+// geometric range `1..64:x2` (endpoints and steps may carry units: `1GiB..8GiB:x2`). Several
+// axes give their cartesian product, the first swept flag on the command line varying slowest;
+// combinations are generated one at a time, so a sweep of any length runs in constant memory.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "napkin/units.h"
+
+namespace napkin::cli {
+
+enum class Constraint { any, positive, non_negative, positive_integer, non_negative_integer, pue };
+
+/// The values one flag takes, generated on demand.
+struct Axis {
+  enum class Kind { list, linear, geometric };
+  Kind kind = Kind::list;
+  std::vector<double> values;  // list
+  double start = 0, step = 0;  // linear: start + i·step; geometric: start · step^i
+  std::size_t count = 0;
+  std::size_t size() const { return kind == Kind::list ? values.size() : count; }
+  double at(std::size_t i) const;
+};
+
+struct NumericFlag {
+  std::string flag;   // "--m"
+  std::string name;   // input name in results: "m"
+  DimRt dim;
+  Constraint constraint = Constraint::positive;
+  double plain_scale = 1.0;          // base units per plain number
+  std::optional<double> fallback;    // default, in base units; none: the flag is optional
+  std::string raw;                   // as typed
+  bool given = false;
+  Axis axis;
+};
+
+/// Parses a flag's text into an axis and checks every value it will take.
+Axis parse_axis(const NumericFlag& f);
+
+/// Checks one value against the flag's constraint; throws InputError naming the flag and
+/// showing the raw text when `single` (the flag has one value), else the offending value.
+void check_value(const NumericFlag& f, double v, bool single);
+
+/// One combination of the sweep: the value of each flag (in base units), and whether it is set.
+class Point {
+ public:
+  explicit Point(const std::vector<NumericFlag>& flags) : flags_(flags), values_(flags.size()) {}
+  bool has(std::size_t i) const { return flags_[i].given || flags_[i].fallback.has_value(); }
+  double operator[](std::size_t i) const { return values_[i]; }
+  template <class Q>
+  Q get(std::size_t i) const { return Q::from_base(values_[i]); }
+  template <class Q>
+  std::optional<Q> maybe(std::size_t i) const {
+    if (!has(i)) return std::nullopt;
+    return Q::from_base(values_[i]);
+  }
+
+ private:
+  friend class Sweep;
+  const std::vector<NumericFlag>& flags_;
+  std::vector<double> values_;
+};
+
+class Sweep {
+ public:
+  /// `order`: indices of the flags in the order the user gave them (sweep order).
+  Sweep(std::vector<NumericFlag>& flags, const std::vector<std::size_t>& order);
+  std::size_t rows() const { return rows_; }
+  /// Names of the flags that take more than one value, slowest first.
+  const std::vector<std::string>& swept_names() const { return swept_names_; }
+  /// Calls `fn` once per combination, in order.
+  void run(const std::function<void(const Point&)>& fn) const;
+
+ private:
+  std::vector<NumericFlag>& flags_;
+  std::vector<std::size_t> axes_;  // flags with more than one value, slowest first
+  std::vector<std::string> swept_names_;
+  std::size_t rows_ = 1;
+};
+
+}  // namespace napkin::cli

@@ -1,0 +1,261 @@
+#include "napkin/flops.h"
+
+#include <cmath>
+#include <string>
+
+#include "napkin/error.h"
+#include "napkin/check.h"
+
+namespace napkin {
+
+using namespace units;
+
+// ---- matmul ---------------------------------------------------------------------------------
+
+Flops matmul_flops(const MatmulInput& in) {
+  require_positive_integer(in.m, "m");
+  require_positive_integer(in.k, "k");
+  require_positive_integer(in.n, "n");
+  // Each of the m·n outputs takes k multiplies and k−1 adds; 2k is the usual rounding.
+  const double per_mac = in.fma_as_one ? 1.0 : 2.0;
+  return per_mac * in.m.in(one) * in.k.in(one) * in.n.in(one) * flop;
+}
+
+void matmul_flops(const MatmulInput& in, ResultSet& out) {
+  const Flops c = matmul_flops(in);
+  out.command = "flops matmul";
+  out.input("m", value(in.m));
+  out.input("k", value(in.k));
+  out.input("n", value(in.n));
+  out.input("fma_as_one", boolean(in.fma_as_one));
+  if (in.fma_as_one) {
+    out.item("flops", "matmul FLOP", value(c), "C = m·k·n",
+             text("{} · {} · {}", in.m, in.k, in.n));
+    out.assume("fma_counting",
+               text("a fused multiply-add counts as 1 operation (C = m·k·n, half the usual 2·m·k·n)"));
+  } else {
+    out.item("flops", "matmul FLOP", value(c), "C = 2·m·k·n",
+             text("2 · {} · {} · {}", in.m, in.k, in.n));
+    out.assume("fma_counting",
+               text("a multiply and an add count as 2 FLOP (k multiplies + k−1 adds ≈ 2k per output)"));
+  }
+  out.note(text("[{},{}] @ [{},{}] -> [{},{}]: {} outputs, each a dot product of length {}", in.m,
+                in.k, in.k, in.n, in.m, in.n, in.m.in(one) * in.n.in(one), in.k));
+}
+
+// ---- FFN ------------------------------------------------------------------------------------
+
+FlopsPerToken ffn_flops_per_token(const FfnInput& in) {
+  require_positive_integer(in.d, "d");
+  require_positive_integer(in.f, "f");
+  // Two matmuls D→F and F→D at 2 FLOP per multiply-add; a gated FFN has a third (the gate).
+  const double projections = in.gated ? 3.0 : 2.0;
+  return 2.0 * projections * in.d.in(one) * in.f.in(one) * (flop / token);
+}
+
+Flops ffn_flops(const FfnInput& in) {
+  require_positive(in.tokens, "tokens");
+  return ffn_flops_per_token(in) * in.tokens;
+}
+
+void ffn_flops(const FfnInput& in, ResultSet& out) {
+  const FlopsPerToken per_token = ffn_flops_per_token(in);
+  const Flops total = ffn_flops(in);
+  out.command = "flops ffn";
+  out.input("d", value(in.d));
+  out.input("f", value(in.f));
+  out.input("gated", boolean(in.gated));
+  out.input("tokens", value(in.tokens));
+  if (in.gated) {
+    out.item("flops_per_token", "FLOP per token", value(per_token), "6·D·F",
+             text("6 · {} · {}", in.d, in.f));
+    out.assume("ffn_gated", text("gated FFN (SwiGLU/GeGLU): three D×F projections, 6·D·F per token"));
+  } else {
+    out.item("flops_per_token", "FLOP per token", value(per_token), "4·D·F",
+             text("4 · {} · {}", in.d, in.f));
+    out.assume("ffn_gated", text("plain FFN: two D×F projections, 4·D·F per token (SwiGLU needs --gated)"));
+  }
+  out.item("flops", "FFN FLOP", value(total), "C = FLOP/token · tokens",
+           text("{} · {}", per_token, in.tokens));
+  out.assume("ffn_activation", text("activation function, biases and elementwise gate product not counted"));
+  out.assume("tokens", text("{} token(s) through the FFN", in.tokens));
+}
+
+// ---- attention ------------------------------------------------------------------------------
+
+AttentionFlops attention_flops(const AttentionInput& in) {
+  require_positive_integer(in.batch, "batch");
+  require_positive_integer(in.seq, "seq");
+  require_positive_integer(in.d, "d");
+  require_positive_integer(in.layers, "layers");
+  if (in.d_kv.in(one) != 0.0) require_positive_integer(in.d_kv, "d_kv");
+  const double b = in.batch.in(one), t = in.seq.in(one), d = in.d.in(one), l = in.layers.in(one);
+  const double dkv = in.d_kv.in(one) == 0.0 ? d : in.d_kv.in(one);
+  // Q and O are D×D, K and V are D×D_kv; each costs 2 FLOP per multiply-add over B·T rows.
+  const Flops proj = 2.0 * b * t * d * (2.0 * d + 2.0 * dkv) * l * flop;
+  // QKᵀ: B·T·T outputs of length D; A·V: B·T·D outputs of length T. 2·B·T²·D each.
+  const double mask = in.causal_skip ? 0.5 : 1.0;
+  const Flops att = mask * 4.0 * b * t * t * d * l * flop;
+  return {proj, att};
+}
+
+void attention_flops(const AttentionInput& in, ResultSet& out) {
+  const AttentionFlops a = attention_flops(in);
+  const bool mha = in.d_kv.in(one) == 0.0 || in.d_kv == in.d;
+  out.command = "flops attention";
+  out.input("batch", value(in.batch));
+  out.input("seq", value(in.seq));
+  out.input("d", value(in.d));
+  out.input("d_kv", value(mha ? in.d : in.d_kv));
+  out.input("layers", value(in.layers));
+  out.input("causal_skip", boolean(in.causal_skip));
+  if (mha)
+    out.item("projection_flops", "Q/K/V/O projections", value(a.projection), "8·B·T·D²·L",
+             text("8 · {} · {} · {}² · {}", in.batch, in.seq, in.d, in.layers));
+  else
+    out.item("projection_flops", "Q/K/V/O projections", value(a.projection),
+             "2·B·T·D·(2·D + 2·D_kv)·L",
+             text("2 · {} · {} · {} · (2 · {} + 2 · {}) · {}", in.batch, in.seq, in.d, in.d,
+                  in.d_kv, in.layers));
+  if (in.causal_skip)
+    out.item("attention_flops", "QKᵀ and A·V", value(a.attention), "½ · 4·B·T²·D·L",
+             text("0.5 · 4 · {} · {}² · {} · {}", in.batch, in.seq, in.d, in.layers));
+  else
+    out.item("attention_flops", "QKᵀ and A·V", value(a.attention), "4·B·T²·D·L",
+             text("4 · {} · {}² · {} · {}", in.batch, in.seq, in.d, in.layers));
+  out.item("flops", "attention FLOP", value(a.total()), "projections + scores",
+           text("{} + {}", a.projection, a.attention));
+  if (in.causal_skip)
+    out.assume("causal_skip",
+               text("causal mask halves the T² term: holds only if the kernel skips the masked "
+                    "upper triangle (kernel-dependent)"));
+  else
+    out.assume("causal_skip",
+               text("full T×T scores computed (no causal skipping; most kernels that skip it "
+                    "save up to half the T² term)"));
+  if (mha)
+    out.assume("d_kv", text("multi-head attention: K and V projections are D×D (GQA/MQA: give --d-kv)"));
+  else
+    out.assume("d_kv", text("K and V projections are D×{} (grouped/multi-query attention)", in.d_kv));
+  out.assume("attention_extras", text("softmax, scaling, masking and biases not counted"));
+  out.assume("layers", text("{} layer(s)", in.layers));
+  const double ratio = a.attention / a.projection;
+  out.note(text("T² term / projection term = {} (≈ T / 2D for MHA: the T² term dominates once T > 2D)",
+                ratio));
+}
+
+// ---- training -------------------------------------------------------------------------------
+
+namespace {
+bool given(Count c) { return c.in(one) != 0.0; }
+}  // namespace
+
+TrainingFlops training_flops(const TrainingFlopsInput& in) {
+  require_positive(in.params, "params");
+  require_positive(in.tokens, "tokens");
+  if (!(in.backward_factor > 0.0) || !std::isfinite(in.backward_factor))
+    throw InputError("backward_factor", std::to_string(in.backward_factor), "a positive ratio");
+  // Forward: one multiply-add (2 FLOP) per parameter per token.
+  constexpr auto kForwardFlopPerParamToken = 2.0 * flop / (param * token);  // notes 7.3
+  Flops fwd = kForwardFlopPerParamToken * in.params * in.tokens;
+  const double tok = in.tokens.in(token);
+  Flops att{};
+  if (given(in.layers) && given(in.seq) && given(in.d_model)) {
+    // Per layer and token: QKᵀ and A·V are 2·T·D each (non-causal, PaLM's convention).
+    att = 4.0 * in.layers.in(one) * in.seq.in(one) * in.d_model.in(one) * tok * flop;
+    fwd += att;
+  }
+  if (given(in.vocab) && given(in.d_model))
+    fwd += 2.0 * in.vocab.in(one) * in.d_model.in(one) * tok * flop;
+  TrainingFlops r;
+  r.forward = fwd;
+  r.backward = in.backward_factor * fwd;
+  switch (in.recompute) {
+    case Recompute::none: break;
+    case Recompute::full: r.recompute = fwd; break;
+    case Recompute::selective: r.recompute = att; break;
+  }
+  return r;
+}
+
+void training_flops(const TrainingFlopsInput& in, ResultSet& out) {
+  const TrainingFlops r = training_flops(in);
+  const bool has_att = given(in.layers) && given(in.seq) && given(in.d_model);
+  const bool has_head = given(in.vocab) && given(in.d_model);
+  out.command = "flops train";
+  out.input("params", value(in.params));
+  out.input("tokens", value(in.tokens));
+  out.input("backward_factor", value(in.backward_factor));
+  if (has_att) {
+    out.input("layers", value(in.layers));
+    out.input("seq", value(in.seq));
+  }
+  if (has_att || has_head) out.input("d_model", value(in.d_model));
+  if (has_head) out.input("vocab", value(in.vocab));
+
+  if (has_att && has_head)
+    out.item("forward_flops", "forward", value(r.forward), "2·P·D_tok + 4·L·T·D·D_tok + 2·V·D·D_tok",
+             text("2 · {} · {} + 4 · {} · {} · {} · {} + 2 · {} · {} · {}", in.params, in.tokens,
+                  in.layers, in.seq, in.d_model, in.tokens, in.vocab, in.d_model, in.tokens));
+  else if (has_att)
+    out.item("forward_flops", "forward", value(r.forward), "2·P·D_tok + 4·L·T·D·D_tok",
+             text("2 · {} · {} + 4 · {} · {} · {} · {}", in.params, in.tokens, in.layers, in.seq,
+                  in.d_model, in.tokens));
+  else if (has_head)
+    out.item("forward_flops", "forward", value(r.forward), "2·P·D_tok + 2·V·D·D_tok",
+             text("2 · {} · {} + 2 · {} · {} · {}", in.params, in.tokens, in.vocab, in.d_model,
+                  in.tokens));
+  else
+    out.item("forward_flops", "forward", value(r.forward), "2·P·D_tok",
+             text("2 · {} · {}", in.params, in.tokens));
+  out.item("backward_flops", "backward", value(r.backward), "k_bwd · forward",
+           text("{} · {}", in.backward_factor, r.forward));
+  if (in.recompute == Recompute::full)
+    out.item("recompute_flops", "recomputed forward", value(r.recompute), "forward (full checkpointing)",
+             text("{}", r.recompute));
+  else if (in.recompute == Recompute::selective)
+    out.item("recompute_flops", "recomputed attention", value(r.recompute),
+             "attention score forward (selective)", text("{}", r.recompute));
+  if (in.recompute == Recompute::none)
+    out.item("training_flops", "training FLOP", value(r.total()), "C = forward + backward",
+             text("{} + {}", r.forward, r.backward));
+  else
+    out.item("training_flops", "training FLOP", value(r.total()), "C = forward + backward + recompute",
+             text("{} + {} + {}", r.forward, r.backward, r.recompute));
+  out.items.back().is_total = true;
+
+  out.assume("backward_factor",
+             text("backward = {} × forward (gradients w.r.t. inputs and weights; 2 gives 6PD)",
+                  in.backward_factor));
+  out.assume("params",
+             text("P = {} counts dense non-embedding parameters; for MoE give the active ones",
+                  in.params));
+  if (!has_att)
+    out.assume("attention_term",
+               text("attention's T² term left out (give --layers, --seq, --d-model to add "
+                    "4·L·T·D FLOP per token forward)"));
+  else
+    out.assume("attention_term",
+               text("attention T² term counted without causal skipping (PaLM convention)"));
+  if (!has_head)
+    out.assume("head_term",
+               text("embedding lookup and LM head left out (give --vocab and --d-model to add "
+                    "2·V·D FLOP per token forward)"));
+  switch (in.recompute) {
+    case Recompute::none:
+      out.assume("recompute", text("no activation recomputation"));
+      break;
+    case Recompute::full:
+      out.assume("recompute", text("full activation checkpointing reruns the forward pass once (8PD)"));
+      break;
+    case Recompute::selective:
+      out.assume("recompute",
+                 text("selective recomputation reruns only the attention score term (Korthikanti "
+                      "et al. 2022)"));
+      break;
+  }
+  out.assume("training_extras",
+             text("MoE routing, optimizer step, communication and data pipeline not counted"));
+}
+
+}  // namespace napkin

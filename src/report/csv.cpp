@@ -1,0 +1,84 @@
+// --csv: a header row (input names, then result keys), then one row per result set, values in
+// base units. The columns are fixed by the first row; a later row that lacks a column leaves
+// it empty.
+#include <string>
+
+#include "napkin/report/human_units.h"
+#include "napkin/report/render.h"
+
+namespace napkin::report {
+
+namespace {
+
+void append_csv_field(std::string& out, std::string_view s) {
+  if (s.find_first_of(",\"\n") == std::string_view::npos) {
+    out += s;
+    return;
+  }
+  out += '"';
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+void append_csv_value(std::string& out, const Value& v, double num) {
+  switch (v.kind) {
+    case Value::Kind::number: append_number(out, num); break;
+    case Value::Kind::text: append_csv_field(out, v.str); break;
+    case Value::Kind::boolean: out += v.flag ? "true" : "false"; break;
+  }
+}
+
+class CsvRenderer final : public Renderer {
+ public:
+  using Renderer::Renderer;
+
+  void row(const ResultSet& rs) override {
+    if (!header_done_) header(rs);
+    const bool same_shape = rs.inputs.size() == inputs_.size() && rs.items.size() == items_.size();
+    for (std::size_t i = 0; i < inputs_.size(); ++i) {
+      if (i) buf_ += ',';
+      const Input* in = same_shape && rs.inputs[i].name == inputs_[i] ? &rs.inputs[i] : rs.find_input(inputs_[i]);
+      if (in) append_csv_value(buf_, in->value, echoed(*in));
+    }
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+      if (i || !inputs_.empty()) buf_ += ',';
+      const Item* it = same_shape && rs.items[i].key == items_[i] ? &rs.items[i] : rs.find(items_[i]);
+      if (it) append_csv_value(buf_, it->value, it->value.num);
+    }
+    buf_ += '\n';
+    maybe_flush();
+  }
+  void finish() override { flush(); }
+
+ private:
+  void header(const ResultSet& rs) {
+    for (const auto& in : rs.inputs) inputs_.emplace_back(in.name);
+    for (const auto& it : rs.items) items_.emplace_back(it.key);
+    bool first = true;
+    for (const auto& n : inputs_) {
+      if (!first) buf_ += ',';
+      append_csv_field(buf_, n);
+      first = false;
+    }
+    for (const auto& n : items_) {
+      if (!first) buf_ += ',';
+      append_csv_field(buf_, n);
+      first = false;
+    }
+    buf_ += '\n';
+    header_done_ = true;
+  }
+  bool header_done_ = false;
+  std::vector<std::string> inputs_, items_;
+};
+
+}  // namespace
+
+std::unique_ptr<Renderer> make_csv_renderer(const RenderOptions&, std::FILE* out) {
+  return std::make_unique<CsvRenderer>(out);
+}
+
+}  // namespace napkin::report

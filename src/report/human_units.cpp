@@ -1,0 +1,309 @@
+#include "napkin/report/human_units.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+namespace napkin::report {
+
+namespace {
+
+constexpr DimRt kOne = dim_rt<Count::dim>();
+constexpr DimRt kFlop = dim_rt<Flops::dim>();
+constexpr DimRt kFlopRate = dim_rt<FlopRate::dim>();
+constexpr DimRt kByte = dim_rt<Bytes::dim>();
+constexpr DimRt kBandwidth = dim_rt<Bandwidth::dim>();
+constexpr DimRt kIntensity = dim_rt<Intensity::dim>();
+constexpr DimRt kSecond = dim_rt<Seconds::dim>();
+constexpr DimRt kJoule = dim_rt<Joules::dim>();
+constexpr DimRt kWatt = dim_rt<Watts::dim>();
+constexpr DimRt kToken = dim_rt<Tokens::dim>();
+constexpr DimRt kParam = dim_rt<Params::dim>();
+constexpr DimRt kUsd = dim_rt<Usd::dim>();
+constexpr DimRt kCo2 = dim_rt<Co2::dim>();
+
+struct Named {
+  DimRt d;
+  std::string_view symbol;
+};
+constexpr std::array<Named, 18> kSymbols{{
+    {kOne, "1"},
+    {kFlop, "FLOP"},
+    {kFlopRate, "FLOP/s"},
+    {kByte, "B"},
+    {kBandwidth, "B/s"},
+    {kIntensity, "FLOP/B"},
+    {kSecond, "s"},
+    {kJoule, "J"},
+    {kWatt, "W"},
+    {kToken, "tokens"},
+    {kParam, "params"},
+    {kUsd, "USD"},
+    {kCo2, "kgCO2e"},
+    {dim_rt<EnergyPerFlop::dim>(), "J/FLOP"},
+    {dim_rt<UsdPerJoule::dim>(), "USD/J"},
+    {dim_rt<Co2PerJoule::dim>(), "kgCO2e/J"},
+    {dim_rt<Dim<1, 0, 0, 0, -1, 0>>(), "FLOP/token"},
+    {dim_rt<BytesPerParam::dim>(), "B/param"},
+}};
+
+constexpr std::array<std::string_view, kBaseDims> kBaseSymbols{"FLOP", "B",     "s",   "J",
+                                                               "token", "param", "USD", "kgCO2e"};
+
+constexpr std::array<std::string_view, 11> kSiUp{"", "k", "M", "G", "T", "P", "E", "Z", "Y", "R", "Q"};
+constexpr std::array<std::string_view, 5> kSiDown{"", "m", "µ", "n", "p"};
+constexpr std::array<std::string_view, 7> kIec{"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+constexpr std::array<std::string_view, 5> kCountSuffix{"", "k", "M", "B", "T"};
+
+constexpr double kExactLimit = 9007199254740992.0;  // 2^53
+
+bool is_integral(double v) { return std::isfinite(v) && std::floor(v) == v && std::fabs(v) < kExactLimit; }
+
+// "12.35", or with 3 significant digits below 1 ("0.125"), never "-0.00".
+void append_fixed(std::string& out, double v) {
+  if (v == 0.0) {
+    out += "0";
+    return;
+  }
+  if (std::fabs(v) < 1.0)
+    fmt::format_to(std::back_inserter(out), "{:.3g}", v);
+  else
+    fmt::format_to(std::back_inserter(out), "{:.2f}", v);
+}
+
+// Scale by powers of `step`, choosing the prefix so that 1 ≤ |scaled| < step after rounding
+// to two decimals.
+void append_prefixed(std::string& out, double v, double step, const std::string_view* up,
+                     std::size_t n_up, const std::string_view* down, std::size_t n_down,
+                     std::string_view unit, bool space = true) {
+  if (!std::isfinite(v)) {
+    out += std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+    out += ' ';
+    out += unit;
+    return;
+  }
+  double a = std::fabs(v);
+  std::size_t i = 0;
+  std::size_t j = 0;
+  if (a != 0.0) {
+    while (i + 1 < n_up && std::round(a / std::pow(step, static_cast<double>(i)) * 100.0) / 100.0 >= step) ++i;
+    if (i == 0)
+      while (j + 1 < n_down && a * std::pow(step, static_cast<double>(j)) < 1.0) ++j;
+  }
+  const double scaled = i > 0 ? v / std::pow(step, static_cast<double>(i)) : v * std::pow(step, static_cast<double>(j));
+  append_fixed(out, scaled);
+  if (space) out += ' ';
+  out += i > 0 ? up[i] : down[j];
+  out += unit;
+}
+
+void append_si(std::string& out, double v, std::string_view unit, bool allow_down = false) {
+  append_prefixed(out, v, 1000.0, kSiUp.data(), kSiUp.size(), kSiDown.data(),
+                  allow_down ? kSiDown.size() : 1, unit);
+}
+
+// Plain numbers: integers exactly up to a million, then 3 significant digits in scientific
+// notation without the '+' ("8.03e9"); fractions with up to 4 significant digits.
+void append_plain(std::string& out, double v) {
+  if (is_integral(v) && std::fabs(v) < 1e6) {
+    fmt::format_to(std::back_inserter(out), "{}", static_cast<std::int64_t>(v));
+    return;
+  }
+  if (v != 0.0 && (std::fabs(v) >= 1e6 || std::fabs(v) < 1e-3)) {
+    const int e = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+    double m = v / std::pow(10.0, e);
+    int ee = e;
+    if (std::fabs(std::round(m * 100.0) / 100.0) >= 10.0) {
+      m /= 10.0;
+      ++ee;
+    }
+    fmt::format_to(std::back_inserter(out), "{:.2f}e{}", m, ee);
+    return;
+  }
+  fmt::format_to(std::back_inserter(out), "{:.4g}", v);
+}
+
+void append_sci4(std::string& out, double v) {
+  if (v == 0.0 || !std::isfinite(v)) {
+    fmt::format_to(std::back_inserter(out), "{}", v);
+    return;
+  }
+  const int e = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  double m = v / std::pow(10.0, e);
+  int ee = e;
+  if (std::fabs(std::round(m * 1000.0) / 1000.0) >= 10.0) {
+    m /= 10.0;
+    ++ee;
+  }
+  fmt::format_to(std::back_inserter(out), "{:.3f}e{}", m, ee);
+}
+
+void append_time(std::string& out, double s) {
+  const double a = std::fabs(s);
+  if (a >= 2 * 86400.0)
+    fmt::format_to(std::back_inserter(out), "{:.2f} d", s / 86400.0);
+  else if (a >= 3600.0)
+    fmt::format_to(std::back_inserter(out), "{:.2f} h", s / 3600.0);
+  else if (a >= 60.0)
+    fmt::format_to(std::back_inserter(out), "{:.2f} min", s / 60.0);
+  else
+    append_prefixed(out, s, 1000.0, kSiUp.data(), 1, kSiDown.data(), kSiDown.size(), "s");
+}
+
+void append_energy(std::string& out, double j) {
+  if (std::fabs(j) >= 3.6e3)  // from 1 Wh up, in Wh with SI prefixes (kWh, MWh, GWh)
+    append_si(out, j / 3.6e3, "Wh");
+  else
+    append_si(out, j, "J", true);
+}
+
+void append_count(std::string& out, double v, std::string_view unit) {
+  if (std::fabs(v) < 1e4) {
+    append_plain(out, v);
+  } else {
+    append_prefixed(out, v, 1000.0, kCountSuffix.data(), kCountSuffix.size(), kSiDown.data(), 1, "",
+                    false);
+  }
+  if (!unit.empty()) {
+    out += ' ';
+    out += unit;
+  }
+}
+
+}  // namespace
+
+std::string unit_symbol(DimRt d) {
+  for (const auto& n : kSymbols)
+    if (n.d == d) return std::string(n.symbol);
+  // A dimension without a name: write it out, numerator over denominator.
+  std::string num, den;
+  for (std::size_t i = 0; i < kBaseDims; ++i) {
+    const int e = d.e[i];
+    if (e == 0) continue;
+    std::string& part = e > 0 ? num : den;
+    if (!part.empty()) part += "·";
+    part += kBaseSymbols[i];
+    if (std::abs(e) > 1) part += fmt::format("^{}", std::abs(e));
+  }
+  if (num.empty()) num.push_back('1');
+  return den.empty() ? num : num + "/" + den;
+}
+
+void append_compact(std::string& out, double v, DimRt d) {
+  if (d == kOne) return append_plain(out, v);
+  if (d == kFlop) return append_si(out, v, "FLOP");
+  if (d == kFlopRate) return append_si(out, v, "FLOP/s");
+  if (d == kByte) return append_si(out, v, "B");
+  if (d == kBandwidth) return append_si(out, v, "B/s");
+  if (d == kWatt) return append_si(out, v, "W", true);
+  if (d == kSecond) return append_time(out, v);
+  if (d == kJoule) return append_energy(out, v);
+  if (d == kToken) return append_count(out, v, "tokens");
+  if (d == kParam) return append_count(out, v, "params");
+  if (d == kUsd) {
+    fmt::format_to(std::back_inserter(out), "{:.2f} USD", v);
+    return;
+  }
+  if (d == kCo2) {
+    if (std::fabs(v) >= 1000.0)
+      fmt::format_to(std::back_inserter(out), "{:.2f} tCO2e", v / 1000.0);
+    else
+      fmt::format_to(std::back_inserter(out), "{:.2f} kgCO2e", v);
+    return;
+  }
+  if (d == dim_rt<EnergyPerFlop::dim>()) return append_si(out, v, "J/FLOP", true);
+  if (d == dim_rt<Dim<1, 0, 0, 0, -1, 0>>()) return append_si(out, v, "FLOP/token");
+  // FLOP/B and anything unnamed: a plain number and the symbol.
+  append_plain(out, v);
+  out += ' ';
+  out += unit_symbol(d);
+}
+
+std::string compact(double base, DimRt d) {
+  std::string s;
+  append_compact(s, base, d);
+  return s;
+}
+
+std::string human_value(const Value& v) {
+  std::string s;
+  switch (v.kind) {
+    case Value::Kind::text:
+      return std::string(v.str);
+    case Value::Kind::boolean:
+      return v.flag ? "yes" : "no";
+    case Value::Kind::number:
+      break;
+  }
+  append_compact(s, v.num, v.dim);
+  const double a = std::fabs(v.num);
+  if (v.dim == kByte && a >= 1000.0) {
+    s += " (";
+    append_prefixed(s, v.num, 1024.0, kIec.data(), kIec.size(), kSiDown.data(), 1, "B");
+    s += ')';
+  } else if (v.dim == kSecond && a >= 60.0) {
+    s += " (";
+    if (a >= 100.0)
+      fmt::format_to(std::back_inserter(s), "{:.0f} s", v.num);
+    else
+      fmt::format_to(std::back_inserter(s), "{:.2f} s", v.num);
+    s += ')';
+  } else if (v.dim == kJoule && a >= 3.6e3) {
+    s += " (";
+    append_si(s, v.num, "J");
+    s += ')';
+  } else if (v.dim == kFlop && a >= 1000.0) {
+    s += " (";
+    append_sci4(s, v.num);
+    s += " FLOP)";
+  } else if ((v.dim == kParam || v.dim == kToken) && a >= 1e4) {
+    s += " (";
+    if (is_integral(v.num))
+      fmt::format_to(std::back_inserter(s), "{}", static_cast<std::int64_t>(v.num));
+    else
+      append_sci4(s, v.num);
+    s += ')';
+  }
+  return s;
+}
+
+void append_text(std::string& out, const Text& t) {
+  std::size_t arg = 0;
+  const std::string_view p = t.pattern;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == '{' && i + 1 < p.size() && p[i + 1] == '}') {
+      if (arg < t.n) {
+        const Operand& o = t.ops[arg++];
+        if (o.is_text)
+          out += o.text;
+        else
+          append_compact(out, o.num, o.dim);
+      }
+      ++i;
+    } else {
+      out += p[i];
+    }
+  }
+}
+
+std::string expand(const Text& t) {
+  std::string s;
+  append_text(s, t);
+  return s;
+}
+
+void append_number(std::string& out, double v) {
+  if (is_integral(v)) {
+    fmt::format_to(std::back_inserter(out), "{}", static_cast<std::int64_t>(v));
+  } else if (std::isfinite(v)) {
+    fmt::format_to(std::back_inserter(out), "{}", v);
+  } else {
+    out += "null";  // JSON has no NaN or infinity; the calculators reject inputs that make them
+  }
+}
+
+double echoed(const Input& in) { return in.value.num * in.echo_scale; }
+
+}  // namespace napkin::report

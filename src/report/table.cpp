@@ -1,0 +1,178 @@
+// The default human table. One result set: an itemized table (key, value with a readable unit
+// and a second form, formula with the numbers) and the assumptions. A sweep: one row per
+// combination (swept inputs, then each result in compact form), column widths taken from the
+// first rows, then streamed.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "napkin/report/human_units.h"
+#include "napkin/report/render.h"
+
+namespace napkin::report {
+
+namespace {
+
+// Columns on a terminal: UTF-8 continuation bytes take no column.
+std::size_t display_width(std::string_view s) {
+  std::size_t w = 0;
+  for (char c : s)
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++w;
+  return w;
+}
+
+void pad_to(std::string& out, std::string_view s, std::size_t width, bool right) {
+  const std::size_t w = display_width(s);
+  if (right) out.append(width > w ? width - w : 0, ' ');
+  out += s;
+  if (!right) out.append(width > w ? width - w : 0, ' ');
+}
+
+void append_assumptions(std::string& out, const ResultSet& rs, std::string_view heading) {
+  if (rs.assumptions.empty()) return;
+  std::vector<std::string> texts;
+  std::size_t w = 0;
+  for (const auto& a : rs.assumptions) {
+    texts.push_back(expand(a.text));
+    w = std::max(w, display_width(texts.back()));
+  }
+  out += '\n';
+  out += heading;
+  out += '\n';
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    out += "  ";
+    const auto& flag = rs.assumptions[i].flag;
+    if (flag.empty()) {
+      out += texts[i];
+    } else {
+      pad_to(out, texts[i], w, false);
+      out += "  ";
+      out += flag;
+    }
+    out += '\n';
+  }
+}
+
+void append_single(std::string& out, const ResultSet& rs) {
+  std::vector<std::string> values, formulas;
+  std::size_t wk = std::string_view("result").size(), wv = std::string_view("value").size();
+  for (const auto& it : rs.items) {
+    values.push_back(human_value(it.value));
+    std::string f(it.symbolic);
+    f += " = ";
+    append_text(f, it.substituted);
+    formulas.push_back(std::move(f));
+    wk = std::max(wk, display_width(it.key));
+    wv = std::max(wv, display_width(values.back()));
+  }
+  out += "  ";
+  pad_to(out, "result", wk, false);
+  out += "  ";
+  pad_to(out, "value", wv, true);
+  out += "  formula\n";
+  for (std::size_t i = 0; i < rs.items.size(); ++i) {
+    const Item& it = rs.items[i];
+    if (it.is_total) {
+      out += "  ";
+      out.append(wk + 2 + wv, '-');
+      out += '\n';
+    }
+    out += "  ";
+    pad_to(out, it.key, wk, false);
+    out += "  ";
+    pad_to(out, values[i], wv, true);
+    out += "  ";
+    out += formulas[i];
+    out += '\n';
+  }
+  append_assumptions(out, rs, "Assumptions");
+}
+
+class TableRenderer final : public Renderer {
+ public:
+  TableRenderer(const RenderOptions& opt, std::FILE* out) : Renderer(out), opt_(opt) {}
+
+  void row(const ResultSet& rs) override {
+    if (!opt_.sweep) {
+      append_single(buf_, rs);
+      return;
+    }
+    std::vector<std::string> cells;
+    if (columns_.empty()) {
+      for (const auto& s : opt_.swept) columns_.push_back(s);
+      for (const auto& it : rs.items) columns_.emplace_back(it.key);
+      first_assumptions_.clear();
+      for (const auto& a : rs.assumptions) first_assumptions_.push_back(a);
+    }
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      std::string cell;
+      if (c < opt_.swept.size()) {
+        if (const Input* in = rs.find_input(opt_.swept[c])) {
+          if (in->value.kind == Value::Kind::number)
+            append_compact(cell, in->value.num, in->value.dim);
+          else
+            cell = human_value(in->value);
+        }
+      } else if (const Item* it = rs.find(columns_[c])) {
+        if (it->value.kind == Value::Kind::number)
+          append_compact(cell, it->value.num, it->value.dim);
+        else
+          cell = human_value(it->value);
+      }
+      cells.push_back(std::move(cell));
+    }
+    if (!widths_fixed_) {
+      pending_.push_back(std::move(cells));
+      if (pending_.size() >= kWindow) fix_widths();
+    } else {
+      emit(cells);
+    }
+  }
+
+  void finish() override {
+    if (opt_.sweep) {
+      if (!widths_fixed_) fix_widths();
+      ResultSet a;
+      a.assumptions = first_assumptions_;
+      append_assumptions(buf_, a, "Assumptions (first row)");
+    }
+    flush();
+  }
+
+ private:
+  static constexpr std::size_t kWindow = 256;
+
+  void fix_widths() {
+    widths_.assign(columns_.size(), 0);
+    for (std::size_t c = 0; c < columns_.size(); ++c) widths_[c] = display_width(columns_[c]);
+    for (const auto& r : pending_)
+      for (std::size_t c = 0; c < r.size(); ++c) widths_[c] = std::max(widths_[c], display_width(r[c]));
+    emit(columns_);
+    for (const auto& r : pending_) emit(r);
+    pending_.clear();
+    widths_fixed_ = true;
+  }
+  void emit(const std::vector<std::string>& cells) {
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      buf_ += "  ";
+      pad_to(buf_, cells[c], widths_[c], true);
+    }
+    buf_ += '\n';
+    maybe_flush();
+  }
+
+  RenderOptions opt_;
+  std::vector<std::string> columns_;
+  std::vector<std::size_t> widths_;
+  std::vector<std::vector<std::string>> pending_;
+  bool widths_fixed_ = false;
+  std::vector<Assumption> first_assumptions_;
+};
+
+}  // namespace
+
+std::unique_ptr<Renderer> make_table_renderer(const RenderOptions& opt, std::FILE* out) {
+  return std::make_unique<TableRenderer>(opt, out);
+}
+
+}  // namespace napkin::report
