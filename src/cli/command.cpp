@@ -63,6 +63,9 @@ std::vector<std::size_t> NumericFlags::resolve(CLI::App* sub) {
 }
 
 int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const Compute& compute) {
+  CLI::App* root = sub;
+  while (root->get_parent() != nullptr) root = root->get_parent();
+  if (!root->remaining(true).empty()) throw CLI::ExtrasError(root->remaining(true));
   const report::Format format = output_format(out);
   const std::vector<std::size_t> order = nf.resolve(sub);
   Sweep sweep(nf.flags(), order);

@@ -9,6 +9,7 @@
 
 #include "command.h"
 #include "napkin/error.h"
+#include "napkin/suggest.h"
 #include "napkin/version.h"
 
 namespace {
@@ -45,6 +46,51 @@ std::string as_flag_message(const napkin::InputError& e) {
   return msg;
 }
 
+void allow_extras_everywhere(CLI::App& app) {
+  app.allow_extras();
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) allow_extras_everywhere(*sub);
+}
+
+// The deepest subcommand the parser entered ("napkin flops matmul" -> matmul).
+CLI::App* deepest_subcommand(CLI::App& app) {
+  CLI::App* a = &app;
+  while (true) {
+    const auto subs = a->get_subcommands();
+    if (subs.empty()) return a;
+    a = subs.front();
+  }
+}
+
+std::string command_path(CLI::App* a) {
+  std::string path;
+  for (; a != nullptr && a->get_parent() != nullptr; a = a->get_parent())
+    path = a->get_name() + (path.empty() ? "" : " " + path);
+  return path.empty() ? "napkin" : "napkin " + path;
+}
+
+// An unexpected word or flag: name it, and the closest command or flag when there is one.
+std::string unexpected_message(CLI::App& app, const std::vector<std::string>& extras) {
+  CLI::App* where = deepest_subcommand(app);
+  const std::string& token = extras.front();
+  std::vector<std::string> candidates;
+  std::string what;
+  if (token.rfind("-", 0) == 0) {
+    what = "unknown flag";
+    for (const CLI::Option* o : where->get_options())
+      for (const auto& l : o->get_lnames()) candidates.push_back("--" + l);
+  } else {
+    what = where->get_subcommands([](CLI::App*) { return true; }).empty() ? "unexpected argument"
+                                                                            : "unknown command";
+    for (const CLI::App* s : where->get_subcommands([](CLI::App*) { return true; }))
+      candidates.push_back(s->get_name());
+  }
+  const std::string flag = token.substr(0, token.find('='));
+  std::string msg = what + " '" + token + "' for '" + command_path(where) + "'";
+  if (const auto best = napkin::closest(flag, candidates)) msg += "; did you mean '" + *best + "'?";
+  msg += " (" + command_path(where) + " --help)";
+  return msg;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -55,6 +101,12 @@ int main(int argc, char** argv) {
   napkin::cli::add_flops_command(app, exit_code);
   napkin::cli::add_roofline_command(app, exit_code);
   napkin::cli::add_energy_command(app, exit_code);
+
+  // Extras are collected rather than rejected so that an unknown flag is reported by name (with
+  // a suggestion) even when it also leaves a required flag missing; run_sweep refuses to run a
+  // command while extras remain.
+  allow_extras_everywhere(app);
+  app.require_subcommand(1);
 
   if (argc == 1 || (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h"))) {
     std::fputs(kOverview, stdout);
@@ -70,6 +122,11 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
+    // An unknown flag or word explains most other parse errors ("--peek" makes "--peak" missing).
+    if (const auto extras = app.remaining(true); !extras.empty()) {
+      fmt::print(stderr, "napkin: error: {}\n", unexpected_message(app, extras));
+      return 2;
+    }
     std::string what = e.what();
     for (auto& ch : what)
       if (ch == '\n') ch = ' ';

@@ -112,14 +112,13 @@ Axis parse_axis(const NumericFlag& f) {
   // Every value lies between the first and the last, so checking the ends checks positivity;
   // integrality is checked for the start, the step and the last value.
   if (a.count == 0) throw InputError(f.flag, f.raw, "a range with at least one value");
+  const bool integer = f.constraint == Constraint::positive_integer || f.constraint == Constraint::non_negative_integer;
+  if (integer && std::floor(a.step) != a.step)
+    throw InputError(f.flag, f.raw,
+                     a.kind == Axis::Kind::linear ? "an integer step for an integer flag"
+                                                  : "an integer factor for an integer flag");
   check_value(f, a.at(0), false);
   check_value(f, a.at(a.count - 1), false);
-  if ((f.constraint == Constraint::positive_integer || f.constraint == Constraint::non_negative_integer) &&
-      a.kind == Axis::Kind::linear && std::floor(a.step) != a.step)
-    throw InputError(f.flag, f.raw, "an integer step for an integer flag");
-  if ((f.constraint == Constraint::positive_integer || f.constraint == Constraint::non_negative_integer) &&
-      a.kind == Axis::Kind::geometric && std::floor(a.step) != a.step)
-    throw InputError(f.flag, f.raw, "an integer factor for an integer flag");
   return a;
 }
 

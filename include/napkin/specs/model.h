@@ -1,0 +1,109 @@
+// ModelSpec: the architecture facts of a transformer that every calculator reads. Readers of
+// Hugging Face config.json (src/specs/hf_config.cpp), napkin's own model JSON
+// (src/specs/napkin_json.cpp, docs/model-spec.md) and the bundled presets all produce this one
+// struct; calculators never see JSON.
+//
+// Sizes are exact integers (std::int64_t): parameter counts of real models reach 10^12 and are
+// compared to the checkpoint's own tensor counts to the parameter.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace napkin::specs {
+
+enum class FfnKind { plain, gated };                 // D→F→D, or SwiGLU/GeGLU (gate, up, down)
+enum class PositionKind { rotary, learned, none };   // RoPE/ALiBi-style (no weights) or a table
+enum class NormKind { layernorm, rmsnorm };          // LayerNorm (weight + bias) or RMSNorm (weight)
+enum class AttentionKind { mha, gqa, mqa, mla };     // by KV heads; MLA = DeepSeek latent attention
+
+/// Multi-head latent attention (DeepSeek-V2 §2.1): queries optionally through a rank-q_lora
+/// bottleneck, keys and values through a shared rank-kv_lora latent plus a decoupled RoPE key.
+struct MlaSpec {
+  std::int64_t q_lora_rank = 0;  // 0: queries projected directly from D (DeepSeek-V2-Lite)
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_rope_head_dim = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t v_head_dim = 0;
+};
+
+/// Mixture of experts. Zero experts means a dense model.
+struct MoeSpec {
+  std::int64_t n_experts = 0;          // routed experts per MoE layer
+  std::int64_t experts_per_token = 0;  // top-k
+  std::int64_t n_shared_experts = 0;   // DeepSeek: always-on experts of width expert_ffn each
+  std::int64_t shared_ffn = 0;         // Qwen-MoE: one shared expert of this width (0: none)
+  bool shared_expert_gate = false;     // Qwen-MoE: a D→1 sigmoid gate on the shared expert
+  std::int64_t first_k_dense = 0;      // DeepSeek first_k_dense_replace: leading dense layers
+  std::int64_t layer_freq = 1;         // MoE on every layer_freq-th layer after the dense ones
+  std::int64_t expert_ffn = 0;         // width of one routed expert
+  bool router_bias = false;            // DeepSeek-V3 e_score_correction_bias (E per MoE layer)
+  bool is_moe() const { return n_experts > 0; }
+};
+
+struct ModelSpec {
+  // Identity.
+  std::string name;        // "llama-3.1-8b", or the file it came from
+  std::string repo;        // Hugging Face repository id, when known
+  std::string model_type;  // config.json model_type ("llama", "gpt2", ...), or the guess
+  std::string family;      // the conventions applied ("llama", "gpt2", "opt", ...)
+
+  // Shapes.
+  std::int64_t hidden = 0;    // D
+  std::int64_t layers = 0;    // L
+  std::int64_t heads = 0;     // H (query heads)
+  std::int64_t kv_heads = 0;  // H_kv
+  std::int64_t head_dim = 0;  // d_head (not always D/H: Gemma 2 uses 256)
+  std::int64_t ffn = 0;       // F of the dense MLP
+  FfnKind ffn_kind = FfnKind::gated;
+  std::int64_t vocab = 0;  // V
+  bool tied_embeddings = false;
+  AttentionKind attention = AttentionKind::mha;
+  MlaSpec mla;
+  MoeSpec moe;
+
+  // Positions and context.
+  PositionKind positions = PositionKind::rotary;
+  std::int64_t position_table = 0;   // rows of the learned position table (incl. offset)
+  std::int64_t position_offset = 0;  // OPT keeps 2 extra rows
+  std::int64_t max_context = 0;      // max_position_embeddings / n_positions
+  std::int64_t sliding_window = 0;   // 0: full attention everywhere
+  std::int64_t sliding_every = 0;    // 0: every layer; 2: every other layer (Gemma 2)
+
+  // Biases and norms.
+  bool qkv_bias = false;
+  bool o_bias = false;
+  bool mlp_bias = false;
+  bool lm_head_bias = false;
+  NormKind norm = NormKind::rmsnorm;
+  int norms_per_layer = 2;   // pre-attention and pre-MLP; Gemma 2 adds two post-norms
+  bool qk_norm = false;      // Qwen3: RMSNorm over each head's q and k (d_head weights each)
+  bool final_norm = true;
+
+  // Extras of some families.
+  std::int64_t embed_proj_dim = 0;  // OPT word_embed_proj_dim when it differs from D
+  bool encoder_only = false;        // BERT
+  std::int64_t type_vocab = 0;      // BERT token type embeddings
+  bool pooler = false;              // BERT pooler (D×D + D)
+  bool embedding_norm = false;      // BERT LayerNorm over the summed embeddings
+  std::int64_t mtp_layers = 0;      // DeepSeek-V3 num_nextn_predict_layers (not counted)
+
+  std::string stored_dtype;  // torch_dtype as written ("bfloat16"), empty when unknown
+
+  /// What the reader had to guess or chose by convention, one line each (shown as assumptions).
+  std::vector<std::string> notes;
+
+  bool is_moe_layer(std::int64_t layer) const {
+    if (!moe.is_moe() || layer < moe.first_k_dense) return false;
+    const std::int64_t freq = moe.layer_freq > 0 ? moe.layer_freq : 1;
+    return (layer - moe.first_k_dense) % freq == 0;
+  }
+};
+
+std::string_view to_string(FfnKind k);
+std::string_view to_string(PositionKind k);
+std::string_view to_string(NormKind k);
+std::string_view to_string(AttentionKind k);
+
+}  // namespace napkin::specs
