@@ -25,7 +25,7 @@ void check(const EnergyInput& in) {
   // PUE is facility energy over IT energy: below 1 is impossible, above ~3 is a typo in practice;
   // 10 leaves room for anything real.
   if (!(in.pue >= 1.0 && in.pue <= 10.0))
-    throw InputError("pue", format_plain_number(in.pue), "a ratio between 1 and 10 (1.0 = no overhead)");
+    throw InputError("pue", format_plain_number(in.pue), "a ratio between 1 and 10 (1.0 = no facility overhead)");
   if (in.price) require_non_negative(*in.price, "price_per_kwh");
   if (in.carbon_intensity) require_non_negative(*in.carbon_intensity, "carbon_intensity");
 }

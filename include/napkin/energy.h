@@ -12,20 +12,20 @@
 namespace napkin {
 
 struct EnergyInput {
-  Flops flops;
-  std::optional<FlopRate> throughput;          // effective rate; needed for time and for power
-  std::optional<Watts> power;                  // average draw of what `throughput` describes
-  std::optional<EnergyPerFlop> energy_per_flop;  // alternative to power
+  Flops flops{};
+  std::optional<FlopRate> throughput{};          // effective rate; needed for time and for power
+  std::optional<Watts> power{};                  // average draw of what `throughput` describes
+  std::optional<EnergyPerFlop> energy_per_flop{};  // alternative to power
   double pue = 1.0;                            // facility energy / IT energy, ≥ 1
-  std::optional<UsdPerJoule> price;            // applied to facility energy
-  std::optional<Co2PerJoule> carbon_intensity;  // applied to facility energy
+  std::optional<UsdPerJoule> price{};            // applied to facility energy
+  std::optional<Co2PerJoule> carbon_intensity{};  // applied to facility energy
 };
 
 struct EnergyEstimate {
-  std::optional<Seconds> time;
-  Joules energy;
-  Joules facility_energy;
-  std::optional<Usd> cost;
+  std::optional<Seconds> time{};
+  Joules energy{};
+  Joules facility_energy{};
+  std::optional<Usd> cost{};
   std::optional<Co2> co2;
 };
 

@@ -16,7 +16,7 @@ using FlopsPerToken = Quantity<Dim<1, 0, 0, 0, -1, 0>>;  // FLOP/token
 // ---- matmul ---------------------------------------------------------------------------------
 
 struct MatmulInput {
-  Count m, k, n;            // [m,k] @ [k,n] -> [m,n]
+  Count m{}, k{}, n{};            // [m,k] @ [k,n] -> [m,n]
   bool fma_as_one = false;  // count a fused multiply-add as one operation
 };
 
@@ -28,7 +28,7 @@ void matmul_flops(const MatmulInput& in, ResultSet& out);
 // ---- FFN ------------------------------------------------------------------------------------
 
 struct FfnInput {
-  Count d, f;                      // D -> F -> D
+  Count d{}, f{};                      // D -> F -> D
   bool gated = false;              // SwiGLU/GeGLU: three projections
   Tokens tokens = 1.0 * units::token;
 };
@@ -41,17 +41,17 @@ void ffn_flops(const FfnInput& in, ResultSet& out);
 // ---- attention ------------------------------------------------------------------------------
 
 struct AttentionInput {
-  Count batch;   // B sequences
-  Count seq;     // T tokens per sequence
-  Count d;       // model width D (= heads × head_dim)
+  Count batch{};   // B sequences
+  Count seq{};     // T tokens per sequence
+  Count d{};     // model width D (= heads × head_dim)
   Count d_kv{};  // width of the K and V projections; zero means D (multi-head attention)
   Count layers = 1.0 * units::one;
   bool causal_skip = false;  // the kernel skips the masked upper triangle
 };
 
 struct AttentionFlops {
-  Flops projection;  // Q, K, V, O projections
-  Flops attention;   // QKᵀ and A·V
+  Flops projection{};  // Q, K, V, O projections
+  Flops attention{};   // QKᵀ and A·V
   Flops total() const { return projection + attention; }
 };
 
@@ -65,8 +65,8 @@ void attention_flops(const AttentionInput& in, ResultSet& out);
 enum class Recompute { none, selective, full };
 
 struct TrainingFlopsInput {
-  Params params;             // dense, non-embedding parameters on the active path (notes 7.3)
-  Tokens tokens;             // training tokens
+  Params params{};           // dense, non-embedding parameters on the active path (notes 7.3)
+  Tokens tokens{};             // training tokens
   double backward_factor = 2.0;  // backward FLOP = factor × forward FLOP
   Recompute recompute = Recompute::none;
   // Optional terms that 6PD leaves out. Zero means "not given": the term is not counted.
@@ -77,9 +77,9 @@ struct TrainingFlopsInput {
 };
 
 struct TrainingFlops {
-  Flops forward;    // 2·P·D_tok (+ attention scores + head)
-  Flops backward;   // backward_factor × forward
-  Flops recompute;  // forward recomputed in backward (activation checkpointing)
+  Flops forward{};  // 2·P·D_tok (+ attention scores + head)
+  Flops backward{};   // backward_factor × forward
+  Flops recompute{};  // forward recomputed in backward (activation checkpointing)
   Flops total() const { return forward + backward + recompute; }
 };
 

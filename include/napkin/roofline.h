@@ -24,25 +24,25 @@ struct ElementwiseOp {
 const ElementwiseOp* find_elementwise_op(std::string_view name);
 
 struct RooflineInput {
-  FlopRate peak;
-  Bandwidth bandwidth;
+  FlopRate peak{};
+  Bandwidth bandwidth{};
   // Exactly one way to give the intensity: `intensity`, or `flops` with `bytes`, or `op`.
-  std::optional<Intensity> intensity;
-  std::optional<Flops> flops;
-  std::optional<Bytes> bytes;
+  std::optional<Intensity> intensity{};
+  std::optional<Flops> flops{};
+  std::optional<Bytes> bytes{};
   const ElementwiseOp* op = nullptr;
   Dtype dtype = Dtype::fp32;                     // element type of `op`
-  std::optional<double> ops_per_element;         // overrides op->ops_per_element
-  std::optional<Count> elements;                 // vector length for `op`: gives FLOP and bytes
-  std::optional<Seconds> launch_overhead;        // per kernel launch (notes 7.2)
+  std::optional<double> ops_per_element{};         // overrides op->ops_per_element
+  std::optional<Count> elements{};                 // vector length for `op`: gives FLOP and bytes
+  std::optional<Seconds> launch_overhead{};      // per kernel launch (notes 7.2)
 };
 
 struct Roofline {
-  Intensity intensity;
-  Intensity ridge;
-  FlopRate attainable;
-  bool compute_bound;
-  std::optional<Seconds> time;  // lower bound, when the FLOP count is known
+  Intensity intensity{};
+  Intensity ridge{};
+  FlopRate attainable{};
+  bool compute_bound{};
+  std::optional<Seconds> time{};  // lower bound, when the FLOP count is known
   bool overhead_bound = false;  // roofline time below the launch overhead
 };
 

@@ -67,7 +67,7 @@ void append_fixed(std::string& out, double v) {
     out += "0";
     return;
   }
-  if (std::fabs(v) < 1.0)
+  if (std::fabs(v) < 0.995)  // below what rounds to 1.00
     fmt::format_to(std::back_inserter(out), "{:.3g}", v);
   else
     fmt::format_to(std::back_inserter(out), "{:.2f}", v);

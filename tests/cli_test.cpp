@@ -1,0 +1,133 @@
+// The CLI as a user meets it: exit codes and one-line messages, run through the real binary.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+#include "command.h"
+#include "napkin/energy.h"
+#include "napkin/flops.h"
+#include "napkin/roofline.h"
+
+namespace {
+struct Run {
+  int code;
+  std::string out;
+};
+// Runs napkin with `args`; stderr is folded into the captured output.
+Run napkin_run(const std::string& args) {
+  const std::string cmd = std::string(NAPKIN_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+}  // namespace
+
+TEST_CASE("a bandwidth given to --peak is exit 2 with a message naming the flag", "[cli]") {
+  const Run r = napkin_run("roofline --peak 1TB/s --bandwidth 1TB/s --intensity 10");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: --peak: '1TB/s' is a bandwidth (B/s); expected a FLOP/s rate such as 989TFLOP/s\n");
+}
+
+TEST_CASE("bad values are exit 2 with one line naming the flag", "[cli]") {
+  const std::array<std::pair<const char*, const char*>, 7> cases{{
+      {"flops matmul --m -4 --k 8 --n 8", "napkin: error: --m: '-4': expected a positive integer\n"},
+      {"flops matmul --m abc --k 8 --n 8",
+       "napkin: error: --m: 'abc' is not a number; expected a count such as 4096, 8k or 8Ki\n"},
+      {"flops matmul --m NaN --k 8 --n 8",
+       "napkin: error: --m: 'NaN' is not a finite number; expected a count such as 4096, 8k or 8Ki\n"},
+      {"roofline --peak 100TFLOP/s --bandwidth 0 --intensity 1",
+       "napkin: error: --bandwidth: '0': expected a positive number\n"},
+      {"energy --flops 1e18 --throughput 100TFLOP/s --power -1kW",
+       "napkin: error: --power: '-1kW': expected a positive number\n"},
+      {"flops train --params 8B --tokens 15T --recompute some",
+       "napkin: error: --recompute: 'some': expected none, selective or full\n"},
+      {"roofline --peak 1TFLOP/s --bandwidth 1TB/s",
+       "napkin: error: --intensity: '(none)': expected exactly one of --intensity, --flops with --bytes, or --op\n"},
+  }};
+  for (const auto& [args, msg] : cases) {
+    INFO(args);
+    const Run r = napkin_run(args);
+    CHECK(r.code == 2);
+    CHECK(r.out == msg);
+  }
+}
+
+TEST_CASE("an unknown command or flag suggests the closest name", "[cli]") {
+  Run r = napkin_run("flopz");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: unknown command 'flopz' for 'napkin'; did you mean 'flops'? (napkin --help)\n");
+  r = napkin_run("roofline --peek 1TFLOP/s --bandwidth 1TB/s --intensity 1");
+  CHECK(r.code == 2);
+  CHECK(r.out ==
+        "napkin: error: unknown flag '--peek' for 'napkin roofline'; did you mean '--peak'? (napkin roofline --help)\n");
+}
+
+TEST_CASE("a missing required flag is exit 2", "[cli]") {
+  const Run r = napkin_run("flops matmul --k 8 --n 8");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: --m is required (napkin --help)\n");
+}
+
+TEST_CASE("napkin alone and --help print the overview with an example per command", "[cli]") {
+  for (const char* args : {"", "--help"}) {
+    const Run r = napkin_run(args);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("napkin flops matmul --m 4096 --k 4096 --n 4096") != std::string::npos);
+    CHECK(r.out.find("napkin energy --flops 1e18") != std::string::npos);
+  }
+  CHECK(napkin_run("--version").out == "napkin 0.1.0\n");
+}
+
+TEST_CASE("the geometric sweep 1..64:x2 prints a CSV header and 7 rows", "[cli][sweep]") {
+  const Run r = napkin_run("flops matmul --m 1..64:x2 --k 8 --n 8 --csv");
+  CHECK(r.code == 0);
+  CHECK(r.out ==
+        "m,k,n,fma_as_one,flops\n1,8,8,false,128\n2,8,8,false,256\n4,8,8,false,512\n8,8,8,false,1024\n"
+        "16,8,8,false,2048\n32,8,8,false,4096\n64,8,8,false,8192\n");
+}
+
+TEST_CASE("a 3-flag sweep gives the full product", "[cli][sweep]") {
+  const Run r = napkin_run("flops matmul --m 1,2 --k 1..3 --n 1..64:x4 --csv");
+  CHECK(r.code == 0);
+  std::size_t lines = 0;
+  for (char c : r.out) lines += c == '\n';
+  CHECK(lines == 1 + 2 * 3 * 4);
+}
+
+TEST_CASE("every assumption key the calculators emit has an entry in the flag table", "[cli]") {
+  using namespace napkin;
+  using namespace napkin::units;
+  std::vector<ResultSet> sets(12);
+  matmul_flops({.m = 1 * one, .k = 1 * one, .n = 1 * one}, sets[0]);
+  matmul_flops({.m = 1 * one, .k = 1 * one, .n = 1 * one, .fma_as_one = true}, sets[1]);
+  ffn_flops({.d = 1 * one, .f = 1 * one, .gated = true}, sets[2]);
+  attention_flops({.batch = 1 * one, .seq = 1 * one, .d = 2 * one, .d_kv = 1 * one, .causal_skip = true}, sets[3]);
+  training_flops({.params = 1.0 * param, .tokens = 1.0 * token}, sets[4]);
+  training_flops({.params = 1.0 * param, .tokens = 1.0 * token, .recompute = Recompute::selective,
+                  .layers = 1 * one, .seq = 1 * one, .d_model = 1 * one, .vocab = 1 * one},
+                 sets[5]);
+  roofline({.peak = 1.0 * TFLOP_per_s, .bandwidth = 1.0 * TB_per_s, .op = find_elementwise_op("relu"),
+            .elements = 8 * one, .launch_overhead = 1.0 * us},
+           sets[6]);
+  roofline({.peak = 1.0 * TFLOP_per_s, .bandwidth = 1.0 * TB_per_s, .flops = 1.0 * flop, .bytes = 1.0 * byte}, sets[7]);
+  energy({.flops = 1.0 * flop, .throughput = 1.0 * TFLOP_per_s, .power = 1.0 * kW, .price = 1.0 * usd / kWh,
+          .carbon_intensity = 1.0 * kg_co2e / kWh},
+         sets[8]);
+  energy({.flops = 1.0 * flop, .energy_per_flop = EnergyPerFlop::from_base(1e-12)}, sets[9]);
+  roofline({.peak = 1.0 * TFLOP_per_s, .bandwidth = 1.0 * TB_per_s, .op = find_elementwise_op("gelu"),
+            .ops_per_element = 4.0},
+           sets[10]);
+  for (const auto& rs : sets)
+    for (const auto& a : rs.assumptions) {
+      INFO(a.key);
+      CHECK_NOTHROW(cli::flag_for_assumption(a.key));
+    }
+}

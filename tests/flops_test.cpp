@@ -1,0 +1,96 @@
+#include <catch2/catch.hpp>
+
+#include "napkin/error.h"
+#include "napkin/flops.h"
+#include "napkin/report/human_units.h"
+
+using namespace napkin;
+using namespace napkin::units;
+
+TEST_CASE("a 4096³ matmul is 2·4096³ = 137,438,953,472 FLOP (1.374e11)", "[flops][seed]") {
+  const Flops c = matmul_flops({.m = 4096 * one, .k = 4096 * one, .n = 4096 * one});
+  CHECK(c.in(flop) == 137438953472.0);
+  ResultSet rs;
+  matmul_flops({.m = 4096 * one, .k = 4096 * one, .n = 4096 * one}, rs);
+  REQUIRE(rs.find("flops") != nullptr);
+  CHECK(report::human_value(rs.find("flops")->value) == "137.44 GFLOP (1.374e11 FLOP)");
+  CHECK(report::expand(rs.find("flops")->substituted) == "2 · 4096 · 4096 · 4096");
+}
+
+TEST_CASE("counting a fused multiply-add as one halves the matmul count and says so", "[flops]") {
+  ResultSet rs;
+  matmul_flops({.m = 4096 * one, .k = 4096 * one, .n = 4096 * one, .fma_as_one = true}, rs);
+  CHECK(rs.find("flops")->value.num == 68719476736.0);
+  REQUIRE(rs.assumptions.size() == 1);
+  CHECK(rs.assumptions[0].key == "fma_counting");
+  CHECK(report::expand(rs.assumptions[0].text).find("counts as 1 operation") != std::string::npos);
+}
+
+TEST_CASE("a plain FFN is 4·D·F per token and a gated one 6·D·F", "[flops][seed]") {
+  CHECK(ffn_flops_per_token({.d = 4096 * one, .f = 14336 * one}).in(flop / token) == 4.0 * 4096 * 14336);
+  CHECK(ffn_flops_per_token({.d = 4096 * one, .f = 14336 * one, .gated = true}).in(flop / token) ==
+        6.0 * 4096 * 14336);
+  CHECK(ffn_flops({.d = 4096 * one, .f = 14336 * one, .gated = true, .tokens = 8192 * token}).in(flop) ==
+        6.0 * 4096 * 14336 * 8192);
+}
+
+TEST_CASE("attention is 8·B·T·D² for projections plus 4·B·T²·D for scores", "[flops][seed]") {
+  const AttentionFlops a = attention_flops({.batch = 2 * one, .seq = 1024 * one, .d = 512 * one});
+  CHECK(a.projection.in(flop) == 8.0 * 2 * 1024 * 512 * 512);
+  CHECK(a.attention.in(flop) == 4.0 * 2 * 1024 * 1024 * 512);
+  CHECK(a.total().in(flop) == a.projection.in(flop) + a.attention.in(flop));
+}
+
+TEST_CASE("causal skipping halves only the T² term and is stated as kernel-dependent", "[flops]") {
+  ResultSet rs;
+  attention_flops({.batch = 1 * one, .seq = 4096 * one, .d = 4096 * one, .causal_skip = true}, rs);
+  CHECK(rs.find("attention_flops")->value.num == 0.5 * 4.0 * 4096.0 * 4096 * 4096);
+  CHECK(rs.find("projection_flops")->value.num == 8.0 * 4096.0 * 4096 * 4096);
+  bool stated = false;
+  for (const auto& a : rs.assumptions)
+    if (a.key == "causal_skip") stated = report::expand(a.text).find("kernel-dependent") != std::string::npos;
+  CHECK(stated);
+}
+
+TEST_CASE("grouped-query attention shrinks the K and V projections", "[flops]") {
+  // Llama-3.1-8B shape: D = 4096, 8 KV heads of 128 -> D_kv = 1024.
+  const AttentionFlops a = attention_flops({.batch = 1 * one, .seq = 1 * one, .d = 4096 * one, .d_kv = 1024 * one});
+  CHECK(a.projection.in(flop) == 2.0 * 4096 * (2.0 * 4096 + 2.0 * 1024));
+}
+
+TEST_CASE("6PD: 8e9 params on 15e12 tokens is 7.2e23 FLOP, 2P forward and 4P backward", "[flops][seed]") {
+  const TrainingFlops t = training_flops({.params = 8e9 * param, .tokens = 15e12 * token});
+  CHECK(t.forward.in(flop) == 2.0 * 8e9 * 15e12);
+  CHECK(t.backward.in(flop) == 4.0 * 8e9 * 15e12);
+  CHECK(t.total().in(flop) == 7.2e23);
+}
+
+TEST_CASE("6PD names what it leaves out", "[flops][seed]") {
+  ResultSet rs;
+  training_flops({.params = 8e9 * param, .tokens = 15e12 * token}, rs);
+  std::string all;
+  for (const auto& a : rs.assumptions) all += report::expand(a.text) + "\n";
+  CHECK(all.find("attention's T² term left out") != std::string::npos);
+  CHECK(all.find("LM head left out") != std::string::npos);
+  CHECK(all.find("no activation recomputation") != std::string::npos);
+  CHECK(all.find("MoE routing") != std::string::npos);
+}
+
+TEST_CASE("full recomputation adds one forward pass: 8PD", "[flops]") {
+  const TrainingFlops t =
+      training_flops({.params = 1e9 * param, .tokens = 1e9 * token, .recompute = Recompute::full});
+  CHECK(t.total().in(flop) == 8e18);
+}
+
+TEST_CASE("the attention term adds 12·L·T·D per token over a training step (PaLM appendix B)", "[flops]") {
+  // GPT-3 175B shape: L = 96, D = 12288, T = 2048.
+  const TrainingFlops t = training_flops({.params = 1.0 * param, .tokens = 1.0 * token,
+                                          .layers = 96 * one, .seq = 2048 * one, .d_model = 12288 * one});
+  CHECK(t.total().in(flop) == 6.0 + 12.0 * 96 * 2048 * 12288);
+}
+
+TEST_CASE("a zero or negative size is an input error naming the input", "[flops]") {
+  CHECK_THROWS_WITH(matmul_flops({.m = 0 * one, .k = 1 * one, .n = 1 * one}), "m: '0': expected a positive integer");
+  CHECK_THROWS_WITH(training_flops({.params = -1.0 * param, .tokens = 1.0 * token}),
+                    "params: '-1': expected a positive finite number");
+}

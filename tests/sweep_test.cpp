@@ -1,0 +1,86 @@
+#include <catch2/catch.hpp>
+
+#include "napkin/error.h"
+#include "sweep.h"
+
+using namespace napkin;
+using namespace napkin::cli;
+
+namespace {
+NumericFlag count_flag(const char* raw, Constraint c = Constraint::positive_integer) {
+  NumericFlag f;
+  f.flag = "--m";
+  f.name = "m";
+  f.dim = dim_rt<Count::dim>();
+  f.constraint = c;
+  f.raw = raw;
+  f.given = true;
+  return f;
+}
+std::vector<double> values(const Axis& a) {
+  std::vector<double> v;
+  for (std::size_t i = 0; i < a.size(); ++i) v.push_back(a.at(i));
+  return v;
+}
+}  // namespace
+
+TEST_CASE("a geometric range 1..64:x2 has 7 values", "[cli][sweep]") {
+  CHECK(values(parse_axis(count_flag("1..64:x2"))) == std::vector<double>{1, 2, 4, 8, 16, 32, 64});
+}
+
+TEST_CASE("a linear range 1024..8192:+1024 has 8 values", "[cli][sweep]") {
+  const Axis a = parse_axis(count_flag("1024..8192:+1024"));
+  CHECK(a.size() == 8);
+  CHECK(a.at(7) == 8192.0);
+}
+
+TEST_CASE("a list keeps its order and units apply per element", "[cli][sweep]") {
+  NumericFlag f = count_flag("8Ki,1k,3");
+  CHECK(values(parse_axis(f)) == std::vector<double>{8192, 1000, 3});
+  NumericFlag b;
+  b.flag = "--memory";
+  b.name = "memory";
+  b.dim = dim_rt<Bytes::dim>();
+  b.raw = "1GiB..4GiB:x2";
+  b.given = true;
+  CHECK(values(parse_axis(b)) == std::vector<double>{1073741824.0, 2147483648.0, 4294967296.0});
+}
+
+TEST_CASE("a range with a fractional step on an integer flag is refused", "[cli][sweep]") {
+  CHECK_THROWS_WITH(parse_axis(count_flag("1..64:x1.5")), "--m: '1..64:x1.5': expected an integer factor for an integer flag");
+  CHECK_THROWS_WITH(parse_axis(count_flag("64..1:x2")),
+                    "--m: '64..1:x2': expected a range whose end is not below its start (a..b:+step or a..b:xfactor)");
+  CHECK_THROWS_WITH(parse_axis(count_flag("1..8:/2")),
+                    "--m: '1..8:/2': expected a step ':+N' (linear) or a factor ':xN' (geometric) after the range");
+}
+
+TEST_CASE("a list element that breaks the constraint names its value", "[cli][sweep]") {
+  CHECK_THROWS_WITH(parse_axis(count_flag("1,2,-3")), "--m: '-3': expected a positive integer");
+}
+
+TEST_CASE("several swept flags give the cartesian product, first flag slowest", "[cli][sweep]") {
+  std::vector<NumericFlag> flags{count_flag("1,2"), count_flag("10,20,30")};
+  flags[1].flag = "--k";
+  flags[1].name = "k";
+  Sweep s(flags, {0, 1});
+  CHECK(s.rows() == 6);
+  std::vector<std::pair<double, double>> seen;
+  s.run([&](const Point& p) { seen.emplace_back(p[0], p[1]); });
+  CHECK(seen == std::vector<std::pair<double, double>>{{1, 10}, {1, 20}, {1, 30}, {2, 10}, {2, 20}, {2, 30}});
+}
+
+TEST_CASE("the sweep order follows the command line, not the declaration", "[cli][sweep]") {
+  std::vector<NumericFlag> flags{count_flag("1,2"), count_flag("10,20")};
+  flags[1].name = "k";
+  Sweep s(flags, {1, 0});
+  std::vector<std::pair<double, double>> seen;
+  s.run([&](const Point& p) { seen.emplace_back(p[0], p[1]); });
+  CHECK(seen == std::vector<std::pair<double, double>>{{1, 10}, {2, 10}, {1, 20}, {2, 20}});
+  CHECK(s.swept_names() == std::vector<std::string>{"k", "m"});
+}
+
+TEST_CASE("a sweep of more than 1e10 combinations is refused", "[cli][sweep]") {
+  std::vector<NumericFlag> flags{count_flag("1..1000000:+1"), count_flag("1..1000000:+1")};
+  flags[1].name = "k";
+  CHECK_THROWS_AS(Sweep(flags, {0, 1}), InputError);
+}
