@@ -1,0 +1,411 @@
+// GGUF headers. Layout (ggml docs/gguf.md, "File Structure"; versions 2 and 3 share it, v3 only
+// adds big-endian files, which napkin refuses): magic "GGUF", u32 version, u64 tensor_count,
+// u64 kv_count, then kv_count key-values (string key, u32 value type, value), then tensor_count
+// tensor infos (string name, u32 n_dims, n_dims × u64 dims, u32 ggml type, u64 offset), then
+// padding to general.alignment (default 32) and the data section. Strings are a u64 length and
+// that many bytes. All integers are little-endian.
+//
+// Every length and count read from the file is checked against the bytes left in it before
+// anything is allocated or looped over: a count of 2^60 tensors fails at once instead of
+// allocating.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "checkpoint_detail.h"
+#include "napkin/error.h"
+#include "napkin/specs/checkpoint.h"
+
+namespace napkin::specs {
+
+namespace fs = std::filesystem;
+using detail::fail;
+
+namespace {
+
+struct GgmlType {
+  std::uint32_t id;
+  std::string_view name;
+  std::uint64_t block;  // elements per block
+  std::uint64_t bytes;  // bytes per block
+};
+
+// ggml/src/ggml.c, `type_traits[GGML_TYPE_COUNT]`: .blck_size and .type_size (= sizeof of the
+// block struct in ggml/src/ggml-common.h); enum values from ggml/include/ggml.h `enum ggml_type`.
+// QK_K = 256. Values 4 and 5 (Q4_2, Q4_3) were removed in 2023 and are refused. 31-33 and
+// 36-38 are the repacked Q4_0/IQ4_NL layouts that GGUF files carried in late 2024 before ggml
+// dropped them from files; they keep their parent's block (32 elements, 18 B).
+constexpr std::array<GgmlType, 38> kGgmlTypes = {{
+    {0, "F32", 1, 4},
+    {1, "F16", 1, 2},
+    {2, "Q4_0", 32, 18},       // fp16 d + 32 nibbles
+    {3, "Q4_1", 32, 20},       // fp16 d, m + 32 nibbles
+    {6, "Q5_0", 32, 22},       // fp16 d + 4 B high bits + 32 nibbles
+    {7, "Q5_1", 32, 24},       // fp16 d, m + 4 B high bits + 32 nibbles
+    {8, "Q8_0", 32, 34},       // fp16 d + 32 int8
+    {9, "Q8_1", 32, 36},       // fp16 d, s + 32 int8
+    {10, "Q2_K", 256, 84},     // 16 B scales + 64 B quants + fp16 d, dmin
+    {11, "Q3_K", 256, 110},    // 32 B hmask + 64 B quants + 12 B scales + fp16 d
+    {12, "Q4_K", 256, 144},    // fp16 d, dmin + 12 B scales + 128 B quants
+    {13, "Q5_K", 256, 176},    // fp16 d, dmin + 12 B scales + 32 B high bits + 128 B quants
+    {14, "Q6_K", 256, 210},    // 128 B low + 64 B high + 16 B scales + fp16 d
+    {15, "Q8_K", 256, 292},    // f32 d + 256 int8 + 16 int16 block sums
+    {16, "IQ2_XXS", 256, 66},  // fp16 d + 32 u16
+    {17, "IQ2_XS", 256, 74},   // fp16 d + 32 u16 + 8 B scales
+    {18, "IQ3_XXS", 256, 98},  // fp16 d + 96 B
+    {19, "IQ1_S", 256, 50},    // fp16 d + 32 B + 8 u16
+    {20, "IQ4_NL", 32, 18},    // fp16 d + 32 nibbles
+    {21, "IQ3_S", 256, 110},   // fp16 d + 64 + 8 + 32 + 4 B
+    {22, "IQ2_S", 256, 82},    // fp16 d + 64 + 8 + 8 B
+    {23, "IQ4_XS", 256, 136},  // fp16 d + u16 + 4 B + 128 B
+    {24, "I8", 1, 1},
+    {25, "I16", 1, 2},
+    {26, "I32", 1, 4},
+    {27, "I64", 1, 8},
+    {28, "F64", 1, 8},
+    {29, "IQ1_M", 256, 56},  // 32 + 16 + 8 B (the scale is spread over the scales)
+    {30, "BF16", 1, 2},
+    {31, "Q4_0_4_4", 32, 18},
+    {32, "Q4_0_4_8", 32, 18},
+    {33, "Q4_0_8_8", 32, 18},
+    {34, "TQ1_0", 256, 54},  // 48 B base-3 trits + 4 B + fp16 d
+    {35, "TQ2_0", 256, 66},  // 64 B 2-bit + fp16 d
+    {36, "IQ4_NL_4_4", 32, 18},
+    {37, "IQ4_NL_4_8", 32, 18},
+    {38, "IQ4_NL_8_8", 32, 18},
+    {39, "MXFP4", 32, 17},  // e8m0 scale + 32 fp4 nibbles
+}};
+
+const GgmlType* find_ggml_type(std::uint32_t id) {
+  for (const auto& t : kGgmlTypes)
+    if (t.id == id) return &t;
+  return nullptr;
+}
+
+// docs/gguf.md `enum gguf_metadata_value_type`, with the sizes of the fixed-size ones.
+enum ValueType : std::uint32_t {
+  kU8 = 0, kI8, kU16, kI16, kU32, kI32, kF32, kBool, kString, kArray, kU64, kI64, kF64,
+};
+constexpr std::array<std::string_view, 13> kValueTypeNames = {
+    "u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool", "string", "array", "u64", "i64", "f64"};
+constexpr std::array<std::uint64_t, 13> kValueTypeSizes = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+// Fewest bytes one value of a type can take: a string is at least its u64 length, an array at
+// least its u32 element type and u64 count.
+constexpr std::uint64_t min_value_bytes(std::uint32_t type) {
+  return type == kString ? 8 : type == kArray ? 12 : kValueTypeSizes[type];
+}
+
+// docs/gguf.md: "keys ... must be at most 2^16-1 bytes long". Tensor names get the same bound;
+// ggml itself allows 63 B (GGML_MAX_NAME).
+constexpr std::uint64_t kMaxNameBytes = 65535;
+// Longer string values are summarised rather than kept (chat templates run to a few kB).
+constexpr std::uint64_t kMaxKeptString = 4096;
+// Array elements shown in a metadata summary.
+constexpr std::uint64_t kShownElements = 4;
+// Nested arrays recurse; real files nest at most once.
+constexpr int kMaxArrayDepth = 8;
+// ggml/include/ggml.h: GGML_MAX_DIMS.
+constexpr std::uint32_t kMaxDims = 4;
+// docs/gguf.md: GGUF_DEFAULT_ALIGNMENT.
+constexpr std::uint64_t kDefaultAlignment = 32;
+// Fewest bytes a key-value can take (u64 key length, u32 type, a u8 value) and a tensor info
+// (u64 name length, u32 n_dims, u32 type, u64 offset).
+constexpr std::uint64_t kMinKvBytes = 8 + 4 + 1;
+constexpr std::uint64_t kMinTensorInfoBytes = 8 + 4 + 4 + 8;
+
+// Sequential little-endian reads that know how many bytes are left and say which field ran out.
+class Reader {
+ public:
+  explicit Reader(const fs::path& path)
+      : path_(path), size_(detail::regular_file_size(path)), in_(detail::open_binary(path)) {}
+
+  std::uint64_t position() const { return pos_; }
+  std::uint64_t left() const { return size_ - pos_; }
+  std::uint64_t size() const { return size_; }
+
+  void need(std::uint64_t n, std::string_view field) const {
+    if (n > left())
+      fail(path_, fmt::format("file ends inside {} (at byte {}: needs {} B, {} B left)", field,
+                              pos_, n, left()));
+  }
+
+  void read(void* out, std::uint64_t n, std::string_view field) {
+    need(n, field);
+    if (!in_.read(static_cast<char*>(out), static_cast<std::streamsize>(n)))
+      fail(path_, fmt::format("cannot read {} at byte {}", field, pos_));
+    pos_ += n;
+  }
+
+  template <class T>
+  T integer(std::string_view field) {
+    unsigned char b[sizeof(T)];
+    read(b, sizeof(T), field);
+    std::uint64_t v = 0;
+    for (int i = static_cast<int>(sizeof(T)) - 1; i >= 0; --i) v = (v << 8) | b[i];
+    return static_cast<T>(v);
+  }
+
+  void skip(std::uint64_t n, std::string_view field) {
+    need(n, field);
+    if (n <= sizeof(scratch_)) {
+      // Small skips read: seeking an ifstream drops its buffer, and tokenizer arrays skip
+      // hundreds of thousands of short strings.
+      read(scratch_, n, field);
+      return;
+    }
+    if (!in_.seekg(static_cast<std::streamoff>(n), std::ios::cur))
+      fail(path_, fmt::format("cannot skip {} at byte {}", field, pos_));
+    pos_ += n;
+  }
+
+  /// A u64 length checked against the bytes left, and against `max` when given.
+  std::uint64_t length(std::string_view field, std::uint64_t max = UINT64_MAX) {
+    const auto n = integer<std::uint64_t>(fmt::format("{} length", field));
+    if (n > left())
+      fail(path_, fmt::format("{} length {} exceeds the {} B left in the file", field, n, left()));
+    if (n > max) fail(path_, fmt::format("{} length {} exceeds GGUF's limit of {} B", field, n, max));
+    return n;
+  }
+
+  std::string string(std::string_view field, std::uint64_t max = UINT64_MAX) {
+    const std::uint64_t n = length(field, max);
+    std::string s(static_cast<std::size_t>(n), '\0');
+    read(s.data(), n, field);
+    return s;
+  }
+
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  std::uint64_t size_;
+  std::ifstream in_;
+  std::uint64_t pos_ = 0;
+  char scratch_[4096];
+};
+
+std::string scalar_text(Reader& r, std::uint32_t type, std::string_view field) {
+  switch (type) {
+    case kU8: return std::to_string(r.integer<std::uint8_t>(field));
+    case kI8: return std::to_string(r.integer<std::int8_t>(field));
+    case kU16: return std::to_string(r.integer<std::uint16_t>(field));
+    case kI16: return std::to_string(r.integer<std::int16_t>(field));
+    case kU32: return std::to_string(r.integer<std::uint32_t>(field));
+    case kI32: return std::to_string(r.integer<std::int32_t>(field));
+    case kU64: return std::to_string(r.integer<std::uint64_t>(field));
+    case kI64: return std::to_string(r.integer<std::int64_t>(field));
+    case kF32: return fmt::format("{}", std::bit_cast<float>(r.integer<std::uint32_t>(field)));
+    case kF64: return fmt::format("{}", std::bit_cast<double>(r.integer<std::uint64_t>(field)));
+    case kBool: return r.integer<std::uint8_t>(field) != 0 ? "true" : "false";
+    default: break;
+  }
+  fail(r.path(), fmt::format("{}: value type {} is not a scalar", field, type));
+}
+
+std::uint32_t value_type(Reader& r, std::string_view field) {
+  const auto type = r.integer<std::uint32_t>(field);
+  if (type >= kValueTypeNames.size())
+    fail(r.path(), fmt::format("{} is {}; expected a GGUF value type 0-12", field, type));
+  return type;
+}
+
+MetadataValue read_value(Reader& r, std::uint32_t type, const std::string& field, int depth) {
+  if (type == kString) {
+    const std::uint64_t n = r.length(field);
+    if (n > kMaxKeptString) {
+      r.skip(n, field);
+      return {"string", fmt::format("<string of {} B>", n), 0};
+    }
+    std::string s(static_cast<std::size_t>(n), '\0');
+    r.read(s.data(), n, field);
+    return {"string", std::move(s), 0};
+  }
+  if (type != kArray) return {std::string(kValueTypeNames[type]), scalar_text(r, type, field), 0};
+
+  if (depth >= kMaxArrayDepth)
+    fail(r.path(), fmt::format("{} nests arrays deeper than {} levels", field, kMaxArrayDepth));
+  const std::uint32_t element_type = value_type(r, field + " element type");
+  const auto count = r.integer<std::uint64_t>(field + " count");
+  const std::uint64_t min_bytes = min_value_bytes(element_type);
+  if (count > r.left() / min_bytes)
+    fail(r.path(), fmt::format("{} count {} exceeds what the {} B left in the file can hold "
+                               "({} B per {})",
+                               field, count, r.left(), min_bytes, kValueTypeNames[element_type]));
+
+  MetadataValue v;
+  v.type = fmt::format("array[{}]", kValueTypeNames[element_type]);
+  v.array_length = count;
+  std::vector<std::string> shown;
+  const std::uint64_t fixed = kValueTypeSizes[element_type];
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::string element = fmt::format("{}[{}]", field, i);
+    if (i >= kShownElements && fixed > 0) {
+      r.skip((count - i) * fixed, element);  // count ≤ left / fixed: no overflow
+      break;
+    }
+    if (i >= kShownElements && element_type == kString) {
+      r.skip(r.length(element), element);
+      continue;
+    }
+    MetadataValue e = read_value(r, element_type, element, depth + 1);
+    if (i < kShownElements) shown.push_back(element_type == kString ? "\"" + e.text + "\"" : e.text);
+  }
+  std::string text(1, '[');
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += shown[i];
+  }
+  if (count > shown.size()) text += fmt::format(", … {} items", count);
+  text += ']';
+  v.text = std::move(text);
+  return v;
+}
+
+struct Located {
+  TensorInfo info;
+  std::uint64_t offset = 0;
+};
+
+Located read_tensor_info(Reader& r, std::uint64_t i) {
+  const std::string where = fmt::format("tensor[{}]", i);
+  std::string name = r.string(where + " name", kMaxNameBytes);
+  const std::string label = fmt::format("tensor '{}'", detail::printable(name));
+  const auto n_dims = r.integer<std::uint32_t>(label + " n_dims");
+  if (n_dims > kMaxDims)
+    fail(r.path(), fmt::format("{}: n_dims {} exceeds ggml's limit of {} (GGML_MAX_DIMS)", label,
+                               n_dims, kMaxDims));
+  std::vector<std::uint64_t> dims;
+  for (std::uint32_t d = 0; d < n_dims; ++d) {
+    const auto dim = r.integer<std::int64_t>(fmt::format("{} dimension {}", label, d));
+    if (dim < 0)
+      fail(r.path(), fmt::format("{}: dimension {} is {}; expected a size >= 0", label, d, dim));
+    dims.push_back(static_cast<std::uint64_t>(dim));
+  }
+  const auto type_id = r.integer<std::uint32_t>(label + " type");
+  const GgmlType* type = find_ggml_type(type_id);
+  if (type == nullptr)
+    fail(r.path(), fmt::format("{}: ggml type {} is not one napkin knows (0-3, 6-39)", label,
+                               type_id));
+  const auto offset = r.integer<std::uint64_t>(label + " offset");
+
+  const auto elements = detail::element_count(dims);
+  if (!elements)
+    fail(r.path(), fmt::format("{}: shape {} has more elements than 64 bits count", label,
+                               detail::shape_text(dims)));
+  // ggml stores whole blocks along the first dimension (gguf.cpp checks the same).
+  const std::uint64_t row = dims.empty() ? 1 : dims[0];
+  if (row % type->block != 0)
+    fail(r.path(), fmt::format("{}: first dimension {} is not a multiple of the {} block size {}",
+                               label, row, type->name, type->block));
+  const auto bytes = detail::checked_mul(*elements / type->block, type->bytes);
+  if (!bytes)
+    fail(r.path(), fmt::format("{}: shape {} of {} takes more bytes than 64 bits count", label,
+                               detail::shape_text(dims), type->name));
+  Located t;
+  t.info = TensorInfo{std::move(name), std::string(type->name), std::move(dims), *elements, *bytes};
+  t.offset = offset;
+  return t;
+}
+
+}  // namespace
+
+Checkpoint read_gguf(const fs::path& path) {
+  Reader r(path);
+  char magic[4];
+  r.read(magic, 4, "the magic");
+  if (std::string_view(magic, 4) != "GGUF")
+    fail(path, fmt::format("magic is '{}'; expected 'GGUF'",
+                           detail::printable(std::string_view(magic, 4))));
+  const auto version = r.integer<std::uint32_t>("version");
+  if (version != 2 && version != 3) {
+    const bool swapped = version == 0x02000000u || version == 0x03000000u;
+    fail(path, fmt::format("version {} is not supported{}; expected 2 or 3", version,
+                           swapped ? " (a big-endian file?)" : ""));
+  }
+  const auto tensor_count = r.integer<std::uint64_t>("tensor_count");
+  const auto kv_count = r.integer<std::uint64_t>("kv_count");
+  if (kv_count > r.left() / kMinKvBytes)
+    fail(path, fmt::format("kv_count {} exceeds what the {} B left in the file can hold ({} B "
+                           "per key-value at least)",
+                           kv_count, r.left(), kMinKvBytes));
+
+  Checkpoint c;
+  c.format = "gguf";
+  c.files.push_back(path);
+  std::uint64_t alignment = kDefaultAlignment;
+  for (std::uint64_t i = 0; i < kv_count; ++i) {
+    const std::string where = fmt::format("kv[{}]", i);
+    std::string key = r.string(where + " key", kMaxNameBytes);
+    const std::string label = fmt::format("{} ('{}')", where, detail::printable(key));
+    if (c.metadata.contains(key))
+      fail(path, fmt::format("{}: key '{}' appears twice", where, detail::printable(key)));
+    const std::uint32_t type = value_type(r, label + " type");
+    MetadataValue value = read_value(r, type, label + " value", 0);
+    if (key == "general.alignment") {
+      // gguf.cpp requires a u32 power of two.
+      if (value.type != "u32")
+        fail(path, fmt::format("general.alignment has type {}; expected u32", value.type));
+      alignment = std::stoull(value.text);
+      if (!std::has_single_bit(alignment))
+        fail(path, fmt::format("general.alignment is {}; expected a power of two", alignment));
+    }
+    c.metadata.emplace(std::move(key), std::move(value));
+  }
+
+  if (tensor_count > r.left() / kMinTensorInfoBytes)
+    fail(path, fmt::format("tensor_count {} exceeds what the {} B left in the file can hold ({} "
+                           "B per tensor info at least)",
+                           tensor_count, r.left(), kMinTensorInfoBytes));
+  std::vector<Located> tensors;
+  std::set<std::string> names;
+  for (std::uint64_t i = 0; i < tensor_count; ++i) {
+    Located t = read_tensor_info(r, i);
+    if (!names.insert(t.info.name).second)
+      fail(path, fmt::format("tensor '{}' appears twice", detail::printable(t.info.name)));
+    tensors.push_back(std::move(t));
+  }
+
+  // The data section starts at the next multiple of the alignment after the tensor infos.
+  const std::uint64_t data_start = (r.position() + alignment - 1) / alignment * alignment;
+  const std::uint64_t data_bytes = data_start <= r.size() ? r.size() - data_start : 0;
+  for (const Located& t : tensors) {
+    const std::string label = fmt::format("tensor '{}'", detail::printable(t.info.name));
+    if (t.offset % alignment != 0)
+      fail(path, fmt::format("{}: offset {} is not a multiple of the alignment {}", label,
+                             t.offset, alignment));
+    const auto end = detail::checked_add(t.offset, t.info.bytes);
+    if (!end || *end > data_bytes)
+      fail(path, fmt::format("{}: {} B at offset {} end past the data section ({} B from byte "
+                             "{}); the file is truncated or the offset is wrong",
+                             label, t.info.bytes, t.offset, data_bytes, data_start));
+  }
+  std::vector<const Located*> by_offset;
+  for (const Located& t : tensors)
+    if (t.info.bytes > 0) by_offset.push_back(&t);
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](const Located* a, const Located* b) { return a->offset < b->offset; });
+  // `reach` is the tensor that ends last so far; every end is within the file, so no overflow.
+  const Located* reach = nullptr;
+  for (const Located* t : by_offset) {
+    if (reach != nullptr && t->offset < reach->offset + reach->info.bytes)
+      fail(path, fmt::format("tensors '{}' (offset {}, {} B) and '{}' (offset {}) overlap",
+                             detail::printable(reach->info.name), reach->offset,
+                             reach->info.bytes, detail::printable(t->info.name), t->offset));
+    if (reach == nullptr || t->offset + t->info.bytes > reach->offset + reach->info.bytes)
+      reach = t;
+  }
+
+  for (Located& t : tensors) c.tensors.push_back(std::move(t.info));
+  detail::tally(c, path);
+  const auto split = c.metadata.find("split.count");
+  if (split != c.metadata.end() && split->second.text != "0" && split->second.text != "1")
+    c.warnings.push_back(fmt::format("{}: one file of a GGUF split into {}; only its tensors are "
+                                     "counted",
+                                     detail::file_label(path), split->second.text));
+  return c;
+}
+
+}  // namespace napkin::specs

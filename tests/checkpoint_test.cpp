@@ -1,0 +1,172 @@
+// Shared checkpoint code (src/specs/checkpoint.cpp): tensor_group, find_checkpoint,
+// read_checkpoint.
+#include <catch2/catch.hpp>
+
+#include "checkpoint_files.h"
+#include "napkin/specs/checkpoint.h"
+
+using napkin::specs::find_checkpoint;
+using napkin::specs::read_checkpoint;
+using napkin::specs::tensor_group;
+using napkin::test::input_error;
+using napkin::test::TempDir;
+using napkin::test::write_file;
+using napkin::test::write_safetensors;
+
+namespace {
+struct Case {
+  const char* name;
+  const char* group;
+};
+
+void check_groups(std::initializer_list<Case> cases) {
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    CHECK(tensor_group(c.name) == c.group);
+  }
+}
+}  // namespace
+
+TEST_CASE("tensor_group sorts Llama, Mistral, Qwen and Gemma safetensors names",
+          "[checkpoint][specs]") {
+  check_groups({
+      {"model.embed_tokens.weight", "embedding"},
+      {"model.layers.0.self_attn.q_proj.weight", "attention"},
+      {"model.layers.0.self_attn.k_proj.bias", "attention"},
+      {"model.layers.0.self_attn.o_proj.weight", "attention"},
+      {"model.layers.0.self_attn.q_norm.weight", "norm"},  // Qwen3
+      {"model.layers.0.mlp.gate_proj.weight", "mlp"},
+      {"model.layers.0.mlp.up_proj.weight", "mlp"},
+      {"model.layers.0.mlp.down_proj.weight", "mlp"},
+      {"model.layers.0.input_layernorm.weight", "norm"},
+      {"model.layers.0.post_attention_layernorm.weight", "norm"},
+      {"model.layers.0.pre_feedforward_layernorm.weight", "norm"},  // Gemma 2
+      {"model.norm.weight", "norm"},
+      {"lm_head.weight", "head"},
+      {"model.layers.0.self_attn.rotary_emb.inv_freq", "other"},  // a buffer
+      {"model.layers.0.self_attn.qkv_proj.weight", "attention"},  // Phi-3
+      {"model.layers.0.mlp.gate_up_proj.weight", "mlp"},          // Phi-3
+  });
+}
+
+TEST_CASE("tensor_group sorts Mixtral, Qwen-MoE and DeepSeek safetensors names",
+          "[checkpoint][specs]") {
+  check_groups({
+      {"model.layers.0.block_sparse_moe.gate.weight", "router"},
+      {"model.layers.0.block_sparse_moe.experts.7.w1.weight", "experts"},
+      {"model.layers.0.block_sparse_moe.experts.7.w2.weight", "experts"},
+      {"model.layers.0.mlp.gate.weight", "router"},
+      {"model.layers.0.mlp.experts.12.gate_proj.weight", "experts"},
+      {"model.layers.0.mlp.shared_expert.up_proj.weight", "experts"},
+      {"model.layers.0.mlp.shared_experts.down_proj.weight", "experts"},
+      {"model.layers.0.mlp.shared_expert_gate.weight", "router"},
+      {"model.layers.3.mlp.gate.e_score_correction_bias", "router"},
+      {"model.layers.0.self_attn.kv_a_proj_with_mqa.weight", "attention"},
+      {"model.layers.0.self_attn.kv_a_layernorm.weight", "norm"},
+      {"model.layers.0.self_attn.kv_b_proj.weight", "attention"},
+      {"model.layers.0.self_attn.q_a_proj.weight", "attention"},
+      {"model.layers.0.self_attn.q_a_layernorm.weight", "norm"},
+      {"model.layers.0.self_attn.q_b_proj.weight", "attention"},
+      {"model.layers.0.mlp.experts.gate_up_proj", "experts"},  // packed experts (GPT-OSS)
+      {"model.layers.0.mlp.router.weight", "router"},
+  });
+}
+
+TEST_CASE("tensor_group sorts GPT-2, GPT-NeoX, OPT, Falcon and BERT safetensors names",
+          "[checkpoint][specs]") {
+  check_groups({
+      {"wte.weight", "embedding"},
+      {"wpe.weight", "embedding"},
+      {"h.0.ln_1.weight", "norm"},
+      {"h.0.attn.c_attn.weight", "attention"},
+      {"h.0.attn.c_proj.bias", "attention"},
+      {"h.0.attn.bias", "other"},  // GPT-2's causal mask buffer
+      {"h.0.mlp.c_fc.weight", "mlp"},
+      {"h.0.mlp.c_proj.weight", "mlp"},
+      {"ln_f.bias", "norm"},
+      {"gpt_neox.embed_in.weight", "embedding"},
+      {"gpt_neox.layers.0.attention.query_key_value.weight", "attention"},
+      {"gpt_neox.layers.0.attention.dense.bias", "attention"},
+      {"gpt_neox.layers.0.attention.bias", "other"},
+      {"gpt_neox.layers.0.attention.masked_bias", "other"},
+      {"gpt_neox.layers.0.mlp.dense_h_to_4h.weight", "mlp"},
+      {"gpt_neox.final_layer_norm.weight", "norm"},
+      {"embed_out.weight", "head"},
+      {"model.decoder.embed_positions.weight", "embedding"},
+      {"model.decoder.layers.0.self_attn_layer_norm.weight", "norm"},
+      {"model.decoder.layers.0.fc1.weight", "mlp"},
+      {"model.decoder.project_in.weight", "other"},
+      {"transformer.word_embeddings.weight", "embedding"},
+      {"transformer.h.0.self_attention.query_key_value.weight", "attention"},
+      {"transformer.h.0.ln_attn.weight", "norm"},
+      {"bert.embeddings.word_embeddings.weight", "embedding"},
+      {"bert.embeddings.token_type_embeddings.weight", "embedding"},
+      {"bert.embeddings.LayerNorm.weight", "norm"},
+      {"bert.embeddings.position_ids", "other"},
+      {"bert.encoder.layer.0.attention.self.query.weight", "attention"},
+      {"bert.encoder.layer.0.attention.output.dense.weight", "attention"},
+      {"bert.encoder.layer.0.attention.output.LayerNorm.bias", "norm"},
+      {"bert.encoder.layer.0.intermediate.dense.weight", "mlp"},
+      {"bert.encoder.layer.0.output.dense.weight", "mlp"},
+      {"bert.pooler.dense.weight", "other"},
+      {"cls.predictions.transform.dense.weight", "head"},
+      {"layers.0.attention.wq.weight", "attention"},  // Meta's consolidated files
+      {"layers.0.feed_forward.w1.weight", "mlp"},
+      {"output.weight", "head"},
+      {"tok_embeddings.weight", "embedding"},
+  });
+}
+
+TEST_CASE("tensor_group sorts llama.cpp gguf tensor names", "[checkpoint][specs]") {
+  check_groups({
+      {"token_embd.weight", "embedding"},
+      {"position_embd.weight", "embedding"},
+      {"blk.0.attn_norm.weight", "norm"},
+      {"blk.0.attn_q.weight", "attention"},
+      {"blk.0.attn_k.weight", "attention"},
+      {"blk.0.attn_v.weight", "attention"},
+      {"blk.0.attn_output.weight", "attention"},
+      {"blk.0.attn_qkv.weight", "attention"},
+      {"blk.0.attn_kv_a_mqa.weight", "attention"},
+      {"blk.0.attn_kv_a_norm.weight", "norm"},
+      {"blk.0.attn_q_norm.weight", "norm"},
+      {"blk.0.ffn_norm.weight", "norm"},
+      {"blk.0.ffn_gate.weight", "mlp"},
+      {"blk.0.ffn_up.weight", "mlp"},
+      {"blk.0.ffn_down.weight", "mlp"},
+      {"blk.0.ffn_gate_inp.weight", "router"},
+      {"blk.0.ffn_gate_inp_shexp.weight", "router"},
+      {"blk.0.exp_probs_b.bias", "router"},
+      {"blk.0.ffn_gate_exps.weight", "experts"},
+      {"blk.0.ffn_down_exps.weight", "experts"},
+      {"blk.0.ffn_up_shexp.weight", "experts"},
+      {"output_norm.weight", "norm"},
+      {"output.weight", "head"},
+      {"rope_freqs.weight", "other"},
+  });
+}
+
+TEST_CASE("find_checkpoint picks the index, else the one safetensors or gguf file",
+          "[checkpoint][specs]") {
+  TempDir dir;
+  CHECK_FALSE(find_checkpoint(dir.path()).has_value());
+  CHECK(input_error([&] { read_checkpoint(dir.path()); }) ==
+        dir.path().string() + ": holds no *.safetensors.index.json, .safetensors or .gguf file");
+  write_file(dir / "config.json", "{}");
+  write_file(dir / "model.gguf", "GGUF");
+  CHECK(find_checkpoint(dir.path()) == dir / "model.gguf");
+  write_safetensors(dir / "model.safetensors", "{}", 0);
+  CHECK(find_checkpoint(dir.path()) == dir / "model.safetensors");
+  write_file(dir / "model.safetensors.index.json", "{}");
+  CHECK(find_checkpoint(dir.path()) == dir / "model.safetensors.index.json");
+}
+
+TEST_CASE("read_checkpoint reads an empty safetensors header as zero tensors",
+          "[checkpoint][specs]") {
+  TempDir dir;
+  write_safetensors(dir / "model.safetensors", "{}", 0);
+  const auto c = read_checkpoint(dir / "model.safetensors");
+  CHECK(c.tensors.empty());
+  CHECK(c.total_elements == 0);
+  CHECK(c.bits_per_weight() == 0.0);
+}
