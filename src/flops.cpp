@@ -78,7 +78,7 @@ void ffn_flops(const FfnInput& in, ResultSet& out) {
   out.item("flops", "FFN FLOP", value(total), "C = FLOP/token · tokens",
            text("{} · {}", per_token, in.tokens));
   out.assume("ffn_activation", text("activation function, biases and elementwise gate product not counted"));
-  out.assume("tokens", text("{} token(s) through the FFN", in.tokens));
+  out.assume("tokens", text("{} through the FFN (FLOP per token when 1)", in.tokens));
 }
 
 // ---- attention ------------------------------------------------------------------------------

@@ -126,9 +126,11 @@ void roofline(const RooflineInput& in, ResultSet& out) {
   out.item("peak_fraction", "fraction of peak", value(r.attainable / in.peak), "P / R_peak",
            text("{} / {}", r.attainable, in.peak));
   if (t.flops) {
-    out.item("flops", "FLOP", value(*t.flops), in.op ? "C = n · ops" : "C (given)",
-             in.op ? text("{} · {}", *in.elements, t.flops->in(flop) / in.elements->in(one))
-                   : text("{}", *t.flops));
+    if (in.op)
+      out.item("flops", "FLOP", value(*t.flops), "C = n · ops",
+               text("{} · {}", *in.elements, t.flops->in(flop) / in.elements->in(one)));
+    else
+      out.item("flops", "FLOP", value(*t.flops), "C (given)", text("{}", *t.flops));
   }
   if (t.bytes) {
     if (in.op)
@@ -167,8 +169,8 @@ void roofline(const RooflineInput& in, ResultSet& out) {
     if (in.op->name == "relu") {
       out.note(text("ReLU reads and writes each element once: {} moved per element for 1 operation",
                     in.op->accesses_per_element * dtype_size(in.dtype)));
-      out.note(text("I = 1 / {} = {} op/B; in fp32 it is 1/8 = 0.125 and in fp16 1/4 = 0.25",
-                    (in.op->accesses_per_element * dtype_size(in.dtype)).in(byte), r.intensity));
+      out.note(text("I = 1 op / {} = {} (op/B); in fp32 it is 1/8 = 0.125 and in fp16 1/4 = 0.25",
+                    in.op->accesses_per_element * dtype_size(in.dtype), r.intensity));
       out.note(text("erratum: the slides' body text says 8 (fp32) and 4 (fp16) FLOP/byte, which "
                     "inverts the ratio; the table beside it is right"));
     }

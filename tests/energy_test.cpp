@@ -41,7 +41,7 @@ TEST_CASE("the assumptions say R is effective and whose power W is", "[energy][s
   ResultSet rs;
   energy({.flops = 1e18 * flop, .throughput = 100.0 * TFLOP_per_s, .power = 1.0 * kW}, rs);
   std::string all;
-  for (const auto& a : rs.assumptions) all += report::expand(a.text) + "\n";
+  for (const auto& a : rs.assumptions) all += report::expand(rs, a.text) + "\n";
   CHECK(all.find("effective rate, not the datasheet peak") != std::string::npos);
   CHECK(all.find("one GPU, a node or the cluster") != std::string::npos);
 }

@@ -14,7 +14,7 @@ TEST_CASE("a 4096³ matmul is 2·4096³ = 137,438,953,472 FLOP (1.374e11)", "[fl
   matmul_flops({.m = 4096 * one, .k = 4096 * one, .n = 4096 * one}, rs);
   REQUIRE(rs.find("flops") != nullptr);
   CHECK(report::human_value(rs.find("flops")->value) == "137.44 GFLOP (1.374e11 FLOP)");
-  CHECK(report::expand(rs.find("flops")->substituted) == "2 · 4096 · 4096 · 4096");
+  CHECK(report::expand(rs, rs.find("flops")->substituted) == "2 · 4096 · 4096 · 4096");
 }
 
 TEST_CASE("counting a fused multiply-add as one halves the matmul count and says so", "[flops]") {
@@ -23,7 +23,7 @@ TEST_CASE("counting a fused multiply-add as one halves the matmul count and says
   CHECK(rs.find("flops")->value.num == 68719476736.0);
   REQUIRE(rs.assumptions.size() == 1);
   CHECK(rs.assumptions[0].key == "fma_counting");
-  CHECK(report::expand(rs.assumptions[0].text).find("counts as 1 operation") != std::string::npos);
+  CHECK(report::expand(rs, rs.assumptions[0].text).find("counts as 1 operation") != std::string::npos);
 }
 
 TEST_CASE("a plain FFN is 4·D·F per token and a gated one 6·D·F", "[flops][seed]") {
@@ -48,7 +48,7 @@ TEST_CASE("causal skipping halves only the T² term and is stated as kernel-depe
   CHECK(rs.find("projection_flops")->value.num == 8.0 * 4096.0 * 4096 * 4096);
   bool stated = false;
   for (const auto& a : rs.assumptions)
-    if (a.key == "causal_skip") stated = report::expand(a.text).find("kernel-dependent") != std::string::npos;
+    if (a.key == "causal_skip") stated = report::expand(rs, a.text).find("kernel-dependent") != std::string::npos;
   CHECK(stated);
 }
 
@@ -69,7 +69,7 @@ TEST_CASE("6PD names what it leaves out", "[flops][seed]") {
   ResultSet rs;
   training_flops({.params = 8e9 * param, .tokens = 15e12 * token}, rs);
   std::string all;
-  for (const auto& a : rs.assumptions) all += report::expand(a.text) + "\n";
+  for (const auto& a : rs.assumptions) all += report::expand(rs, a.text) + "\n";
   CHECK(all.find("attention's T² term left out") != std::string::npos);
   CHECK(all.find("LM head left out") != std::string::npos);
   CHECK(all.find("no activation recomputation") != std::string::npos);

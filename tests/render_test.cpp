@@ -58,7 +58,7 @@ TEST_CASE("the table lists every assumption with its flag", "[report]") {
   const std::string table = render_to_string(rs, Format::table);
   CHECK(table.find("Assumptions") != std::string::npos);
   for (const auto& a : rs.assumptions) {
-    CHECK(table.find(report::expand(a.text)) != std::string::npos);
+    CHECK(table.find(report::expand(rs, a.text)) != std::string::npos);
     CHECK(table.find(std::string(a.flag)) != std::string::npos);
   }
 }

@@ -36,7 +36,7 @@ TEST_CASE("ReLU is 0.125 op/B in fp32 and 0.25 op/B in fp16, not 8 and 4", "[roo
   roofline({.peak = 100.0 * TFLOP_per_s, .bandwidth = 1.0 * TB_per_s, .op = relu, .dtype = Dtype::fp32}, rs);
   CHECK(report::human_value(rs.find("intensity")->value) == "0.125 FLOP/B");
   bool erratum = false;
-  for (const auto& n : rs.notes) erratum = erratum || report::expand(n).find("erratum") != std::string::npos;
+  for (const auto& n : rs.notes) erratum = erratum || report::expand(rs, n).find("erratum") != std::string::npos;
   CHECK(erratum);
 }
 

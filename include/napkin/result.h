@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <tuple>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -36,21 +37,41 @@ constexpr Operand op(const char* s) { return op(std::string_view(s)); }
 
 inline constexpr std::size_t kMaxOperands = 10;
 
-/// A pattern with `{}` holes and the operands that fill them, in order.
+/// A pattern with `{}` holes and the operands that fill them, in order. Built by hand where the
+/// number of operands varies at run time; otherwise use text().
 struct Text {
   std::string_view pattern{};
   std::array<Operand, kMaxOperands> ops{};
   std::uint8_t n = 0;
 };
 
+/// A pattern and its typed arguments, not yet converted: what text() returns. A ResultSet
+/// converts the arguments into operands only when it keeps details (not for CSV).
 template <class... A>
-constexpr Text text(std::string_view pattern, A... args) {
+struct TextArgs {
+  std::string_view pattern;
+  std::tuple<A...> args;
+};
+
+template <class... A>
+constexpr TextArgs<A...> text(std::string_view pattern, A... args) {
   static_assert(sizeof...(A) <= kMaxOperands, "too many operands for one pattern");
-  Text t;
-  t.pattern = pattern;
-  ((t.ops[t.n++] = op(args)), ...);
-  return t;
+  return TextArgs<A...>{pattern, std::tuple<A...>(args...)};
 }
+
+/// A filled pattern as a ResultSet stores it: the pattern and a span of its operand pool.
+struct TextRef {
+  std::string_view pattern{};
+  std::uint32_t first = 0;
+  std::uint8_t n = 0;
+};
+
+/// A filled pattern ready to format (see report::append_text).
+struct TextView {
+  std::string_view pattern{};
+  const Operand* ops = nullptr;
+  std::uint8_t n = 0;
+};
 
 /// A result value: a number in the base unit of `dim`, a verdict string, or a boolean.
 struct Value {
@@ -85,26 +106,29 @@ struct Item {
   std::string_view label;     // human label
   Value value;
   std::string_view symbolic;  // "C = 2·m·k·n"
-  Text substituted;           // "2 · {} · {} · {}" with the numbers
+  TextRef substituted;        // "2 · {} · {} · {}" with the numbers
   bool is_total = false;      // a ledger total: drawn after a rule
 };
 
 struct Assumption {
-  std::string_view key;   // stable: "fma_counting"
-  Text text;              // one line stating the value used
+  std::string_view key;     // stable: "fma_counting"
+  TextRef text;             // one line stating the value used
   std::string_view flag{};  // the flag that changes it; filled by the CLI from its key table
 };
 
 /// The inputs, items, assumptions, warnings and explain-only notes of one evaluation.
-/// clear() keeps the capacity, so a sweep reuses one ResultSet without allocating.
+/// clear() keeps the capacity, so a sweep reuses one ResultSet without allocating. With
+/// `details` off (CSV output), formulas' operands, assumptions and notes are not recorded.
 class ResultSet {
  public:
   std::string_view command;
   std::vector<Input> inputs;
   std::vector<Item> items;
   std::vector<Assumption> assumptions;
-  std::vector<Text> warnings;
-  std::vector<Text> notes;  // shown by --explain only
+  std::vector<TextRef> warnings;
+  std::vector<TextRef> notes;  // shown by --explain only
+  std::vector<Operand> operands;  // the pool every TextRef points into
+  bool details = true;
 
   void clear() {
     inputs.clear();
@@ -112,16 +136,29 @@ class ResultSet {
     assumptions.clear();
     warnings.clear();
     notes.clear();
+    operands.clear();
   }
   void input(std::string_view name, Value v) { inputs.push_back(Input{name, v}); }
-  Item& item(std::string_view key, std::string_view label, Value v, std::string_view symbolic,
-             Text substituted) {
-    items.push_back(Item{key, label, v, symbolic, substituted, false});
+
+  template <class T>
+  Item& item(std::string_view key, std::string_view label, Value v, std::string_view symbolic, const T& t) {
+    items.push_back(Item{key, label, v, symbolic, details ? intern(t) : TextRef{t.pattern, 0, 0}, false});
     return items.back();
   }
-  void assume(std::string_view key, Text t) { assumptions.push_back(Assumption{key, t, {}}); }
-  void warn(Text t) { warnings.push_back(t); }
-  void note(Text t) { notes.push_back(t); }
+  template <class T>
+  void assume(std::string_view key, const T& t) {
+    if (details) assumptions.push_back(Assumption{key, intern(t), {}});
+  }
+  template <class T>
+  void warn(const T& t) {
+    warnings.push_back(intern(t));  // warnings reach stderr whatever the output format
+  }
+  template <class T>
+  void note(const T& t) {
+    if (details) notes.push_back(intern(t));
+  }
+
+  TextView view(const TextRef& r) const { return TextView{r.pattern, operands.data() + r.first, r.n}; }
 
   const Item* find(std::string_view key) const {
     for (const auto& i : items)
@@ -132,6 +169,24 @@ class ResultSet {
     for (const auto& i : inputs)
       if (i.name == name) return &i;
     return nullptr;
+  }
+
+ private:
+  template <class... A>
+  TextRef intern(const TextArgs<A...>& t) {
+    const std::size_t first = operands.size();
+    operands.resize(first + sizeof...(A));  // one capacity check, not one per operand
+    Operand* out = operands.data() + first;
+    std::apply([out](const A&... a) {
+      std::size_t i = 0;
+      ((out[i++] = op(a)), ...);
+    }, t.args);
+    return TextRef{t.pattern, static_cast<std::uint32_t>(first), static_cast<std::uint8_t>(sizeof...(A))};
+  }
+  TextRef intern(const Text& t) {
+    TextRef r{t.pattern, static_cast<std::uint32_t>(operands.size()), t.n};
+    operands.insert(operands.end(), t.ops.begin(), t.ops.begin() + t.n);
+    return r;
   }
 };
 

@@ -77,6 +77,7 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
   const bool needs_flags = format != report::Format::csv;
   std::set<const char*> warned;  // each warning pattern once per run
   ResultSet rs;
+  rs.details = format != report::Format::csv;  // CSV shows neither formulas nor assumptions
   sweep.run([&](const Point& p) {
     rs.clear();
     compute(p, rs);
@@ -85,7 +86,7 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
     for (const auto& w : rs.warnings) {
       if (warned.insert(w.pattern.data()).second) {
         std::fflush(stdout);
-        fmt::print(stderr, "napkin: warning: {}\n", report::expand(w));
+        fmt::print(stderr, "napkin: warning: {}\n", report::expand(rs, w));
       }
     }
     renderer->row(rs);

@@ -49,7 +49,7 @@ void append_explain(std::string& out, const ResultSet& rs) {
     out += ")\n   ";
     out += it.symbolic;
     out += "\n   = ";
-    append_text(out, it.substituted);
+    append_text(out, rs.view(it.substituted));
     out += "\n   = ";
     out += human_value(it.value);
     out += '\n';
@@ -58,7 +58,7 @@ void append_explain(std::string& out, const ResultSet& rs) {
     out += "\nNotes\n";
     for (const auto& n : rs.notes) {
       out += "  ";
-      append_text(out, n);
+      append_text(out, rs.view(n));
       out += '\n';
     }
   }
@@ -66,7 +66,7 @@ void append_explain(std::string& out, const ResultSet& rs) {
     out += "\nAssumptions\n";
     for (const auto& a : rs.assumptions) {
       out += "  ";
-      append_text(out, a.text);
+      append_text(out, rs.view(a.text));
       if (!a.flag.empty()) {
         out += "  (";
         out += a.flag;

@@ -214,6 +214,17 @@ void append_compact(std::string& out, double v, DimRt d) {
     return;
   }
   if (d == dim_rt<EnergyPerFlop::dim>()) return append_si(out, v, "J/FLOP", true);
+  // Prices and carbon intensities are quoted per kWh.
+  if (d == dim_rt<UsdPerJoule::dim>()) {
+    append_plain(out, v * 3.6e6);
+    out += " USD/kWh";
+    return;
+  }
+  if (d == dim_rt<Co2PerJoule::dim>()) {
+    append_plain(out, v * 3.6e6);
+    out += " kgCO2e/kWh";
+    return;
+  }
   if (d == dim_rt<Dim<1, 0, 0, 0, -1, 0>>()) return append_si(out, v, "FLOP/token");
   // FLOP/B and anything unnamed: a plain number and the symbol.
   append_plain(out, v);
@@ -269,7 +280,7 @@ std::string human_value(const Value& v) {
   return s;
 }
 
-void append_text(std::string& out, const Text& t) {
+void append_text(std::string& out, TextView t) {
   std::size_t arg = 0;
   const std::string_view p = t.pattern;
   for (std::size_t i = 0; i < p.size(); ++i) {
@@ -288,7 +299,7 @@ void append_text(std::string& out, const Text& t) {
   }
 }
 
-std::string expand(const Text& t) {
+std::string expand(TextView t) {
   std::string s;
   append_text(s, t);
   return s;

@@ -56,7 +56,7 @@ void append_result_set(std::string& out, const ResultSet& rs, bool pretty) {
     append_json_string(out, it.label);
     formula.assign(it.symbolic);
     formula += " = ";
-    append_text(formula, it.substituted);
+    append_text(formula, rs.view(it.substituted));
     out += ",\"formula\":";
     append_json_string(out, formula);
     out += '}';
@@ -72,7 +72,7 @@ void append_result_set(std::string& out, const ResultSet& rs, bool pretty) {
     out += "{\"key\":";
     append_json_string(out, a.key);
     t.clear();
-    append_text(t, a.text);
+    append_text(t, rs.view(a.text));
     out += ",\"text\":";
     append_json_string(out, t);
     out += ",\"flag\":";
@@ -85,7 +85,7 @@ void append_result_set(std::string& out, const ResultSet& rs, bool pretty) {
   for (std::size_t i = 0; i < rs.warnings.size(); ++i) {
     if (i) out += ',';
     t.clear();
-    append_text(t, rs.warnings[i]);
+    append_text(t, rs.view(rs.warnings[i]));
     append_json_string(out, t);
   }
   out += ']';

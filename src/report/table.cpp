@@ -33,7 +33,7 @@ void append_assumptions(std::string& out, const ResultSet& rs, std::string_view 
   std::vector<std::string> texts;
   std::size_t w = 0;
   for (const auto& a : rs.assumptions) {
-    texts.push_back(expand(a.text));
+    texts.push_back(expand(rs.view(a.text)));
     w = std::max(w, display_width(texts.back()));
   }
   out += '\n';
@@ -60,7 +60,7 @@ void append_single(std::string& out, const ResultSet& rs) {
     values.push_back(human_value(it.value));
     std::string f(it.symbolic);
     f += " = ";
-    append_text(f, it.substituted);
+    append_text(f, rs.view(it.substituted));
     formulas.push_back(std::move(f));
     wk = std::max(wk, display_width(it.key));
     wv = std::max(wv, display_width(values.back()));
@@ -100,9 +100,11 @@ class TableRenderer final : public Renderer {
     std::vector<std::string> cells;
     if (columns_.empty()) {
       for (const auto& s : opt_.swept) columns_.push_back(s);
-      for (const auto& it : rs.items) columns_.emplace_back(it.key);
-      first_assumptions_.clear();
-      for (const auto& a : rs.assumptions) first_assumptions_.push_back(a);
+      // A result that repeats a swept input (roofline's intensity) is shown once.
+      for (const auto& it : rs.items)
+        if (std::find(opt_.swept.begin(), opt_.swept.end(), it.key) == opt_.swept.end())
+          columns_.emplace_back(it.key);
+      first_ = rs;  // its assumptions are printed at the end
     }
     for (std::size_t c = 0; c < columns_.size(); ++c) {
       std::string cell;
@@ -132,9 +134,7 @@ class TableRenderer final : public Renderer {
   void finish() override {
     if (opt_.sweep) {
       if (!widths_fixed_) fix_widths();
-      ResultSet a;
-      a.assumptions = first_assumptions_;
-      append_assumptions(buf_, a, "Assumptions (first row)");
+      append_assumptions(buf_, first_, "Assumptions (first row)");
     }
     flush();
   }
@@ -166,7 +166,7 @@ class TableRenderer final : public Renderer {
   std::vector<std::size_t> widths_;
   std::vector<std::vector<std::string>> pending_;
   bool widths_fixed_ = false;
-  std::vector<Assumption> first_assumptions_;
+  ResultSet first_;
 };
 
 }  // namespace

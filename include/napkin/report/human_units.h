@@ -22,8 +22,10 @@ std::string compact(double base, DimRt d);
 std::string human_value(const Value& v);
 
 /// A pattern with its holes filled by compact forms of the operands.
-void append_text(std::string& out, const Text& t);
-std::string expand(const Text& t);
+void append_text(std::string& out, TextView t);
+std::string expand(TextView t);
+/// Shorthand for a pattern stored in `rs`.
+inline std::string expand(const ResultSet& rs, const TextRef& r) { return expand(rs.view(r)); }
 
 /// A base-unit number for JSON and CSV: integers below 2^53 exactly ("16060522496"), anything
 /// else as the shortest text that reads back to the same double ("1e+30", "0.125").

@@ -1,0 +1,129 @@
+// Per-evaluation cost of the calculators, with and without the itemized ResultSet, and the cost
+// of one CSV row (calculator + renderer), the unit of a sweep. Run through bench/run.sh, which
+// also times whole CLI invocations.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+
+#include "napkin/energy.h"
+#include "napkin/flops.h"
+#include "napkin/report/render.h"
+#include "napkin/roofline.h"
+
+using namespace napkin;
+using namespace napkin::units;
+
+namespace {
+
+void BM_MatmulFlops_Number(benchmark::State& state) {
+  double m = 4096;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(m);
+    const Flops c = matmul_flops({.m = m * one, .k = 4096 * one, .n = 4096 * one});
+    benchmark::DoNotOptimize(c);
+  }
+}
+BENCHMARK(BM_MatmulFlops_Number);
+
+void BM_MatmulFlops_ResultSet(benchmark::State& state) {
+  ResultSet rs;
+  double m = 4096;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(m);
+    rs.clear();
+    matmul_flops({.m = m * one, .k = 4096 * one, .n = 4096 * one}, rs);
+    benchmark::DoNotOptimize(rs.items.data());
+  }
+}
+BENCHMARK(BM_MatmulFlops_ResultSet);
+
+// What a CSV sweep row pays: items and values, no formula operands, assumptions or notes.
+void BM_MatmulFlops_ResultSetBrief(benchmark::State& state) {
+  ResultSet rs;
+  rs.details = false;
+  double m = 4096;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(m);
+    rs.clear();
+    matmul_flops({.m = m * one, .k = 4096 * one, .n = 4096 * one}, rs);
+    benchmark::DoNotOptimize(rs.items.data());
+  }
+}
+BENCHMARK(BM_MatmulFlops_ResultSetBrief);
+
+void BM_TrainingFlops_ResultSet(benchmark::State& state) {
+  ResultSet rs;
+  double p = 8e9;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(p);
+    rs.clear();
+    training_flops({.params = p * param, .tokens = 15e12 * token}, rs);
+    benchmark::DoNotOptimize(rs.items.data());
+  }
+}
+BENCHMARK(BM_TrainingFlops_ResultSet);
+
+void BM_Roofline_ResultSet(benchmark::State& state) {
+  ResultSet rs;
+  double i = 10;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(i);
+    rs.clear();
+    roofline({.peak = 100.0 * TFLOP_per_s, .bandwidth = 1.0 * TB_per_s, .intensity = i * flop_per_byte}, rs);
+    benchmark::DoNotOptimize(rs.items.data());
+  }
+}
+BENCHMARK(BM_Roofline_ResultSet);
+
+void BM_Energy_ResultSet(benchmark::State& state) {
+  ResultSet rs;
+  double c = 1e18;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(c);
+    rs.clear();
+    energy({.flops = c * flop, .throughput = 100.0 * TFLOP_per_s, .power = 1.0 * kW, .pue = 1.2}, rs);
+    benchmark::DoNotOptimize(rs.items.data());
+  }
+}
+BENCHMARK(BM_Energy_ResultSet);
+
+// One sweep row: calculator into a reused ResultSet, then the CSV renderer (buffered; flushed
+// to /dev/null every 64 KiB).
+void BM_CsvSweepRow_Matmul(benchmark::State& state) {
+  std::FILE* null = std::fopen("/dev/null", "w");
+  report::RenderOptions opt;
+  opt.format = report::Format::csv;
+  opt.sweep = true;
+  auto r = report::make_renderer(opt, null);
+  ResultSet rs;
+  rs.details = false;  // as run_sweep sets it for CSV
+  double m = 1;
+  for (auto _ : state) {
+    rs.clear();
+    matmul_flops({.m = m * one, .k = 8 * one, .n = 8 * one}, rs);
+    r->row(rs);
+    m += 1;
+  }
+  r->finish();
+  std::fclose(null);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CsvSweepRow_Matmul);
+
+void BM_TableRender_Energy(benchmark::State& state) {
+  ResultSet rs;
+  energy({.flops = 1e18 * flop, .throughput = 100.0 * TFLOP_per_s, .power = 1.0 * kW, .pue = 1.2}, rs);
+  std::FILE* null = std::fopen("/dev/null", "w");
+  for (auto _ : state) {
+    report::RenderOptions opt;
+    auto r = report::make_renderer(opt, null);
+    r->row(rs);
+    r->finish();
+  }
+  std::fclose(null);
+}
+BENCHMARK(BM_TableRender_Energy);
+
+}  // namespace
+
+BENCHMARK_MAIN();
