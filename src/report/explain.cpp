@@ -43,8 +43,10 @@ void append_explain(std::string& out, const ResultSet& rs) {
     out += " (";
     out += it.key;
     if (it.value.kind == Value::Kind::number) {
-      out += ", in ";
-      out += unit_symbol(it.value.dim);
+      const std::string sym = unit_symbol(it.value.dim);
+      out += sym == "1" ? ", a plain number" : ", in " + sym;
+    } else {
+      out += ", a verdict";
     }
     out += ")\n   ";
     out += it.symbolic;
