@@ -15,7 +15,7 @@ struct KeyFlag {
 };
 // An empty flag marks an assumption no flag changes (a modelling convention, stated so the
 // reader knows it is there).
-constexpr std::array<KeyFlag, 26> kKeyFlags{{
+constexpr std::array<KeyFlag, 35> kKeyFlags{{
     {"fma_counting", "--fma-as-one"},
     {"ffn_gated", "--gated"},
     {"ffn_activation", ""},
@@ -42,6 +42,16 @@ constexpr std::array<KeyFlag, 26> kKeyFlags{{
     {"pue", "--pue"},
     {"price_per_kwh", "--price-per-kwh"},
     {"carbon_intensity", "--carbon-intensity"},
+    // params, presets: conventions of the count; MODEL itself is the only input.
+    {"tied_embeddings", ""},
+    {"embedding_params", ""},
+    {"active_params", ""},
+    {"positions", ""},
+    {"mtp_layers", ""},
+    {"encoder_heads", ""},
+    {"buffers", ""},
+    {"model_config", ""},
+    {"presets_source", ""},
 }};
 }  // namespace
 

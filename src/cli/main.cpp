@@ -25,6 +25,8 @@ Commands
   flops train      training FLOP, 6·P·D                napkin flops train --params 8B --tokens 15T
   roofline         compute- or memory-bound            napkin roofline --peak 100TFLOP/s --bandwidth 1TB/s --intensity 10
   energy           time, kWh, cost and CO2             napkin energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --pue 1.2
+  params           exact parameter counts of a model   napkin params llama-3.1-8b
+  presets models   bundled model presets               napkin presets models
 
 Units go with numbers: 80GiB, 3.35TB/s, 989TFLOP/s, 700W, 2.5h, 8Ki (= 8192), 15T (= 1.5e13).
 Any numeric flag sweeps: a list 1,2,4,8, a range 1024..8192:+1024 or 1..64:x2.
@@ -101,6 +103,8 @@ int main(int argc, char** argv) {
   napkin::cli::add_flops_command(app, exit_code);
   napkin::cli::add_roofline_command(app, exit_code);
   napkin::cli::add_energy_command(app, exit_code);
+  napkin::cli::add_params_command(app, exit_code);
+  napkin::cli::add_presets_command(app, exit_code);
 
   // Extras are collected rather than rejected so that an unknown flag is reported by name (with
   // a suggestion) even when it also leaves a required flag missing; run_sweep refuses to run a

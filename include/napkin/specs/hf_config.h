@@ -1,0 +1,31 @@
+// Hugging Face config.json → ModelSpec, for the families people run today. Each family's field
+// names and defaults follow its transformers configuration class (configuration_<family>.py) and
+// the tensors its modeling file creates. Errors are InputError with the file and JSON pointer:
+//   config.json: /num_hidden_layers: missing; expected a positive integer (number of layers)
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+
+#include "napkin/specs/model.h"
+
+namespace napkin::specs {
+
+/// Reads a parsed config.json. `file` names it in error messages. A config whose language
+/// model sits in `text_config` (vision-language models) is read from there. An unknown
+/// model_type with the standard fields is read as a Llama-style decoder, and the guess is
+/// recorded in ModelSpec::notes.
+ModelSpec from_hf_config(const nlohmann::json& j, std::string_view file);
+
+/// Reads and parses `path` (InputError when it cannot be read or is not JSON).
+ModelSpec read_hf_config(const std::string& path);
+
+/// Parses JSON text; a parse error is InputError "<what>: not valid JSON (byte N)".
+nlohmann::json parse_json_text(std::string_view text, const std::string& what);
+
+/// Parses a JSON file, turning I/O and parse errors into InputError naming the file.
+nlohmann::json read_json_file(const std::string& path);
+
+}  // namespace napkin::specs

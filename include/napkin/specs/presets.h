@@ -1,0 +1,42 @@
+// Bundled model presets: data/presets/models/<name>.json, compiled into the binary by
+// cmake/embed_presets.cmake. Each file holds the real config.json of a model (as `config`), the
+// Hugging Face repository it belongs to, where the stored copy came from, and the checkpoint's
+// total parameter count with its source where one was verified.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "napkin/specs/model.h"
+
+namespace napkin::specs {
+
+struct ModelPresetText {
+  std::string_view name;
+  std::string_view json;
+};
+
+/// Every bundled preset, sorted by name (generated source).
+const std::vector<ModelPresetText>& model_preset_texts();
+
+std::vector<std::string> model_preset_names();
+bool is_model_preset(std::string_view name);
+
+/// Provenance of a preset.
+struct PresetSource {
+  std::string repo;
+  std::string config_source;                // where the config.json copy came from
+  std::optional<std::int64_t> total_params;  // the checkpoint's own total, when verified
+  std::string total_source;                 // where that total comes from, or why there is none
+};
+PresetSource model_preset_source(std::string_view name);
+
+/// The preset's ModelSpec (its config read by from_hf_config; name and repo set). An unknown
+/// name is InputError: "unknown model preset 'llama-3-8b'; did you mean 'llama-3.1-8b'?
+/// (napkin presets models)".
+ModelSpec load_model_preset(std::string_view name);
+
+}  // namespace napkin::specs

@@ -1,0 +1,68 @@
+// napkin presets models: the bundled model presets with their repository and parameter counts.
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "command.h"
+#include "napkin/params.h"
+#include "napkin/specs/presets.h"
+
+namespace napkin::cli {
+
+namespace {
+
+struct PresetsCmd {
+  OutputOptions out;
+};
+
+int run_presets_models(const PresetsCmd& c) {
+  report::RenderOptions ropt;
+  ropt.format = output_format(c.out);
+  ropt.sweep = true;
+  ropt.swept = {"model", "repo"};
+  // The ResultSets point into these, so every preset stays loaded until the output is done.
+  std::vector<specs::ModelSpec> specs;
+  std::vector<specs::PresetSource> sources;
+  for (const auto& name : specs::model_preset_names()) {
+    specs.push_back(specs::load_model_preset(name));
+    sources.push_back(specs::model_preset_source(name));
+  }
+  auto renderer = report::make_renderer(ropt, stdout);
+  ResultSet rs;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const specs::ModelSpec& m = specs[i];
+    const ParamCount n = count_params(m);
+    rs.clear();
+    rs.command = "presets models";
+    rs.input("model", verdict(m.name));
+    rs.input("repo", verdict(m.repo));
+    const Params total = static_cast<double>(n.total) * units::param;
+    const Params active = static_cast<double>(n.active) * units::param;
+    rs.item("total_params", "total parameters", value(total), "napkin params MODEL", text("{}", total));
+    rs.item("active_params", "active per token", value(active), "napkin params MODEL", text("{}", active));
+    const char* check = !sources[i].total_params ? "unverified" : (*sources[i].total_params == n.total ? "matches" : "differs");
+    rs.item("checkpoint_total", "against the checkpoint's own total", verdict(check),
+            "data/presets/models/<name>.json total_params", text("{}", check));
+    rs.assume("presets_source",
+              text("counts from napkin's formula over each preset's config.json; \"matches\" compares with the "
+                   "checkpoint total written, with its source, in data/presets/models/<name>.json"));
+    for (auto& a : rs.assumptions) a.flag = flag_for_assumption(a.key);
+    renderer->row(rs);
+  }
+  renderer->finish();
+  return 0;
+}
+
+}  // namespace
+
+void add_presets_command(CLI::App& app, int& exit_code) {
+  auto* presets = app.add_subcommand("presets", "Bundled presets");
+  presets->require_subcommand(1);
+  auto* models = presets->add_subcommand("models", "Model presets: repository, total and active parameters");
+  auto c = std::make_shared<PresetsCmd>();
+  add_output_flags(models, c->out);
+  models->footer("Example: napkin presets models\n         napkin presets models --csv");
+  models->callback([c, &exit_code] { exit_code = run_presets_models(*c); });
+}
+
+}  // namespace napkin::cli

@@ -1,0 +1,376 @@
+#include "napkin/params.h"
+
+#include <string>
+
+#include "napkin/error.h"
+
+namespace napkin {
+
+using specs::AttentionKind;
+using specs::FfnKind;
+using specs::ModelSpec;
+using specs::NormKind;
+using specs::PositionKind;
+
+std::string_view param_group_name(ParamGroup g) {
+  switch (g) {
+    case ParamGroup::embedding: return "embedding";
+    case ParamGroup::attention: return "attention";
+    case ParamGroup::mlp: return "mlp";
+    case ParamGroup::experts: return "experts";
+    case ParamGroup::router: return "router";
+    case ParamGroup::norm: return "norm";
+    case ParamGroup::head: return "head";
+    case ParamGroup::other: return "other";
+  }
+  return "other";
+}
+
+namespace {
+
+using i64 = std::int64_t;
+
+void require(bool ok, const char* field, i64 v, const char* expected) {
+  if (!ok) throw InputError(field, std::to_string(v), expected);
+}
+
+void check(const ModelSpec& m) {
+  require(m.hidden > 0, "hidden", m.hidden, "a positive integer (hidden size D)");
+  require(m.layers > 0, "layers", m.layers, "a positive integer (number of layers L)");
+  require(m.heads > 0, "heads", m.heads, "a positive integer (attention heads H)");
+  require(m.vocab > 0, "vocab", m.vocab, "a positive integer (vocabulary size V)");
+  require(m.ffn >= 0, "ffn", m.ffn, "a non-negative integer (MLP width F)");
+  if (m.attention != AttentionKind::mla) {
+    require(m.head_dim > 0, "head_dim", m.head_dim, "a positive integer (d_head)");
+    require(m.kv_heads > 0 && m.heads % m.kv_heads == 0, "kv_heads", m.kv_heads,
+            "a positive divisor of the number of attention heads");
+  } else {
+    require(m.mla.kv_lora_rank > 0, "kv_lora_rank", m.mla.kv_lora_rank, "a positive integer");
+    require(m.mla.qk_rope_head_dim > 0, "qk_rope_head_dim", m.mla.qk_rope_head_dim, "a positive integer");
+    require(m.mla.qk_nope_head_dim >= 0, "qk_nope_head_dim", m.mla.qk_nope_head_dim, "a non-negative integer");
+    require(m.mla.v_head_dim > 0, "v_head_dim", m.mla.v_head_dim, "a positive integer");
+  }
+  if (m.moe.is_moe()) {
+    require(m.moe.experts_per_token > 0 && m.moe.experts_per_token <= m.moe.n_experts,
+            "experts_per_token", m.moe.experts_per_token, "between 1 and the number of experts");
+    require(m.moe.expert_ffn > 0, "expert_ffn", m.moe.expert_ffn, "a positive integer");
+    require(m.moe.first_k_dense >= 0 && m.moe.first_k_dense <= m.layers, "first_k_dense",
+            m.moe.first_k_dense, "between 0 and the number of layers");
+  }
+  require(m.embed_proj_dim >= 0, "embed_proj_dim", m.embed_proj_dim, "a non-negative integer");
+}
+
+// Weights (and biases) of one norm over `width` features.
+i64 norm_params(const ModelSpec& m, i64 width) {
+  return m.norm == NormKind::layernorm ? 2 * width : width;
+}
+
+// An MLP D→F→D: 3 matrices when gated (gate, up, down), 2 when plain; biases on each.
+i64 mlp_params(const ModelSpec& m, i64 f) {
+  const i64 d = m.hidden;
+  if (m.ffn_kind == FfnKind::gated) return 3 * d * f + (m.mlp_bias ? 2 * f + d : 0);
+  return 2 * d * f + (m.mlp_bias ? f + d : 0);
+}
+
+i64 attention_params(const ModelSpec& m) {
+  const i64 d = m.hidden, h = m.heads;
+  if (m.attention == AttentionKind::mla) {
+    // DeepSeek-V2 §2.1.2/2.1.3 (modeling_deepseek.py DeepseekV2Attention): q_a_proj + q_b_proj
+    // (or q_proj), kv_a_proj_with_mqa (latent + shared RoPE key), kv_b_proj (K_nope and V per
+    // head), o_proj. The latent norms are counted under norm.
+    const auto& a = m.mla;
+    const i64 qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    const i64 q = a.q_lora_rank > 0 ? d * a.q_lora_rank + a.q_lora_rank * h * qk : d * h * qk;
+    const i64 kv_a = d * (a.kv_lora_rank + a.qk_rope_head_dim);
+    const i64 kv_b = a.kv_lora_rank * h * (a.qk_nope_head_dim + a.v_head_dim);
+    const i64 o = h * a.v_head_dim * d;
+    return q + kv_a + kv_b + o + (m.o_bias ? d : 0);
+  }
+  const i64 hd = m.head_dim, kv = m.kv_heads;
+  const i64 qkv = d * (h + 2 * kv) * hd + (m.qkv_bias ? (h + 2 * kv) * hd : 0);
+  const i64 o = h * hd * d + (m.o_bias ? d : 0);
+  return qkv + o;
+}
+
+i64 layer_norm_params(const ModelSpec& m) {
+  i64 n = static_cast<i64>(m.norms_per_layer) * norm_params(m, m.hidden);
+  if (m.qk_norm) n += 2 * m.head_dim;  // Qwen3 q_norm, k_norm: RMSNorm over d_head
+  if (m.attention == AttentionKind::mla)
+    n += (m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : 0) + m.mla.kv_lora_rank;
+  return n;
+}
+
+LayerParams dense_layer(const ModelSpec& m) {
+  LayerParams p;
+  p.attention = attention_params(m);
+  p.norm = layer_norm_params(m);
+  p.mlp = mlp_params(m, m.ffn);
+  return p;
+}
+
+LayerParams moe_layer(const ModelSpec& m) {
+  LayerParams p;
+  p.attention = attention_params(m);
+  p.norm = layer_norm_params(m);
+  const i64 d = m.hidden, e = m.moe.n_experts;
+  p.routed_one = mlp_params(m, m.moe.expert_ffn);
+  p.routed = e * p.routed_one;
+  // DeepSeek: n_shared_experts experts of the routed width, fused into one MLP of width
+  // n_shared · F_e. Qwen-MoE: one shared expert of width shared_ffn.
+  if (m.moe.n_shared_experts > 0) p.shared = mlp_params(m, m.moe.n_shared_experts * m.moe.expert_ffn);
+  if (m.moe.shared_ffn > 0) p.shared += mlp_params(m, m.moe.shared_ffn);
+  p.router = d * e + (m.moe.router_bias ? e : 0) + (m.moe.shared_expert_gate ? d : 0);
+  return p;
+}
+
+i64 position_rows(const ModelSpec& m) {
+  return m.positions == PositionKind::learned ? m.position_table : 0;
+}
+
+i64 token_embedding_width(const ModelSpec& m) {
+  return m.embed_proj_dim > 0 ? m.embed_proj_dim : m.hidden;
+}
+
+}  // namespace
+
+ParamCount count_params(const ModelSpec& m) {
+  check(m);
+  ParamCount c;
+  auto add = [&c](ParamGroup g, i64 v) { c.groups[static_cast<std::size_t>(g)] += v; };
+  const i64 d = m.hidden, ew = token_embedding_width(m);
+
+  add(ParamGroup::embedding, m.vocab * ew + position_rows(m) * d + m.type_vocab * d);
+  if (!m.tied_embeddings && !m.encoder_only) add(ParamGroup::head, m.vocab * ew + (m.lm_head_bias ? m.vocab : 0));
+  // OPT-350m: project_in (P→D) and project_out (D→P), no biases.
+  if (m.embed_proj_dim > 0 && m.embed_proj_dim != d) add(ParamGroup::other, 2 * m.embed_proj_dim * d);
+  if (m.pooler) add(ParamGroup::other, d * d + d);
+  if (m.final_norm) add(ParamGroup::norm, norm_params(m, d));
+  if (m.embedding_norm) add(ParamGroup::norm, norm_params(m, d));
+
+  c.dense_layer = dense_layer(m);
+  if (m.moe.is_moe()) c.moe_layer = moe_layer(m);
+  for (i64 l = 0; l < m.layers; ++l) {
+    const bool moe = m.is_moe_layer(l);
+    const LayerParams& p = moe ? c.moe_layer : c.dense_layer;
+    (moe ? c.moe_layers : c.dense_layers) += 1;
+    add(ParamGroup::attention, p.attention);
+    add(ParamGroup::norm, p.norm);
+    add(ParamGroup::mlp, p.mlp);
+    add(ParamGroup::experts, p.routed + p.shared);
+    add(ParamGroup::router, p.router);
+  }
+  for (i64 g : c.groups) c.total += g;
+  c.embedding = c.group(ParamGroup::embedding) + c.group(ParamGroup::head);
+  c.non_embedding = c.total - c.embedding;
+  c.active = c.total;
+  if (m.moe.is_moe())
+    c.active -= c.moe_layers * (m.moe.n_experts - m.moe.experts_per_token) * c.moe_layer.routed_one;
+  return c;
+}
+
+// ---- the params command's ResultSet --------------------------------------------------------
+
+namespace {
+
+using units::param;
+
+Params P(i64 v) { return static_cast<double>(v) * param; }
+double N(i64 v) { return static_cast<double>(v); }
+
+void embedding_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
+  const i64 g = c.group(ParamGroup::embedding);
+  const i64 ew = token_embedding_width(m);
+  if (m.type_vocab > 0)
+    out.item("embedding", "token, position and type embeddings", value(P(g)), "V·D + P_max·D + T·D",
+             text("{} · {} + {} · {} + {} · {}", N(m.vocab), N(ew), N(position_rows(m)), N(m.hidden),
+                  N(m.type_vocab), N(m.hidden)));
+  else if (position_rows(m) > 0)
+    out.item("embedding", "token and position embeddings", value(P(g)), "V·D + P_max·D",
+             text("{} · {} + {} · {}", N(m.vocab), N(ew), N(position_rows(m)), N(m.hidden)));
+  else
+    out.item("embedding", "token embeddings", value(P(g)), "V·D", text("{} · {}", N(m.vocab), N(ew)));
+}
+
+void attention_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
+  const Params v = P(c.group(ParamGroup::attention));
+  const char* label = "attention projections";
+  if (m.attention == AttentionKind::mla) {
+    const auto& a = m.mla;
+    const i64 d = m.hidden, h = m.heads, qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    const i64 q = a.q_lora_rank > 0 ? d * a.q_lora_rank + a.q_lora_rank * h * qk : d * h * qk;
+    const i64 kv_a = d * (a.kv_lora_rank + a.qk_rope_head_dim);
+    const i64 kv_b = a.kv_lora_rank * h * (a.qk_nope_head_dim + a.v_head_dim);
+    const i64 o = h * a.v_head_dim * d;
+    out.item("attention", label, value(v),
+             "L·(q + kv_a + kv_b + o)",
+             text("{} · ({} + {} + {} + {})", N(m.layers), N(q), N(kv_a), N(kv_b), N(o)));
+    out.note(text("MLA per layer: q = {} (q_lora_rank {}), kv_a = D·(r_kv + d_rope) = {} · {}, kv_b = r_kv·H·(d_nope + "
+                  "d_v) = {} · {} · {}, o = H·d_v·D",
+                  N(q), N(a.q_lora_rank), N(d), N(a.kv_lora_rank + a.qk_rope_head_dim), N(a.kv_lora_rank), N(h),
+                  N(a.qk_nope_head_dim + a.v_head_dim)));
+    return;
+  }
+  const double L = N(m.layers), D = N(m.hidden), H = N(m.heads), K = N(m.kv_heads), d = N(m.head_dim);
+  if (m.qkv_bias && m.o_bias)
+    out.item("attention", label, value(v), "L·(D·(H + 2·H_kv)·d + H·d·D + (H + 2·H_kv)·d + D)",
+             text("{} · ({} · ({} + 2·{}) · {} + {} · {} · {} + biases {})", L, D, H, K, d, H, d, D,
+                  N((m.heads + 2 * m.kv_heads) * m.head_dim + m.hidden)));
+  else if (m.qkv_bias)
+    out.item("attention", label, value(v), "L·(D·(H + 2·H_kv)·d + H·d·D + (H + 2·H_kv)·d)",
+             text("{} · ({} · ({} + 2·{}) · {} + {} · {} · {} + biases {})", L, D, H, K, d, H, d, D,
+                  N((m.heads + 2 * m.kv_heads) * m.head_dim)));
+  else
+    out.item("attention", label, value(v), "L·(D·(H + 2·H_kv)·d + H·d·D)",
+             text("{} · ({} · ({} + 2·{}) · {} + {} · {} · {})", L, D, H, K, d, H, d, D));
+}
+
+void mlp_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
+  const Params v = P(c.group(ParamGroup::mlp));
+  const double Ld = N(c.dense_layers), D = N(m.hidden), F = N(m.ffn);
+  const bool g = m.ffn_kind == FfnKind::gated;
+  if (g && m.mlp_bias)
+    out.item("mlp", "dense MLP (gate, up, down)", value(v), "L_dense·(3·D·F + 2·F + D)",
+             text("{} · (3 · {} · {} + 2 · {} + {})", Ld, D, F, F, D));
+  else if (g)
+    out.item("mlp", "dense MLP (gate, up, down)", value(v), "L_dense·3·D·F", text("{} · 3 · {} · {}", Ld, D, F));
+  else if (m.mlp_bias)
+    out.item("mlp", "dense MLP (up, down)", value(v), "L_dense·(2·D·F + F + D)",
+             text("{} · (2 · {} · {} + {} + {})", Ld, D, F, F, D));
+  else
+    out.item("mlp", "dense MLP (up, down)", value(v), "L_dense·2·D·F", text("{} · 2 · {} · {}", Ld, D, F));
+}
+
+void experts_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
+  const Params v = P(c.group(ParamGroup::experts));
+  const double Lm = N(c.moe_layers), E = N(m.moe.n_experts);
+  const double one = N(c.moe_layer.routed_one), shared = N(c.moe_layer.shared);
+  if (c.moe_layer.shared > 0)
+    out.item("experts", "routed and shared experts", value(v), "L_moe·(E·expert + shared)",
+             text("{} · ({} · {} + {})", Lm, E, one, shared));
+  else
+    out.item("experts", "routed experts", value(v), "L_moe·E·expert", text("{} · {} · {}", Lm, E, one));
+}
+
+void router_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
+  const Params v = P(c.group(ParamGroup::router));
+  const double Lm = N(c.moe_layers), E = N(m.moe.n_experts), D = N(m.hidden);
+  if (m.moe.router_bias)
+    out.item("router", "router (+ score correction bias)", value(v), "L_moe·(E·D + E)",
+             text("{} · ({} · {} + {})", Lm, E, D, E));
+  else if (m.moe.shared_expert_gate)
+    out.item("router", "router and shared-expert gate", value(v), "L_moe·(E·D + D)",
+             text("{} · ({} · {} + {})", Lm, E, D, D));
+  else
+    out.item("router", "router", value(v), "L_moe·E·D", text("{} · {} · {}", Lm, E, D));
+}
+
+void norm_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
+  const Params v = P(c.group(ParamGroup::norm));
+  const i64 per_layer = c.dense_layer.norm;  // same in dense and MoE layers
+  const i64 rest = c.group(ParamGroup::norm) - m.layers * per_layer;
+  out.item("norm", m.norm == NormKind::layernorm ? "LayerNorms (weight + bias)" : "RMSNorm weights",
+           value(v), "L·per layer + final", text("{} · {} + {}", N(m.layers), N(per_layer), N(rest)));
+}
+
+void head_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
+  const Params v = P(c.group(ParamGroup::head));
+  if (m.lm_head_bias)
+    out.item("head", "LM head (untied, + bias)", value(v), "V·D + V",
+             text("{} · {} + {}", N(m.vocab), N(token_embedding_width(m)), N(m.vocab)));
+  else
+    out.item("head", "LM head (untied)", value(v), "V·D", text("{} · {}", N(m.vocab), N(token_embedding_width(m))));
+}
+
+void other_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
+  const Params v = P(c.group(ParamGroup::other));
+  if (m.pooler)
+    out.item("other", "pooler", value(v), "D·D + D", text("{} · {} + {}", N(m.hidden), N(m.hidden), N(m.hidden)));
+  else
+    out.item("other", "project_in and project_out", value(v), "2·P·D",
+             text("2 · {} · {}", N(m.embed_proj_dim), N(m.hidden)));
+}
+
+}  // namespace
+
+void count_params(const ModelSpec& m, ResultSet& out) {
+  const ParamCount c = count_params(m);
+  out.command = "params";
+  out.input("model", verdict(m.name));
+  if (!m.repo.empty()) out.input("repo", verdict(m.repo));
+  out.input("family", verdict(m.family));
+
+  const auto g = [&c](ParamGroup x) { return P(c.group(x)); };
+  {
+    // The sum of the non-empty groups, each shown below with its own formula.
+    static constexpr std::array<std::string_view, 9> kSums{
+        "{}", "{}", "{} + {}", "{} + {} + {}", "{} + {} + {} + {}", "{} + {} + {} + {} + {}",
+        "{} + {} + {} + {} + {} + {}", "{} + {} + {} + {} + {} + {} + {}", "{} + {} + {} + {} + {} + {} + {} + {}"};
+    Text sum;
+    for (const auto grp : kParamGroups)
+      if (c.group(grp) > 0) sum.ops[sum.n++] = op(g(grp));
+    sum.pattern = kSums[sum.n];
+    out.item("total_params", "total parameters", value(P(c.total)), "Σ of the groups below", sum);
+  }
+  if (m.moe.is_moe())
+    out.item("active_params", "active per token", value(P(c.active)), "total − L_moe·(E − k)·expert",
+             text("{} − {} · ({} − {}) · {}", P(c.total), N(c.moe_layers), N(m.moe.n_experts),
+                  N(m.moe.experts_per_token), N(c.moe_layer.routed_one)));
+  else
+    out.item("active_params", "active per token", value(P(c.active)), "total (dense)", text("{}", P(c.total)));
+  out.item("embedding_params", "embedding (+ untied head)", value(P(c.embedding)), "embedding + head",
+           text("{} + {}", g(ParamGroup::embedding), g(ParamGroup::head)));
+  out.item("non_embedding_params", "non-embedding (P of 6PD)", value(P(c.non_embedding)),
+           "total − embedding", text("{} − {}", P(c.total), P(c.embedding)));
+
+  embedding_item(m, c, out);
+  attention_item(m, c, out);
+  if (c.group(ParamGroup::mlp) > 0) mlp_item(m, c, out);
+  if (c.group(ParamGroup::experts) > 0) experts_item(m, c, out);
+  if (c.group(ParamGroup::router) > 0) router_item(m, c, out);
+  norm_item(m, c, out);
+  if (c.group(ParamGroup::head) > 0) head_item(m, c, out);
+  if (c.group(ParamGroup::other) > 0) other_item(m, c, out);
+  if (c.dense_layers > 0)
+    out.item("dense_layer_params", "one dense layer", value(P(c.dense_layer.total())),
+             "attention + norms + MLP", text("{} + {} + {}  (× {} layers)", P(c.dense_layer.attention),
+                                             P(c.dense_layer.norm), P(c.dense_layer.mlp), N(c.dense_layers)));
+  if (c.moe_layers > 0)
+    out.item("moe_layer_params", "one MoE layer", value(P(c.moe_layer.total())),
+             "attention + norms + experts + router",
+             text("{} + {} + {} + {}  (× {} layers)", P(c.moe_layer.attention), P(c.moe_layer.norm),
+                  P(c.moe_layer.routed + c.moe_layer.shared), P(c.moe_layer.router), N(c.moe_layers)));
+
+  // Assumptions: what was counted and how.
+  if (m.tied_embeddings)
+    out.assume("tied_embeddings", text("tied embeddings: the LM head shares the embedding matrix (counted once)"));
+  else if (!m.encoder_only)
+    out.assume("tied_embeddings", text("untied embeddings: the LM head is its own V×D matrix"));
+  out.assume("embedding_params",
+             text("embedding params = token, position and type embeddings + untied LM head (Pythia's "
+                  "non-embedding convention)"));
+  if (m.moe.is_moe())
+    out.assume("active_params",
+               text("active = all weights except the {} of {} routed experts a token skips in each of {} MoE "
+                    "layers; shared experts, dense layers, embeddings and head count in full",
+                    N(m.moe.n_experts - m.moe.experts_per_token), N(m.moe.n_experts), N(c.moe_layers)));
+  switch (m.positions) {
+    case PositionKind::rotary:
+      out.assume("positions", text("rotary position embeddings: no position weights"));
+      break;
+    case PositionKind::learned:
+      out.assume("positions", text("learned position table of {} rows", N(m.position_table)));
+      break;
+    case PositionKind::none: break;
+  }
+  if (m.mtp_layers > 0)
+    out.assume("mtp_layers",
+               text("{} multi-token-prediction layer(s) (num_nextn_predict_layers) not counted: the main "
+                    "model only",
+                    N(m.mtp_layers)));
+  if (m.encoder_only)
+    out.assume("encoder_heads", text("encoder and pooler only: task heads (MLM, NSP) not counted"));
+  out.assume("buffers", text("weights only: buffers (rotary inv_freq, attention masks) not counted"));
+  for (const auto& note : m.notes) out.assume("model_config", text("{}", std::string_view(note)));
+}
+
+}  // namespace napkin

@@ -1,0 +1,330 @@
+// config.json field names and defaults per family. Sources: the transformers configuration and
+// modeling files of each family (configuration_llama.py, modeling_qwen2.py, ...), cited where a
+// default decides a count. A default that changes the count and that the file does not state is
+// recorded as a note (shown under Assumptions).
+#include "napkin/specs/hf_config.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "json_fields.h"
+#include "napkin/error.h"
+
+namespace napkin::specs {
+
+namespace {
+
+using json = nlohmann::json;
+using i64 = std::int64_t;
+
+using Fields = JsonFields;
+
+constexpr const char* kHidden = "a positive integer (hidden size D)";
+constexpr const char* kLayers = "a positive integer (number of layers L)";
+constexpr const char* kHeads = "a positive integer (attention heads H)";
+constexpr const char* kKvHeads = "a positive integer (key/value heads)";
+constexpr const char* kFfn = "a positive integer (MLP width F)";
+constexpr const char* kVocab = "a positive integer (vocabulary size V)";
+constexpr const char* kCount = "a non-negative integer";
+
+// Hidden size, layers and heads under the family's spellings (first one named in errors).
+void read_shape(const Fields& f, ModelSpec& m, std::initializer_list<const char*> hidden,
+                std::initializer_list<const char*> layers, std::initializer_list<const char*> heads) {
+  m.hidden = f.positive_any(hidden, kHidden);
+  m.layers = f.positive_any(layers, kLayers);
+  m.heads = f.positive_any(heads, kHeads);
+}
+
+// The GPT-2-era layout: multi-head attention with d_head = D/H, plain MLP, LayerNorm.
+void classic_layout(ModelSpec& m) {
+  m.kv_heads = m.heads;
+  m.head_dim = m.hidden / m.heads;
+  m.ffn_kind = FfnKind::plain;
+  m.norm = NormKind::layernorm;
+  m.attention = AttentionKind::mha;
+}
+
+void attention_kind(ModelSpec& m) {
+  if (m.kv_heads == m.heads) m.attention = AttentionKind::mha;
+  else if (m.kv_heads == 1) m.attention = AttentionKind::mqa;
+  else m.attention = AttentionKind::gqa;
+}
+
+// Llama and the families that copy its field names (Mistral, Mixtral, Qwen, Gemma, Phi-3).
+// configuration_llama.py: num_key_value_heads defaults to num_attention_heads, head_dim to
+// hidden_size / num_attention_heads, tie_word_embeddings to false.
+void read_llama_like(const Fields& f, ModelSpec& m, bool tied_default) {
+  m.hidden = f.positive("hidden_size", kHidden);
+  m.layers = f.positive("num_hidden_layers", kLayers);
+  m.heads = f.positive("num_attention_heads", kHeads);
+  m.kv_heads = f.has("num_key_value_heads") ? f.positive("num_key_value_heads", kKvHeads) : m.heads;
+  m.head_dim = f.has("head_dim") ? f.positive("head_dim", "a positive integer (d_head)") : m.hidden / m.heads;
+  m.vocab = f.positive("vocab_size", kVocab);
+  m.tied_embeddings = f.bool_or("tie_word_embeddings", tied_default);
+  m.max_context = f.int_or("max_position_embeddings", 0, kCount);
+  m.ffn_kind = FfnKind::gated;
+  m.norm = NormKind::rmsnorm;
+  m.positions = PositionKind::rotary;
+  const bool attn_bias = f.bool_or("attention_bias", false);
+  m.qkv_bias = m.o_bias = attn_bias;
+  m.mlp_bias = f.bool_or("mlp_bias", false);
+  m.sliding_window = f.bool_or("use_sliding_window", true) ? f.int_or("sliding_window", 0, kCount) : 0;
+  attention_kind(m);
+}
+
+void read_gpt2(const Fields& f, ModelSpec& m) {
+  // configuration_gpt2.py / modeling_gpt2.py: Conv1D projections with biases, LayerNorm,
+  // learned positions (n_positions rows), n_inner = 4·D when null, wte tied to lm_head.
+  read_shape(f, m, {"n_embd", "hidden_size"}, {"n_layer", "num_hidden_layers"}, {"n_head", "num_attention_heads"});
+  classic_layout(m);
+  m.ffn = f.has("n_inner") ? f.positive("n_inner", kFfn) : 4 * m.hidden;
+  m.vocab = f.positive("vocab_size", kVocab);
+  m.max_context = f.positive_any({"n_positions", "n_ctx"}, "a positive integer (learned positions)");
+  m.position_table = m.max_context;
+  m.positions = PositionKind::learned;
+  m.qkv_bias = m.o_bias = m.mlp_bias = true;
+  m.tied_embeddings = f.bool_or("tie_word_embeddings", true);
+}
+
+void read_neox(const Fields& f, ModelSpec& m) {
+  // configuration_gpt_neox.py: attention_bias defaults to true, tie_word_embeddings to false;
+  // rotary_pct < 1 rotates part of each head and adds no weights.
+  read_shape(f, m, {"hidden_size"}, {"num_hidden_layers"}, {"num_attention_heads"});
+  classic_layout(m);
+  m.ffn = f.positive("intermediate_size", kFfn);
+  m.vocab = f.positive("vocab_size", kVocab);
+  m.max_context = f.int_or("max_position_embeddings", 0, kCount);
+  m.qkv_bias = m.o_bias = f.bool_or("attention_bias", true);
+  m.mlp_bias = true;
+  m.tied_embeddings = f.bool_or("tie_word_embeddings", false);
+}
+
+void read_opt(const Fields& f, ModelSpec& m) {
+  // modeling_opt.py: OPTLearnedPositionalEmbedding keeps 2 extra rows (offset 2); the decoder
+  // has project_in/project_out when word_embed_proj_dim != hidden_size; the final LayerNorm
+  // exists only with do_layer_norm_before and not _remove_final_layer_norm (OPT-350m has none).
+  read_shape(f, m, {"hidden_size"}, {"num_hidden_layers"}, {"num_attention_heads"});
+  classic_layout(m);
+  m.ffn = f.positive("ffn_dim", kFfn);
+  m.vocab = f.positive("vocab_size", kVocab);
+  m.max_context = f.positive("max_position_embeddings", "a positive integer (learned positions)");
+  m.position_offset = 2;
+  m.position_table = m.max_context + m.position_offset;
+  m.positions = PositionKind::learned;
+  const i64 proj = f.int_or("word_embed_proj_dim", m.hidden, kCount);
+  m.embed_proj_dim = proj != m.hidden ? proj : 0;
+  m.qkv_bias = m.o_bias = m.mlp_bias = f.bool_or("enable_bias", true);
+  const bool affine = f.bool_or("layer_norm_elementwise_affine", true);
+  if (!affine) m.norms_per_layer = 0;
+  m.final_norm = affine && f.bool_or("do_layer_norm_before", true) && !f.bool_or("_remove_final_layer_norm", false);
+  m.tied_embeddings = f.bool_or("tie_word_embeddings", true);
+}
+
+void read_falcon(const Fields& f, ModelSpec& m) {
+  // configuration_falcon.py: multi_query defaults to true, parallel_attn to true, bias to
+  // false, new_decoder_architecture to false, ffn_hidden_size to 4·D. modeling_falcon.py:
+  // new_decoder_architecture has ln_attn and ln_mlp (num_kv_heads KV groups); otherwise one
+  // input_layernorm with parallel attention, two without.
+  read_shape(f, m, {"hidden_size"}, {"num_hidden_layers", "n_layer"}, {"num_attention_heads", "n_head"});
+  m.head_dim = m.hidden / m.heads;
+  m.vocab = f.positive("vocab_size", kVocab);
+  m.ffn = f.has("ffn_hidden_size") ? f.positive("ffn_hidden_size", kFfn) : 4 * m.hidden;
+  const bool new_arch = f.bool_or("new_decoder_architecture", false);
+  if (new_arch) {
+    m.kv_heads = f.has("num_kv_heads") ? f.positive("num_kv_heads", kKvHeads) : m.heads;
+    m.norms_per_layer = static_cast<int>(f.int_or("num_ln_in_parallel_attn", 2, kCount));
+  } else {
+    m.kv_heads = f.bool_or("multi_query", true) ? 1 : m.heads;
+    m.norms_per_layer = f.bool_or("parallel_attn", true) ? 1 : 2;
+  }
+  m.positions = f.bool_or("alibi", false) ? PositionKind::none : PositionKind::rotary;
+  m.max_context = f.int_or("max_position_embeddings", 0, kCount);
+  m.ffn_kind = FfnKind::plain;
+  m.norm = NormKind::layernorm;
+  m.qkv_bias = m.o_bias = m.mlp_bias = f.bool_or("bias", false);
+  m.tied_embeddings = f.bool_or("tie_word_embeddings", true);
+  attention_kind(m);
+}
+
+void read_deepseek(const Fields& f, ModelSpec& m, bool v3) {
+  // configuration_deepseek.py / modeling_deepseek.py (DeepSeek-V2 and V3 repositories): MLA
+  // attention, first_k_dense_replace dense layers then MoE every moe_layer_freq layers,
+  // n_shared_experts fused into one MLP, MoEGate.e_score_correction_bias when topk_method is
+  // "noaux_tc" (V3). num_nextn_predict_layers extra MTP layers are not part of the main model.
+  m.hidden = f.positive("hidden_size", kHidden);
+  m.layers = f.positive("num_hidden_layers", kLayers);
+  m.heads = f.positive("num_attention_heads", kHeads);
+  m.kv_heads = f.has("num_key_value_heads") ? f.positive("num_key_value_heads", kKvHeads) : m.heads;
+  m.vocab = f.positive("vocab_size", kVocab);
+  m.ffn = f.positive("intermediate_size", kFfn);
+  m.attention = AttentionKind::mla;
+  m.mla.q_lora_rank = f.int_or("q_lora_rank", 0, kCount);
+  m.mla.kv_lora_rank = f.positive("kv_lora_rank", "a positive integer (KV latent rank)");
+  m.mla.qk_rope_head_dim = f.positive("qk_rope_head_dim", "a positive integer");
+  m.mla.qk_nope_head_dim = f.positive("qk_nope_head_dim", "a positive integer");
+  m.mla.v_head_dim = f.positive("v_head_dim", "a positive integer");
+  m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+  if (f.has("n_routed_experts")) {
+    m.moe.n_experts = f.positive("n_routed_experts", "a positive integer (routed experts)");
+    m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
+    m.moe.expert_ffn = f.positive("moe_intermediate_size", "a positive integer (expert MLP width)");
+    m.moe.n_shared_experts = f.int_or("n_shared_experts", 0, kCount);
+    m.moe.first_k_dense = f.int_or("first_k_dense_replace", 0, kCount);
+    m.moe.layer_freq = f.int_or("moe_layer_freq", 1, kCount);
+    m.moe.router_bias = f.str_or("topk_method", v3 ? "noaux_tc" : "greedy") == "noaux_tc";
+  }
+  m.mtp_layers = f.int_or("num_nextn_predict_layers", 0, kCount);
+  m.max_context = f.int_or("max_position_embeddings", 0, kCount);
+  m.ffn_kind = FfnKind::gated;
+  m.norm = NormKind::rmsnorm;
+  m.positions = PositionKind::rotary;
+  m.qkv_bias = false;
+  m.o_bias = f.bool_or("attention_bias", false);
+  m.tied_embeddings = f.bool_or("tie_word_embeddings", false);
+}
+
+void read_bert(const Fields& f, ModelSpec& m) {
+  // modeling_bert.py BertModel: word, position (absolute) and token-type embeddings with a
+  // LayerNorm, post-norm encoder layers (attention output LayerNorm, output LayerNorm), pooler.
+  read_shape(f, m, {"hidden_size"}, {"num_hidden_layers"}, {"num_attention_heads"});
+  classic_layout(m);
+  m.ffn = f.positive("intermediate_size", kFfn);
+  m.vocab = f.positive("vocab_size", kVocab);
+  m.max_context = f.positive("max_position_embeddings", "a positive integer (learned positions)");
+  m.position_table = m.max_context;
+  m.positions = PositionKind::learned;
+  m.type_vocab = f.int_or("type_vocab_size", 2, kCount);
+  m.encoder_only = true;
+  m.pooler = true;
+  m.embedding_norm = true;
+  m.final_norm = false;
+  m.qkv_bias = m.o_bias = m.mlp_bias = true;
+  m.tied_embeddings = true;  // no LM head in BertModel
+}
+
+ModelSpec read(const Fields& f, std::string model_type, const std::string& file) {
+  ModelSpec m;
+  m.model_type = model_type;
+  m.family = model_type;
+  m.stored_dtype = f.has("torch_dtype") ? f.str_or("torch_dtype", "") : f.str_or("dtype", "");
+  const std::string& t = model_type;
+  if (t == "llama" || t == "mistral" || t == "phi3") {
+    read_llama_like(f, m, false);
+    m.ffn = f.positive("intermediate_size", kFfn);
+  } else if (t == "mixtral") {
+    // modeling_mixtral.py: every layer is MoE, experts w1/w2/w3 of width intermediate_size,
+    // router gate D×E without bias.
+    read_llama_like(f, m, false);
+    m.moe.n_experts = f.positive("num_local_experts", "a positive integer (experts)");
+    m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
+    m.moe.expert_ffn = f.positive("intermediate_size", kFfn);
+  } else if (t == "qwen2" || t == "qwen2_moe") {
+    // modeling_qwen2.py: q/k/v projections have biases, o_proj has none.
+    read_llama_like(f, m, false);
+    m.qkv_bias = true;
+    m.o_bias = false;
+    m.ffn = f.int_or("intermediate_size", 0, kCount);
+    if (t == "qwen2_moe") {
+      // modeling_qwen2_moe.py: shared_expert (width shared_expert_intermediate_size) with a
+      // D→1 shared_expert_gate; MoE on layers where (i + 1) % decoder_sparse_step == 0.
+      m.moe.n_experts = f.positive("num_experts", "a positive integer (experts)");
+      m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
+      m.moe.expert_ffn = f.positive("moe_intermediate_size", "a positive integer (expert MLP width)");
+      m.moe.shared_ffn = f.int_or("shared_expert_intermediate_size", 0, kCount);
+      m.moe.shared_expert_gate = m.moe.shared_ffn > 0;
+      if (f.int_or("decoder_sparse_step", 1, kCount) != 1)
+        throw InputError(f.where("decoder_sparse_step") + ": only 1 (MoE on every layer) is supported");
+    }
+  } else if (t == "qwen3" || t == "qwen3_moe") {
+    // modeling_qwen3.py: q_norm and k_norm (RMSNorm over d_head) in every attention block;
+    // biases follow attention_bias (default false).
+    read_llama_like(f, m, false);
+    m.qk_norm = true;
+    m.ffn = f.int_or("intermediate_size", 0, kCount);
+    if (t == "qwen3_moe") {
+      m.moe.n_experts = f.positive("num_experts", "a positive integer (experts)");
+      m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
+      m.moe.expert_ffn = f.positive("moe_intermediate_size", "a positive integer (expert MLP width)");
+      if (f.int_or("decoder_sparse_step", 1, kCount) != 1)
+        throw InputError(f.where("decoder_sparse_step") + ": only 1 (MoE on every layer) is supported");
+    }
+  } else if (t == "gemma" || t == "gemma2") {
+    // modeling_gemma.py / modeling_gemma2.py: lm_head tied to embed_tokens; Gemma 2 adds
+    // post_attention and post_feedforward norms (4 per layer) and slides a window on every
+    // other layer.
+    read_llama_like(f, m, true);
+    m.ffn = f.positive("intermediate_size", kFfn);
+    if (t == "gemma2") {
+      m.norms_per_layer = 4;
+      m.sliding_every = m.sliding_window > 0 ? 2 : 0;
+    }
+  } else if (t == "gpt2") {
+    read_gpt2(f, m);
+  } else if (t == "gpt_neox") {
+    read_neox(f, m);
+  } else if (t == "opt") {
+    read_opt(f, m);
+  } else if (t == "falcon" || t == "RefinedWeb" || t == "RefinedWebModel") {
+    read_falcon(f, m);
+    m.family = "falcon";
+  } else if (t == "deepseek_v2" || t == "deepseek_v3") {
+    read_deepseek(f, m, t == "deepseek_v3");
+  } else if (t == "bert") {
+    read_bert(f, m);
+  } else if (f.has("n_embd")) {
+    read_gpt2(f, m);
+    m.family = "gpt2";
+    m.notes.push_back(t.empty() ? "no model_type: n_embd/n_layer/n_head read with GPT-2 conventions (biases, LayerNorm, learned positions, tied head)"
+                                : "model_type '" + t + "' not known: n_embd/n_layer/n_head read with GPT-2 conventions (biases, LayerNorm, learned positions, tied head)");
+  } else {
+    read_llama_like(f, m, false);
+    m.ffn = f.positive("intermediate_size", kFfn);
+    m.family = "llama";
+    m.notes.push_back((t.empty() ? std::string("no model_type") : "model_type '" + t + "' not known") +
+                      ": read as a Llama-style decoder (gated MLP, RMSNorm, rotary positions, no biases unless "
+                      "attention_bias/mlp_bias say so)");
+  }
+  (void)file;
+  return m;
+}
+
+}  // namespace
+
+ModelSpec from_hf_config(const json& j, std::string_view file) {
+  const std::string f(file);
+  if (!j.is_object()) throw InputError(f + ": expected a JSON object (a config.json), got " + std::string(j.type_name()));
+  // Vision-language configs keep the language model in text_config.
+  const bool nested = j.contains("text_config") && j.at("text_config").is_object() && !j.contains("hidden_size") &&
+                      !j.contains("n_embd");
+  const json& src = nested ? j.at("text_config") : j;
+  Fields fields(src, f, nested ? "/text_config" : "");
+  std::string mt = fields.str_or("model_type", "");
+  if (mt.empty() && !nested) mt = "";
+  ModelSpec m = read(fields, mt, f);
+  if (nested) m.notes.push_back("language model read from text_config; the vision tower is not counted");
+  return m;
+}
+
+json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot be read; expected a readable JSON file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_json_text(ss.str(), path);
+}
+
+json parse_json_text(std::string_view text, const std::string& what) {
+  try {
+    return json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    throw InputError(what + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+}
+
+ModelSpec read_hf_config(const std::string& path) {
+  ModelSpec m = from_hf_config(read_json_file(path), path);
+  m.name = path;
+  return m;
+}
+
+}  // namespace napkin::specs

@@ -1,0 +1,108 @@
+// Typed reads of one JSON object's fields for the spec readers (hf_config.cpp, napkin_json.cpp).
+// Every error names the file and the JSON pointer, then the value or what is missing:
+//   config.json: /num_hidden_layers: missing; expected a positive integer (number of layers L)
+//   llama.json: /num_key_value_heads: expected a positive integer (key/value heads), got -8
+// Reads go through j.at(), never operator[] (which would insert a missing key).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "napkin/error.h"
+
+namespace napkin::specs {
+
+class JsonFields {
+ public:
+  using json = nlohmann::json;
+  using i64 = std::int64_t;
+
+  JsonFields(const json& j, std::string file, std::string prefix)
+      : j_(j), file_(std::move(file)), prefix_(std::move(prefix)) {}
+
+  /// Present and not null.
+  bool has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
+  std::string where(const char* key) const { return file_ + ": " + prefix_ + "/" + key; }
+
+  [[noreturn]] void missing(const char* key, const char* what) const {
+    throw InputError(where(key) + ": missing; expected " + what);
+  }
+  [[noreturn]] void bad(const char* key, const char* what) const {
+    throw InputError(where(key) + ": expected " + what + ", got " + j_.at(key).dump());
+  }
+
+  /// An integer of at least `min`; `fallback` when absent (missing() when there is none).
+  /// Integral floats (4096.0, written by some exporters) are accepted.
+  i64 integer(const char* key, const char* what, i64 min, std::optional<i64> fallback) const {
+    if (!has(key)) {
+      if (fallback) return *fallback;
+      missing(key, what);
+    }
+    const json& v = j_.at(key);
+    i64 n = 0;
+    if (v.is_number_integer()) {
+      n = v.get<i64>();
+    } else if (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<i64>(v.get<double>()))) {
+      n = static_cast<i64>(v.get<double>());
+    } else {
+      bad(key, what);
+    }
+    if (n < min) bad(key, what);
+    return n;
+  }
+  i64 positive(const char* key, const char* what) const { return integer(key, what, 1, std::nullopt); }
+  i64 int_or(const char* key, i64 fallback, const char* what) const { return integer(key, what, 0, fallback); }
+
+  /// The first present key of several spellings (hidden_size / n_embd / d_model).
+  i64 positive_any(std::initializer_list<const char*> keys, const char* what) const {
+    for (const char* k : keys)
+      if (has(k)) return positive(k, what);
+    std::string also;
+    for (auto it = keys.begin() + 1; it != keys.end(); ++it)
+      also += std::string(also.empty() ? "" : ", ") + prefix_ + "/" + *it;
+    throw InputError(where(*keys.begin()) + ": missing (also looked for " + also + "); expected " + what);
+  }
+
+  bool bool_or(const char* key, bool fallback) const {
+    if (!has(key)) return fallback;
+    if (!j_.at(key).is_boolean()) bad(key, "true or false");
+    return j_.at(key).get<bool>();
+  }
+  std::string str_or(const char* key, std::string fallback) const {
+    if (!has(key)) return fallback;
+    if (!j_.at(key).is_string()) bad(key, "a string");
+    return j_.at(key).get<std::string>();
+  }
+
+  /// One of the named values.
+  template <class E>
+  E choice(const char* key, E fallback, std::initializer_list<std::pair<const char*, E>> options) const {
+    if (!has(key)) return fallback;
+    const std::string s = str_or(key, "");
+    std::string names;
+    for (const auto& [n, e] : options) {
+      if (s == n) return e;
+      names += std::string(names.empty() ? "" : ", ") + n;
+    }
+    throw InputError(where(key) + ": expected one of " + names + ", got \"" + s + "\"");
+  }
+
+  /// The fields of a nested object (an empty one when absent).
+  JsonFields sub(const char* key) const {
+    static const json kEmpty = json::object();
+    if (!has(key)) return JsonFields(kEmpty, file_, prefix_ + "/" + key);
+    if (!j_.at(key).is_object()) bad(key, "an object");
+    return JsonFields(j_.at(key), file_, prefix_ + "/" + key);
+  }
+
+ private:
+  const json& j_;
+  std::string file_, prefix_;
+};
+
+}  // namespace napkin::specs

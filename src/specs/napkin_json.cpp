@@ -1,0 +1,141 @@
+#include "napkin/specs/napkin_json.h"
+
+#include <optional>
+#include <string>
+
+#include "json_fields.h"
+#include "napkin/error.h"
+
+namespace napkin::specs {
+
+namespace {
+
+using json = nlohmann::json;
+using i64 = std::int64_t;
+
+using Reader = JsonFields;
+
+constexpr i64 kNone = 0;
+
+}  // namespace
+
+bool is_napkin_model_json(const json& j) { return j.is_object() && j.contains("napkin_model"); }
+
+ModelSpec from_napkin_json(const json& j, std::string_view file) {
+  const std::string f(file);
+  if (!j.is_object()) throw InputError(f + ": expected a JSON object (napkin model JSON)");
+  const Reader r(j, f, "");
+  if (r.integer("napkin_model", "1 (the format version)", 1, std::nullopt) != 1)
+    throw InputError(r.where("napkin_model") + ": expected 1 (the format version), got " + j.at("napkin_model").dump());
+  ModelSpec m;
+  m.name = r.str_or("name", f);
+  m.repo = r.str_or("repo", "");
+  m.family = r.str_or("family", "custom");
+  m.model_type = m.family;
+  m.hidden = r.integer("hidden", "a positive integer (hidden size D)", 1, std::nullopt);
+  m.layers = r.integer("layers", "a positive integer (number of layers L)", 1, std::nullopt);
+  m.heads = r.integer("heads", "a positive integer (attention heads H)", 1, std::nullopt);
+  m.kv_heads = r.integer("kv_heads", "a positive integer (key/value heads)", 1, m.heads);
+  m.head_dim = r.integer("head_dim", "a positive integer (d_head)", 1, m.hidden / m.heads);
+  m.vocab = r.integer("vocab", "a positive integer (vocabulary size V)", 1, std::nullopt);
+  m.ffn_kind = r.choice("ffn_kind", FfnKind::gated, {{"gated", FfnKind::gated}, {"plain", FfnKind::plain}});
+  m.tied_embeddings = r.bool_or("tied_embeddings", false);
+  m.positions = r.choice("positions", PositionKind::rotary,
+                         {{"rotary", PositionKind::rotary}, {"learned", PositionKind::learned}, {"none", PositionKind::none}});
+  m.max_context = r.integer("max_context", "a non-negative integer", 0, kNone);
+  m.position_offset = r.integer("position_offset", "a non-negative integer", 0, kNone);
+  m.position_table = r.integer("position_table", "a non-negative integer", 0,
+                               m.positions == PositionKind::learned ? m.max_context + m.position_offset : 0);
+  m.sliding_window = r.integer("sliding_window", "a non-negative integer", 0, kNone);
+  m.sliding_every = r.integer("sliding_every", "a non-negative integer", 0, kNone);
+  m.norm = r.choice("norm", NormKind::rmsnorm, {{"rmsnorm", NormKind::rmsnorm}, {"layernorm", NormKind::layernorm}});
+  m.norms_per_layer = static_cast<int>(r.integer("norms_per_layer", "a non-negative integer", 0, 2));
+  m.qk_norm = r.bool_or("qk_norm", false);
+  m.final_norm = r.bool_or("final_norm", true);
+  const Reader b = r.sub("bias");
+  m.qkv_bias = b.bool_or("qkv", false);
+  m.o_bias = b.bool_or("o", false);
+  m.mlp_bias = b.bool_or("mlp", false);
+  m.lm_head_bias = b.bool_or("lm_head", false);
+  const Reader mla = r.sub("mla");
+  m.mla.q_lora_rank = mla.integer("q_lora_rank", "a non-negative integer", 0, kNone);
+  m.mla.kv_lora_rank = mla.integer("kv_lora_rank", "a non-negative integer", 0, kNone);
+  m.mla.qk_rope_head_dim = mla.integer("qk_rope_head_dim", "a non-negative integer", 0, kNone);
+  m.mla.qk_nope_head_dim = mla.integer("qk_nope_head_dim", "a non-negative integer", 0, kNone);
+  m.mla.v_head_dim = mla.integer("v_head_dim", "a non-negative integer", 0, kNone);
+  const AttentionKind by_heads =
+      m.kv_heads == m.heads ? AttentionKind::mha : (m.kv_heads == 1 ? AttentionKind::mqa : AttentionKind::gqa);
+  m.attention = r.choice("attention", m.mla.kv_lora_rank > 0 ? AttentionKind::mla : by_heads,
+                         {{"mha", AttentionKind::mha}, {"gqa", AttentionKind::gqa}, {"mqa", AttentionKind::mqa},
+                          {"mla", AttentionKind::mla}});
+  const Reader moe = r.sub("moe");
+  m.moe.n_experts = moe.integer("experts", "a non-negative integer", 0, kNone);
+  m.moe.experts_per_token = moe.integer("experts_per_token", "a non-negative integer", 0, kNone);
+  m.moe.n_shared_experts = moe.integer("shared_experts", "a non-negative integer", 0, kNone);
+  m.moe.shared_ffn = moe.integer("shared_ffn", "a non-negative integer", 0, kNone);
+  m.moe.shared_expert_gate = moe.bool_or("shared_expert_gate", false);
+  m.moe.first_k_dense = moe.integer("first_k_dense", "a non-negative integer", 0, kNone);
+  m.moe.layer_freq = moe.integer("layer_freq", "a positive integer", 1, 1);
+  m.moe.expert_ffn = moe.integer("expert_ffn", "a non-negative integer", 0, kNone);
+  m.moe.router_bias = moe.bool_or("router_bias", false);
+  const bool all_moe = m.moe.n_experts > 0 && m.moe.first_k_dense == 0 && m.moe.layer_freq == 1;
+  m.ffn = all_moe ? r.integer("ffn", "a non-negative integer (MLP width F; 0: no dense MLP)", 0, 0)
+                 : r.integer("ffn", "a positive integer (MLP width F)", 1, std::nullopt);
+  m.embed_proj_dim = r.integer("embed_proj_dim", "a non-negative integer", 0, kNone);
+  m.encoder_only = r.bool_or("encoder_only", false);
+  m.type_vocab = r.integer("type_vocab", "a non-negative integer", 0, kNone);
+  m.pooler = r.bool_or("pooler", false);
+  m.embedding_norm = r.bool_or("embedding_norm", false);
+  m.mtp_layers = r.integer("mtp_layers", "a non-negative integer", 0, kNone);
+  m.stored_dtype = r.str_or("dtype", "");
+  return m;
+}
+
+json to_napkin_json(const ModelSpec& m) {
+  json j;
+  j["napkin_model"] = 1;
+  j["name"] = m.name;
+  if (!m.repo.empty()) j["repo"] = m.repo;
+  j["family"] = m.family;
+  j["hidden"] = m.hidden;
+  j["layers"] = m.layers;
+  j["heads"] = m.heads;
+  j["kv_heads"] = m.kv_heads;
+  j["head_dim"] = m.head_dim;
+  j["ffn"] = m.ffn;
+  j["ffn_kind"] = std::string(to_string(m.ffn_kind));
+  j["vocab"] = m.vocab;
+  j["tied_embeddings"] = m.tied_embeddings;
+  j["attention"] = std::string(to_string(m.attention));
+  j["positions"] = std::string(to_string(m.positions));
+  j["position_table"] = m.position_table;
+  j["position_offset"] = m.position_offset;
+  j["max_context"] = m.max_context;
+  j["sliding_window"] = m.sliding_window;
+  j["sliding_every"] = m.sliding_every;
+  j["norm"] = std::string(to_string(m.norm));
+  j["norms_per_layer"] = m.norms_per_layer;
+  j["qk_norm"] = m.qk_norm;
+  j["final_norm"] = m.final_norm;
+  j["bias"] = {{"qkv", m.qkv_bias}, {"o", m.o_bias}, {"mlp", m.mlp_bias}, {"lm_head", m.lm_head_bias}};
+  if (m.attention == AttentionKind::mla)
+    j["mla"] = {{"q_lora_rank", m.mla.q_lora_rank}, {"kv_lora_rank", m.mla.kv_lora_rank},
+                {"qk_rope_head_dim", m.mla.qk_rope_head_dim}, {"qk_nope_head_dim", m.mla.qk_nope_head_dim},
+                {"v_head_dim", m.mla.v_head_dim}};
+  if (m.moe.is_moe())
+    j["moe"] = {{"experts", m.moe.n_experts}, {"experts_per_token", m.moe.experts_per_token},
+                {"shared_experts", m.moe.n_shared_experts}, {"shared_ffn", m.moe.shared_ffn},
+                {"shared_expert_gate", m.moe.shared_expert_gate}, {"first_k_dense", m.moe.first_k_dense},
+                {"layer_freq", m.moe.layer_freq}, {"expert_ffn", m.moe.expert_ffn},
+                {"router_bias", m.moe.router_bias}};
+  j["embed_proj_dim"] = m.embed_proj_dim;
+  j["encoder_only"] = m.encoder_only;
+  j["type_vocab"] = m.type_vocab;
+  j["pooler"] = m.pooler;
+  j["embedding_norm"] = m.embedding_norm;
+  j["mtp_layers"] = m.mtp_layers;
+  if (!m.stored_dtype.empty()) j["dtype"] = m.stored_dtype;
+  return j;
+}
+
+}  // namespace napkin::specs

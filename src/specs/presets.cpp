@@ -1,0 +1,64 @@
+#include "napkin/specs/presets.h"
+
+#include <nlohmann/json.hpp>
+
+#include "napkin/error.h"
+#include "napkin/specs/hf_config.h"
+#include "napkin/suggest.h"
+
+namespace napkin::specs {
+
+namespace {
+
+const ModelPresetText* find(std::string_view name) {
+  for (const auto& p : model_preset_texts())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+[[noreturn]] void unknown(std::string_view name) {
+  std::string msg = "unknown model preset '" + std::string(name) + "'";
+  if (const auto near = closest(name, model_preset_names())) msg += "; did you mean '" + *near + "'?";
+  msg += " (napkin presets models)";
+  throw InputError(msg);
+}
+
+nlohmann::json parse(const ModelPresetText& p) {
+  // A preset that does not parse is a build defect, not user input: let it surface as internal.
+  return parse_json_text(p.json, "preset " + std::string(p.name));
+}
+
+}  // namespace
+
+std::vector<std::string> model_preset_names() {
+  std::vector<std::string> names;
+  for (const auto& p : model_preset_texts()) names.emplace_back(p.name);
+  return names;
+}
+
+bool is_model_preset(std::string_view name) { return find(name) != nullptr; }
+
+PresetSource model_preset_source(std::string_view name) {
+  const ModelPresetText* p = find(name);
+  if (p == nullptr) unknown(name);
+  const nlohmann::json j = parse(*p);
+  PresetSource s;
+  s.repo = j.at("repo").get<std::string>();
+  s.config_source = j.at("config_source").get<std::string>();
+  const auto& t = j.at("total_params");
+  if (!t.at("value").is_null()) s.total_params = t.at("value").get<std::int64_t>();
+  s.total_source = t.at("source").get<std::string>();
+  return s;
+}
+
+ModelSpec load_model_preset(std::string_view name) {
+  const ModelPresetText* p = find(name);
+  if (p == nullptr) unknown(name);
+  const nlohmann::json j = parse(*p);
+  ModelSpec m = from_hf_config(j.at("config"), "preset " + std::string(name));
+  m.name = std::string(name);
+  m.repo = j.at("repo").get<std::string>();
+  return m;
+}
+
+}  // namespace napkin::specs

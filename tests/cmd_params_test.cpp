@@ -1,0 +1,112 @@
+// `napkin params MODEL` as a user meets it: MODEL as a preset, a config.json, a model directory or
+// napkin model JSON, and the one-line errors (exit 2) for the rest. Runs the real binary.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "napkin/specs/hf_config.h"
+#include "napkin/specs/presets.h"
+#include "run_napkin.h"
+
+namespace {
+
+using napkin_test::Run;
+using napkin_test::run_napkin;
+
+// A scratch folder for this test binary's files.
+std::filesystem::path scratch(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("napkin_params_test_" + std::to_string(::getpid())) / name;
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+std::string preset_config(const char* name) {
+  for (const auto& p : napkin::specs::model_preset_texts())
+    if (p.name == name) return napkin::specs::parse_json_text(p.json, "preset").at("config").dump(2);
+  return "";
+}
+
+double total_of(const std::string& json_out) {
+  return napkin::specs::parse_json_text(json_out, "output").at("results").at("total_params").at("value").get<double>();
+}
+
+}  // namespace
+
+TEST_CASE("params reads a config.json file, a model directory and napkin model JSON", "[cli][params]") {
+  const auto dir = scratch("llama");
+  write(dir / "config.json", preset_config("llama-3.1-8b"));
+  SECTION("a config.json") {
+    const Run r = run_napkin("params " + (dir / "config.json").string() + " --json");
+    REQUIRE(r.code == 0);
+    CHECK(total_of(r.out) == 8030261248.0);
+  }
+  SECTION("a directory holding config.json") {
+    const Run r = run_napkin("params " + dir.string() + " --json");
+    REQUIRE(r.code == 0);
+    CHECK(total_of(r.out) == 8030261248.0);
+  }
+  SECTION("napkin model JSON") {
+    const auto f = scratch("napkin") / "tiny.json";
+    write(f, R"({"napkin_model": 1, "hidden": 64, "layers": 2, "heads": 4, "vocab": 100, "ffn": 256})");
+    const Run r = run_napkin("params " + f.string() + " --json");
+    REQUIRE(r.code == 0);
+    // 2·100·64 (untied) + 2·(4·64·64 + 3·64·256 + 2·64) + 64
+    CHECK(total_of(r.out) == 2.0 * 100 * 64 + 2.0 * (4 * 64 * 64 + 3 * 64 * 256 + 2 * 64) + 64);
+  }
+}
+
+TEST_CASE("params on an unknown preset is exit 2 with the closest name", "[cli][params]") {
+  const Run r = run_napkin("params lama-3.1-8b");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: unknown model preset 'lama-3.1-8b'; did you mean 'llama-3.1-8b'? (napkin presets models)\n");
+}
+
+TEST_CASE("params on a config without num_hidden_layers is exit 2 naming the file and pointer", "[cli][params]") {
+  auto j = napkin::specs::parse_json_text(preset_config("mistral-7b"), "preset");
+  j.erase("num_hidden_layers");
+  const auto f = scratch("broken") / "config.json";
+  write(f, j.dump());
+  const Run r = run_napkin("params " + f.string());
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: " + f.string() +
+                     ": /num_hidden_layers: missing; expected a positive integer (number of layers L)\n");
+}
+
+TEST_CASE("params on a missing path is exit 2 saying what MODEL may be", "[cli][params]") {
+  const Run r = run_napkin("params ./no/such/config.json");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: ./no/such/config.json: no such file or directory; expected a preset name (napkin "
+                 "presets models), a config.json, a model directory or napkin model JSON\n");
+}
+
+TEST_CASE("params on a file that is not JSON is exit 2 naming the file", "[cli][params]") {
+  const auto f = scratch("garbage") / "config.json";
+  write(f, "{ not json");
+  const Run r = run_napkin("params " + f.string());
+  CHECK(r.code == 2);
+  CHECK(r.out.rfind("napkin: error: " + f.string() + ": not valid JSON", 0) == 0);
+}
+
+TEST_CASE("presets models lists every preset with total and active params", "[cli][params]") {
+  const Run r = run_napkin("presets models --json");
+  REQUIRE(r.code == 0);
+  const auto j = napkin::specs::parse_json_text(r.out, "output");
+  REQUIRE(j.is_array());
+  CHECK(j.size() == napkin::specs::model_preset_names().size());
+  bool mixtral = false;
+  for (const auto& row : j)
+    if (row.at("inputs").at("model") == "mixtral-8x7b") {
+      mixtral = true;
+      CHECK(row.at("results").at("total_params").at("value") == 46702792704.0);
+      CHECK(row.at("results").at("active_params").at("value") == 12879925248.0);
+      CHECK(row.at("results").at("checkpoint_total").at("value") == "matches");
+    }
+  CHECK(mixtral);
+}

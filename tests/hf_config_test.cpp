@@ -1,0 +1,154 @@
+// Hugging Face config.json and napkin model JSON ingestion (src/specs/hf_config.cpp,
+// src/specs/napkin_json.cpp), presets lookup and the did-you-mean error.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "napkin/error.h"
+#include "napkin/params.h"
+#include "napkin/specs/hf_config.h"
+#include "napkin/specs/napkin_json.h"
+#include "napkin/specs/presets.h"
+
+using json = nlohmann::json;
+using napkin::count_params;
+using napkin::specs::from_hf_config;
+
+namespace {
+
+// The config of the llama-3.1-8b preset, to modify field by field.
+json llama_config() {
+  for (const auto& p : napkin::specs::model_preset_texts())
+    if (p.name == "llama-3.1-8b") return napkin::specs::parse_json_text(p.json, "preset").at("config");
+  FAIL("llama-3.1-8b preset missing");
+  return {};
+}
+
+std::string error_of(const json& j, const char* file = "config.json") {
+  try {
+    from_hf_config(j, file);
+  } catch (const napkin::InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("halving num_hidden_layers of Llama-3.1-8B gives 4,540,469,248: 16 layers of 218,112,000 fewer",
+          "[specs][hf_config]") {
+  json j = llama_config();
+  j["num_hidden_layers"] = 16;
+  CHECK(count_params(from_hf_config(j, "config.json")).total == 8030261248 - 16LL * 218112000);
+}
+
+TEST_CASE("a 32000-token vocabulary on Llama-3.1-8B gives Mistral-7B's 7,241,732,096", "[specs][hf_config]") {
+  json j = llama_config();
+  j["vocab_size"] = 32000;
+  CHECK(count_params(from_hf_config(j, "config.json")).total == 7241732096);
+}
+
+TEST_CASE("tying the embeddings of Llama-3.1-8B removes the 525,336,576-parameter head", "[specs][hf_config]") {
+  json j = llama_config();
+  j["tie_word_embeddings"] = true;
+  CHECK(count_params(from_hf_config(j, "config.json")).total == 8030261248 - 128256LL * 4096);
+}
+
+TEST_CASE("a missing num_hidden_layers is an error naming the file and the JSON pointer", "[specs][hf_config]") {
+  json j = llama_config();
+  j.erase("num_hidden_layers");
+  CHECK(error_of(j) == "config.json: /num_hidden_layers: missing; expected a positive integer (number of layers L)");
+}
+
+TEST_CASE("a negative num_key_value_heads is an error showing the value", "[specs][hf_config]") {
+  json j = llama_config();
+  j["num_key_value_heads"] = -8;
+  CHECK(error_of(j, "llama.json") ==
+        "llama.json: /num_key_value_heads: expected a positive integer (key/value heads), got -8");
+}
+
+TEST_CASE("a GPT-2 config without n_embd names every spelling it looked for", "[specs][hf_config]") {
+  const json j = {{"model_type", "gpt2"}, {"n_layer", 12}, {"n_head", 12}, {"vocab_size", 50257}, {"n_positions", 1024}};
+  CHECK(error_of(j) == "config.json: /n_embd: missing (also looked for /hidden_size); expected a positive integer "
+                       "(hidden size D)");
+}
+
+TEST_CASE("an unknown model_type with Llama fields is counted as Llama and says so", "[specs][hf_config]") {
+  json j = llama_config();
+  j["model_type"] = "my_llama";
+  const auto m = from_hf_config(j, "config.json");
+  CHECK(count_params(m).total == 8030261248);
+  REQUIRE(m.notes.size() == 1);
+  CHECK(m.notes[0] == "model_type 'my_llama' not known: read as a Llama-style decoder (gated MLP, RMSNorm, rotary "
+                      "positions, no biases unless attention_bias/mlp_bias say so)");
+}
+
+TEST_CASE("the language model of a vision-language config is read from text_config", "[specs][hf_config]") {
+  json j = {{"model_type", "llava"}, {"text_config", llama_config()}, {"vision_config", {{"hidden_size", 1024}}}};
+  const auto m = from_hf_config(j, "config.json");
+  CHECK(count_params(m).total == 8030261248);
+  j["text_config"].erase("hidden_size");
+  CHECK(error_of(j) == "config.json: /text_config/hidden_size: missing; expected a positive integer (hidden size D)");
+}
+
+TEST_CASE("OPT-350m's project_in/out and missing final norm give 331,196,416", "[specs][hf_config]") {
+  // facebook/opt-350m: word_embed_proj_dim 512 < hidden 1024, do_layer_norm_before false.
+  // 50272·512 + 2050·1024 + 2·512·1024 + 24·(4·(1024² + 1024) + 2·2048 + 2·1024·4096 + 4096 + 1024)
+  const json j = {{"model_type", "opt"},          {"hidden_size", 1024},        {"ffn_dim", 4096},
+                  {"num_hidden_layers", 24},      {"num_attention_heads", 16}, {"vocab_size", 50272},
+                  {"max_position_embeddings", 2048}, {"word_embed_proj_dim", 512}, {"do_layer_norm_before", false}};
+  const auto m = from_hf_config(j, "config.json");
+  const auto c = count_params(m);
+  CHECK(c.group(napkin::ParamGroup::other) == 2 * 512 * 1024);
+  CHECK(c.total == 331196416);
+}
+
+TEST_CASE("Falcon: multi_query false is multi-head; new_decoder_architecture has two norms and num_kv_heads",
+          "[specs][hf_config]") {
+  json j = {{"model_type", "falcon"}, {"hidden_size", 64}, {"num_hidden_layers", 2}, {"num_attention_heads", 4},
+            {"vocab_size", 100}};
+  auto m = from_hf_config(j, "config.json");
+  CHECK(m.kv_heads == 1);  // multi_query defaults to true
+  CHECK(m.norms_per_layer == 1);
+  j["multi_query"] = false;
+  CHECK(from_hf_config(j, "config.json").kv_heads == 4);
+  j["new_decoder_architecture"] = true;
+  j["num_kv_heads"] = 2;
+  m = from_hf_config(j, "config.json");
+  CHECK(m.kv_heads == 2);
+  CHECK(m.norms_per_layer == 2);
+  // tied head: 100·64; per layer 64·(4 + 2·2)·16 + 64·64 + 2·64·256 + 2·2·64; final 2·64
+  CHECK(count_params(m).total == 100 * 64 + 2 * (64 * 8 * 16 + 64 * 64 + 2 * 64 * 256 + 2 * 2 * 64) + 2 * 64);
+}
+
+TEST_CASE("napkin model JSON round-trips every preset to the same count", "[specs][hf_config]") {
+  for (const auto& name : napkin::specs::model_preset_names()) {
+    INFO(name);
+    const auto m = napkin::specs::load_model_preset(name);
+    const auto back = napkin::specs::from_napkin_json(napkin::specs::to_napkin_json(m), "round-trip.json");
+    const auto a = count_params(m), b = count_params(back);
+    CHECK(a.total == b.total);
+    CHECK(a.active == b.active);
+    CHECK(a.groups == b.groups);
+  }
+}
+
+TEST_CASE("napkin model JSON without layers is an error naming /layers", "[specs][hf_config]") {
+  const json j = {{"napkin_model", 1}, {"hidden", 64}, {"heads", 4}, {"vocab", 100}, {"ffn", 256}};
+  try {
+    napkin::specs::from_napkin_json(j, "tiny.json");
+    FAIL("expected InputError");
+  } catch (const napkin::InputError& e) {
+    CHECK(std::string(e.what()) == "tiny.json: /layers: missing; expected a positive integer (number of layers L)");
+  }
+}
+
+TEST_CASE("an unknown preset suggests the closest name", "[specs][hf_config]") {
+  try {
+    napkin::specs::load_model_preset("lama-3.1-8b");
+    FAIL("expected InputError");
+  } catch (const napkin::InputError& e) {
+    CHECK(std::string(e.what()) ==
+          "unknown model preset 'lama-3.1-8b'; did you mean 'llama-3.1-8b'? (napkin presets models)");
+  }
+}
