@@ -1,5 +1,9 @@
 // Shared checkpoint code (src/specs/checkpoint.cpp): tensor_group, find_checkpoint,
 // read_checkpoint.
+#include <map>
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "checkpoint_files.h"
@@ -169,4 +173,40 @@ TEST_CASE("read_checkpoint reads an empty safetensors header as zero tensors",
   CHECK(c.tensors.empty());
   CHECK(c.total_elements == 0);
   CHECK(c.bits_per_weight() == 0.0);
+}
+
+TEST_CASE("tensor_group splits GPT-2's 124,439,808 parameters into embedding, attention, mlp "
+          "and norm",
+          "[checkpoint][specs]") {
+  // GPT-2 small (openai-community/gpt2): D = 768, 12 layers, V = 50257, 1024 positions; the
+  // tensor names and shapes of its safetensors file, Conv1D weights stored [in, out].
+  struct Tensor {
+    std::string name;
+    std::uint64_t elements;
+  };
+  std::vector<Tensor> tensors = {{"wte.weight", 50257ull * 768},
+                                 {"wpe.weight", 1024ull * 768},
+                                 {"ln_f.weight", 768},
+                                 {"ln_f.bias", 768}};
+  for (int l = 0; l < 12; ++l) {
+    const std::string h = "h." + std::to_string(l) + ".";
+    for (const Tensor& t : std::initializer_list<Tensor>{
+             {"ln_1.weight", 768}, {"ln_1.bias", 768}, {"attn.c_attn.weight", 768ull * 2304},
+             {"attn.c_attn.bias", 2304}, {"attn.c_proj.weight", 768ull * 768},
+             {"attn.c_proj.bias", 768}, {"ln_2.weight", 768}, {"ln_2.bias", 768},
+             {"mlp.c_fc.weight", 768ull * 3072}, {"mlp.c_fc.bias", 3072},
+             {"mlp.c_proj.weight", 3072ull * 768}, {"mlp.c_proj.bias", 768}})
+      tensors.push_back({h + t.name, t.elements});
+  }
+  std::map<std::string, std::uint64_t> groups;
+  std::uint64_t total = 0;
+  for (const Tensor& t : tensors) {
+    groups[std::string(tensor_group(t.name))] += t.elements;
+    total += t.elements;
+  }
+  CHECK(total == 124'439'808);
+  CHECK(groups == std::map<std::string, std::uint64_t>{{"embedding", 39'383'808},
+                                                       {"attention", 28'348'416},
+                                                       {"mlp", 56'669'184},
+                                                       {"norm", 38'400}});
 }
