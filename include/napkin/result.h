@@ -73,14 +73,16 @@ struct TextView {
   std::uint8_t n = 0;
 };
 
-/// A result value: a number in the base unit of `dim`, a verdict string, or a boolean.
+/// A result value: a number in the base unit of `dim`, a verdict string, a boolean, or a list of
+/// numbers (in the ResultSet's number pool, `first` and `count`).
 struct Value {
-  enum class Kind : std::uint8_t { number, text, boolean };
+  enum class Kind : std::uint8_t { number, text, boolean, list };
   Kind kind = Kind::number;
   DimRt dim{};
   double num = 0.0;
   bool flag = false;
   std::string_view str{};
+  std::uint32_t first = 0, count = 0;
 };
 
 template <class D>
@@ -90,6 +92,16 @@ constexpr Value value(Quantity<D> q) {
 constexpr Value value(double plain) { return Value{Value::Kind::number, DimRt{}, plain, false, {}}; }
 constexpr Value verdict(std::string_view s) { return Value{Value::Kind::text, DimRt{}, 0.0, false, s}; }
 constexpr Value boolean(bool b) { return Value{Value::Kind::boolean, DimRt{}, 0.0, b, {}}; }
+
+/// A small table that belongs to a result (online softmax's per-block trace): named columns,
+/// rows of values. JSON writes it as an array of objects under its key.
+struct Series {
+  std::string_view key;
+  std::string_view label;
+  std::vector<std::string_view> columns;
+  std::vector<Value> cells;  // row-major, columns.size() per row
+  std::size_t rows() const { return columns.empty() ? 0 : cells.size() / columns.size(); }
+};
 
 /// A named input as the calculator resolved it (defaults included).
 struct Input {
@@ -128,6 +140,8 @@ class ResultSet {
   std::vector<TextRef> warnings;
   std::vector<TextRef> notes;  // shown by --explain only
   std::vector<Operand> operands;  // the pool every TextRef points into
+  std::vector<double> numbers;    // the pool of list values
+  std::vector<Series> series;
   bool details = true;
 
   void clear() {
@@ -137,6 +151,20 @@ class ResultSet {
     warnings.clear();
     notes.clear();
     operands.clear();
+    numbers.clear();
+    series.clear();
+  }
+  /// A list value of plain numbers (dimension `d`), stored in the number pool.
+  Value list(const std::vector<double>& v, DimRt d = {}) {
+    Value r{Value::Kind::list, d, 0.0, false, {}};
+    r.first = static_cast<std::uint32_t>(numbers.size());
+    r.count = static_cast<std::uint32_t>(v.size());
+    numbers.insert(numbers.end(), v.begin(), v.end());
+    return r;
+  }
+  Series& add_series(std::string_view key, std::string_view label, std::vector<std::string_view> columns) {
+    series.push_back(Series{key, label, std::move(columns), {}});
+    return series.back();
   }
   void input(std::string_view name, Value v) { inputs.push_back(Input{name, v}); }
 

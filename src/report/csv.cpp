@@ -23,8 +23,14 @@ void append_csv_field(std::string& out, std::string_view s) {
   out += '"';
 }
 
-void append_csv_value(std::string& out, const Value& v, double num) {
+void append_csv_value(std::string& out, const ResultSet& rs, const Value& v, double num) {
   switch (v.kind) {
+    case Value::Kind::list:  // a list in one cell: numbers separated by ';'
+      for (std::uint32_t i = 0; i < v.count; ++i) {
+        if (i) out += ';';
+        append_number(out, rs.numbers[v.first + i]);
+      }
+      break;
     case Value::Kind::number: append_number(out, num); break;
     case Value::Kind::text: append_csv_field(out, v.str); break;
     case Value::Kind::boolean: out += v.flag ? "true" : "false"; break;
@@ -41,12 +47,12 @@ class CsvRenderer final : public Renderer {
     for (std::size_t i = 0; i < inputs_.size(); ++i) {
       if (i) buf_ += ',';
       const Input* in = same_shape && rs.inputs[i].name == inputs_[i] ? &rs.inputs[i] : rs.find_input(inputs_[i]);
-      if (in) append_csv_value(buf_, in->value, echoed(*in));
+      if (in) append_csv_value(buf_, rs, in->value, echoed(*in));
     }
     for (std::size_t i = 0; i < items_.size(); ++i) {
       if (i || !inputs_.empty()) buf_ += ',';
       const Item* it = same_shape && rs.items[i].key == items_[i] ? &rs.items[i] : rs.find(items_[i]);
-      if (it) append_csv_value(buf_, it->value, it->value.num);
+      if (it) append_csv_value(buf_, rs, it->value, it->value.num);
     }
     buf_ += '\n';
     maybe_flush();

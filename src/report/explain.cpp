@@ -30,7 +30,7 @@ void append_explain(std::string& out, const ResultSet& rs) {
         out += ']';
       }
     } else {
-      out += human_value(in.value);
+      out += human_value(rs, in.value);
     }
     out += '\n';
   }
@@ -53,9 +53,10 @@ void append_explain(std::string& out, const ResultSet& rs) {
     out += "\n   = ";
     append_text(out, rs.view(it.substituted));
     out += "\n   = ";
-    out += human_value(it.value);
+    out += human_value(rs, it.value);
     out += '\n';
   }
+  append_series_tables(out, rs);
   if (!rs.notes.empty()) {
     out += "\nNotes\n";
     for (const auto& n : rs.notes) {
@@ -95,7 +96,7 @@ class ExplainRenderer final : public Renderer {
           if (in->value.kind == Value::Kind::number)
             append_compact(buf_, in->value.num, in->value.dim);
           else
-            buf_ += human_value(in->value);
+            buf_ += human_value(rs, in->value);
           first = false;
         }
       }

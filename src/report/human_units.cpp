@@ -245,6 +245,8 @@ std::string human_value(const Value& v) {
       return std::string(v.str);
     case Value::Kind::boolean:
       return v.flag ? "yes" : "no";
+    case Value::Kind::list:
+      return "(list)";
     case Value::Kind::number:
       break;
   }
@@ -277,6 +279,17 @@ std::string human_value(const Value& v) {
       append_sci4(s, v.num);
     s += ')';
   }
+  return s;
+}
+
+std::string human_value(const ResultSet& rs, const Value& v) {
+  if (v.kind != Value::Kind::list) return human_value(v);
+  std::string s = "[";
+  for (std::uint32_t i = 0; i < v.count; ++i) {
+    if (i) s += ", ";
+    append_compact(s, rs.numbers[v.first + i], v.dim);
+  }
+  s += ']';
   return s;
 }
 

@@ -9,11 +9,19 @@ namespace napkin::report {
 
 namespace {
 
-void append_value(std::string& out, const Value& v) {
+void append_value(std::string& out, const ResultSet& rs, const Value& v) {
   switch (v.kind) {
     case Value::Kind::number: append_number(out, v.num); break;
     case Value::Kind::text: append_json_string(out, v.str); break;
     case Value::Kind::boolean: out += v.flag ? "true" : "false"; break;
+    case Value::Kind::list:
+      out += '[';
+      for (std::uint32_t i = 0; i < v.count; ++i) {
+        if (i) out += ',';
+        append_number(out, rs.numbers[v.first + i]);
+      }
+      out += ']';
+      break;
   }
 }
 
@@ -35,7 +43,7 @@ void append_result_set(std::string& out, const ResultSet& rs, bool pretty) {
     if (in.value.kind == Value::Kind::number)
       append_number(out, echoed(in));
     else
-      append_value(out, in.value);
+      append_value(out, rs, in.value);
   }
   out += "},";
   out += nl;
@@ -47,8 +55,8 @@ void append_result_set(std::string& out, const ResultSet& rs, bool pretty) {
     out += nl2;
     append_json_string(out, it.key);
     out += ":{\"value\":";
-    append_value(out, it.value);
-    if (it.value.kind == Value::Kind::number) {
+    append_value(out, rs, it.value);
+    if (it.value.kind == Value::Kind::number || it.value.kind == Value::Kind::list) {
       out += ",\"unit\":";
       append_json_string(out, unit_symbol(it.value.dim));
     }
@@ -63,6 +71,24 @@ void append_result_set(std::string& out, const ResultSet& rs, bool pretty) {
   }
   out += pretty ? "\n  }," : "},";
   out += nl;
+  for (const Series& se : rs.series) {
+    append_json_string(out, se.key);
+    out += ":[";
+    for (std::size_t r = 0; r < se.rows(); ++r) {
+      if (r) out += ',';
+      out += nl2;
+      out += '{';
+      for (std::size_t c = 0; c < se.columns.size(); ++c) {
+        if (c) out += ',';
+        append_json_string(out, se.columns[c]);
+        out += ':';
+        append_value(out, rs, se.cells[r * se.columns.size() + c]);
+      }
+      out += '}';
+    }
+    out += pretty && se.rows() ? "\n  ]," : "],";
+    out += nl;
+  }
   out += "\"assumptions\":[";
   std::string t;
   for (std::size_t i = 0; i < rs.assumptions.size(); ++i) {

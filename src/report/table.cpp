@@ -53,11 +53,46 @@ void append_assumptions(std::string& out, const ResultSet& rs, std::string_view 
   }
 }
 
+}  // namespace
+
+void append_series_tables(std::string& out, const ResultSet& rs) {
+  for (const Series& se : rs.series) {
+    std::vector<std::string> cells;
+    std::vector<std::size_t> w(se.columns.size());
+    for (std::size_t c = 0; c < se.columns.size(); ++c) w[c] = display_width(se.columns[c]);
+    for (std::size_t i = 0; i < se.cells.size(); ++i) {
+      const Value& v = se.cells[i];
+      std::string cell;
+      if (v.kind == Value::Kind::number)
+        append_compact(cell, v.num, v.dim);
+      else
+        cell = human_value(rs, v);
+      w[i % se.columns.size()] = std::max(w[i % se.columns.size()], display_width(cell));
+      cells.push_back(std::move(cell));
+    }
+    out += '\n';
+    out += se.label;
+    out += '\n';
+    for (std::size_t c = 0; c < se.columns.size(); ++c) {
+      out += "  ";
+      pad_to(out, se.columns[c], w[c], true);
+    }
+    out += '\n';
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      out += "  ";
+      pad_to(out, cells[i], w[i % se.columns.size()], true);
+      if ((i + 1) % se.columns.size() == 0) out += '\n';
+    }
+  }
+}
+
+namespace {
+
 void append_single(std::string& out, const ResultSet& rs) {
   std::vector<std::string> values, formulas;
   std::size_t wk = std::string_view("result").size(), wv = std::string_view("value").size();
   for (const auto& it : rs.items) {
-    values.push_back(human_value(it.value));
+    values.push_back(human_value(rs, it.value));
     std::string f(it.symbolic);
     f += " = ";
     append_text(f, rs.view(it.substituted));
@@ -85,6 +120,7 @@ void append_single(std::string& out, const ResultSet& rs) {
     out += formulas[i];
     out += '\n';
   }
+  append_series_tables(out, rs);
   append_assumptions(out, rs, "Assumptions");
 }
 
@@ -113,13 +149,13 @@ class TableRenderer final : public Renderer {
           if (in->value.kind == Value::Kind::number)
             append_compact(cell, in->value.num, in->value.dim);
           else
-            cell = human_value(in->value);
+            cell = human_value(rs, in->value);
         }
       } else if (const Item* it = rs.find(columns_[c])) {
         if (it->value.kind == Value::Kind::number)
           append_compact(cell, it->value.num, it->value.dim);
         else
-          cell = human_value(it->value);
+          cell = human_value(rs, it->value);
       }
       cells.push_back(std::move(cell));
     }

@@ -20,6 +20,8 @@ std::string compact(double base, DimRt d);
 /// The table form: a readable form and, for bytes, time, energy, FLOP and counts, a second
 /// one in parentheses: "16.06 GB (14.96 GiB)", "2.78 h (10000 s)", "2.78 kWh (10.00 MJ)".
 std::string human_value(const Value& v);
+/// The same, and list values ("[1.00, 2.00]") from the ResultSet's number pool.
+std::string human_value(const ResultSet& rs, const Value& v);
 
 /// A pattern with its holes filled by compact forms of the operands.
 void append_text(std::string& out, TextView t);

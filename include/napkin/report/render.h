@@ -53,6 +53,9 @@ std::unique_ptr<Renderer> make_explain_renderer(const RenderOptions& opt, std::F
 /// Renders one ResultSet to a string (tests, benchmarks).
 std::string render_to_string(const ResultSet& rs, Format f);
 
+/// The ResultSet's series as aligned tables, each under its label (table and explain).
+void append_series_tables(std::string& out, const ResultSet& rs);
+
 /// JSON string escaping (quotes included).
 void append_json_string(std::string& out, std::string_view s);
 
