@@ -9,6 +9,7 @@
 #include "command.h"
 #include "napkin/energy.h"
 #include "napkin/flops.h"
+#include "napkin/memory.h"
 #include "napkin/roofline.h"
 
 namespace {
@@ -105,7 +106,7 @@ TEST_CASE("a 3-flag sweep gives the full product", "[cli][sweep]") {
 TEST_CASE("every assumption key the calculators emit has an entry in the flag table", "[cli]") {
   using namespace napkin;
   using namespace napkin::units;
-  std::vector<ResultSet> sets(12);
+  std::vector<ResultSet> sets(20);
   matmul_flops({.m = 1 * one, .k = 1 * one, .n = 1 * one}, sets[0]);
   matmul_flops({.m = 1 * one, .k = 1 * one, .n = 1 * one, .fma_as_one = true}, sets[1]);
   ffn_flops({.d = 1 * one, .f = 1 * one, .gated = true}, sets[2]);
@@ -125,6 +126,22 @@ TEST_CASE("every assumption key the calculators emit has an entry in the flag ta
   roofline({.peak = 1.0 * TFLOP_per_s, .bandwidth = 1.0 * TB_per_s, .op = find_elementwise_op("gelu"),
             .ops_per_element = 4.0},
            sets[10]);
+  for (int stage : {0, 3})
+    for (Optimizer o : {Optimizer::adamw, Optimizer::adam_8bit, Optimizer::sgd, Optimizer::sgd_momentum,
+                        Optimizer::adafactor})
+      model_states({.params = 1.0 * param, .optimizer = o, .zero_stage = stage, .dp = 2 * one}, sets[11]);
+  inference_weights({.params = 8.0 * param, .dtype = Dtype::int4, .unquantized = 1.0 * param,
+                     .group_size = 2 * one, .zero_points = true},
+                    sets[12]);
+  specs::ModelSpec mla;
+  mla.layers = 2;
+  mla.attention = specs::AttentionKind::mla;
+  mla.mla.kv_lora_rank = 4;
+  mla.sliding_window = 2;
+  kv_cache(mla, {.batch = 1 * one, .context = 4 * one}, sets[13]);
+  activations_per_layer({.seq = 1 * one, .micro_batch = 1 * one, .hidden = 1 * one, .heads = 1 * one,
+                         .flash_attention = true},
+                        sets[14]);
   for (const auto& rs : sets)
     for (const auto& a : rs.assumptions) {
       INFO(a.key);

@@ -15,7 +15,7 @@ struct KeyFlag {
 };
 // An empty flag marks an assumption no flag changes (a modelling convention, stated so the
 // reader knows it is there).
-constexpr std::array<KeyFlag, 35> kKeyFlags{{
+constexpr KeyFlag kKeyFlags[] = {
     {"fma_counting", "--fma-as-one"},
     {"ffn_gated", "--gated"},
     {"ffn_activation", ""},
@@ -52,7 +52,21 @@ constexpr std::array<KeyFlag, 35> kKeyFlags{{
     {"buffers", ""},
     {"model_config", ""},
     {"presets_source", ""},
-}};
+    {"config_crosscheck", ""},
+    {"headers_only", ""},
+    // memory ledgers
+    {"precision", "--precision"},
+    {"optimizer", "--optimizer"},
+    {"zero_stage", "--zero"},
+    {"weights_dtype", "--weights-dtype"},
+    {"group_size", "--group-size"},
+    {"unquantized", "--keep-unquantized"},
+    {"kv_dtype", "--kv-dtype"},
+    {"kv_layout", ""},
+    {"sliding_window", ""},
+    {"activation_model", ""},
+    {"flash_attention", "--flash-attention"},
+};
 }  // namespace
 
 std::string_view flag_for_assumption(std::string_view key) {

@@ -1,0 +1,132 @@
+// Memory ledgers (course notes 7.4): memory is a sum of named items, each with the assumption
+// it rests on. This file holds the pieces the inference and training ledgers are built from:
+//   - model states for training: weights, gradients, FP32 master weights, optimizer states,
+//     from a precision recipe and an optimizer, sharded by ZeRO stage over data parallelism;
+//   - inference weights, with quantization overhead (per-group scales and zero points) and
+//     the parameters kept unquantized;
+//   - the KV cache of a model spec (MHA/GQA/MQA, MLA's compressed latent, sliding windows);
+//   - activations saved for backward per layer (Korthikanti et al. 2022).
+// All byte counts are exact where the inputs are integers (below 2^53).
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "napkin/dtype.h"
+#include "napkin/flops.h"
+#include "napkin/result.h"
+#include "napkin/specs/model.h"
+#include "napkin/units.h"
+
+namespace napkin {
+
+// ---- training model states ------------------------------------------------------------------
+
+enum class Precision { mixed, fp32, bf16 };
+enum class Optimizer { adamw, adam_8bit, sgd, sgd_momentum, adafactor };
+
+std::string_view to_string(Precision p);
+std::string_view to_string(Optimizer o);
+/// "mixed", "fp32", "bf16" / "adamw", "adam", "adam-8bit", "sgd", "sgd-momentum", "adafactor".
+/// Throw InputError naming `field` for anything else.
+Precision parse_precision(std::string_view text, std::string_view field);
+Optimizer parse_optimizer(std::string_view text, std::string_view field);
+
+/// Bytes per trainable parameter of each model state.
+struct StateBytes {
+  BytesPerParam weights{}, gradients{}, master_weights{}, optimizer_states{};
+  BytesPerParam total() const { return weights + gradients + master_weights + optimizer_states; }
+};
+
+struct ModelStatesInput {
+  Params params{};                        // trainable parameters
+  Precision precision = Precision::mixed;
+  std::optional<Dtype> grad_dtype{};      // overrides the recipe's gradient type
+  std::optional<bool> master_weights{};   // overrides the recipe (mixed: yes, else no)
+  Optimizer optimizer = Optimizer::adamw;
+  int zero_stage = 0;                     // 0-3 (FSDP full sharding = 3)
+  Count dp = 1.0 * units::one;            // data-parallel degree the states are sharded over
+};
+
+/// The recipe: mixed = bf16 weights (2) + bf16 gradients (2) + fp32 master (4) + Adam's two fp32
+/// moments (8) = 16 B/param (notes 7.4; Rajbhandari et al. 2020, ZeRO, §3.1: 2Ψ + 2Ψ + KΨ with
+/// K = 12). fp32: 4 + 4 + 0 + 8. bf16 (pure): 2 + 2 + 0 + Adam moments in bf16 (4).
+StateBytes state_bytes(const ModelStatesInput& in);
+
+/// Per-GPU model states. ZeRO-1 shards optimizer states and master weights over dp, ZeRO-2
+/// adds gradients, ZeRO-3 adds the weights (ZeRO paper, figure 1).
+struct ModelStates {
+  Bytes weights{}, gradients{}, master_weights{}, optimizer_states{};
+  Bytes total() const { return weights + gradients + master_weights + optimizer_states; }
+};
+ModelStates model_states(const ModelStatesInput& in);
+/// Appends the four ledger rows (keys weights, gradients, master_weights, optimizer_states)
+/// and their assumptions.
+void model_states(const ModelStatesInput& in, ResultSet& out);
+
+// ---- inference weights ----------------------------------------------------------------------
+
+struct WeightsInput {
+  Params params{};                     // all parameters stored
+  Dtype dtype = Dtype::bf16;
+  Params unquantized{};                // parameters kept in `unquantized_dtype` (embeddings, head, norms)
+  Dtype unquantized_dtype = Dtype::bf16;
+  Count group_size{};                  // quantization group; 0: no per-group scales
+  Dtype scale_dtype = Dtype::fp16;     // one scale per group
+  bool zero_points = false;            // one zero point per group, in scale_dtype
+};
+
+struct Weights {
+  Bytes quantized{};     // the (params − unquantized) at dtype's bits
+  Bytes scales{};        // per-group scales and zero points
+  Bytes unquantized{};   // the parameters kept in unquantized_dtype
+  Bytes total() const { return quantized + scales + unquantized; }
+};
+
+/// P × bits / 8 (notes 7.4: 8e9 at bf16 = 16e9 B ≈ 14.90 GiB), plus per-group scale overhead
+/// ceil(P_q / group) × (scale + zero point bytes) and the unquantized part.
+Weights inference_weights(const WeightsInput& in);
+void inference_weights(const WeightsInput& in, ResultSet& out);
+
+// ---- KV cache -------------------------------------------------------------------------------
+
+/// Bytes one layer caches per token: 2 · H_kv · d_head · bytes (MHA/GQA/MQA), or
+/// (kv_lora_rank + qk_rope_head_dim) · bytes for MLA (DeepSeek-V2 paper, §2.1.2: the compressed
+/// latent c_KV plus the decoupled RoPE key).
+Bytes kv_bytes_per_token_per_layer(const specs::ModelSpec& m, Dtype kv_dtype);
+/// All layers, one token, no window cap (the figure users quote: 128 KiB for Llama-3.1-8B).
+Bytes kv_bytes_per_token(const specs::ModelSpec& m, Dtype kv_dtype);
+
+struct KvCacheInput {
+  Count batch = 1.0 * units::one;
+  Count context{};  // tokens per sequence
+  Dtype kv_dtype = Dtype::bf16;
+};
+/// Layers with a sliding window keep at most `sliding_window` tokens.
+Bytes kv_cache(const specs::ModelSpec& m, const KvCacheInput& in);
+void kv_cache(const specs::ModelSpec& m, const KvCacheInput& in, ResultSet& out);
+
+// ---- activations saved for backward -----------------------------------------------------------
+
+struct ActivationInput {
+  Count seq{};          // s, sequence length
+  Count micro_batch{};  // b
+  Count hidden{};       // h
+  Count heads{};        // a
+  Count tp = 1.0 * units::one;  // t, tensor-parallel degree
+  bool sequence_parallel = false;
+  Recompute recompute = Recompute::none;
+  bool flash_attention = false;  // the attention scores are never stored: drops 5as/h
+};
+
+/// Activations one transformer layer keeps for backward, in bytes (16-bit activations, 1-byte
+/// dropout masks), Korthikanti et al. 2022, table 2:
+///   no parallelism        s·b·h·(34 + 5·a·s/h)
+///   tensor parallel        s·b·h·(10 + 24/t + 5·a·s/(h·t))
+///   + sequence parallel    s·b·h·(34/t + 5·a·s/(h·t))
+///   selective recompute (or FlashAttention) drops the 5·a·s/h term; full recompute keeps
+///   only the layer input, 2·s·b·h.
+Bytes activations_per_layer(const ActivationInput& in);
+void activations_per_layer(const ActivationInput& in, ResultSet& out);
+
+}  // namespace napkin

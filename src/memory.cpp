@@ -1,0 +1,322 @@
+#include "napkin/memory.h"
+
+#include <cmath>
+#include <string>
+
+#include "napkin/check.h"
+#include "napkin/error.h"
+
+namespace napkin {
+
+using namespace units;
+
+namespace {
+
+constexpr BytesPerParam per_param(double b) { return b * byte / param; }
+
+// bitsandbytes' 8-bit Adam keeps each moment in 1 byte plus one fp32 absmax per block of 2048
+// values (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization", §2; block size
+// 2048 in bitsandbytes' optimizer implementation).
+constexpr double kAdam8bitBlock = 2048.0;
+
+}  // namespace
+
+std::string_view to_string(Precision p) {
+  switch (p) {
+    case Precision::mixed: return "mixed";
+    case Precision::fp32: return "fp32";
+    case Precision::bf16: return "bf16";
+  }
+  return "?";
+}
+
+std::string_view to_string(Optimizer o) {
+  switch (o) {
+    case Optimizer::adamw: return "adamw";
+    case Optimizer::adam_8bit: return "adam-8bit";
+    case Optimizer::sgd: return "sgd";
+    case Optimizer::sgd_momentum: return "sgd-momentum";
+    case Optimizer::adafactor: return "adafactor";
+  }
+  return "?";
+}
+
+Precision parse_precision(std::string_view text, std::string_view field) {
+  if (text == "mixed") return Precision::mixed;
+  if (text == "fp32") return Precision::fp32;
+  if (text == "bf16") return Precision::bf16;
+  throw InputError(std::string(field), std::string(text), "mixed, fp32 or bf16");
+}
+
+Optimizer parse_optimizer(std::string_view text, std::string_view field) {
+  if (text == "adamw" || text == "adam") return Optimizer::adamw;
+  if (text == "adam-8bit") return Optimizer::adam_8bit;
+  if (text == "sgd") return Optimizer::sgd;
+  if (text == "sgd-momentum") return Optimizer::sgd_momentum;
+  if (text == "adafactor") return Optimizer::adafactor;
+  throw InputError(std::string(field), std::string(text), "adamw, adam-8bit, sgd, sgd-momentum or adafactor");
+}
+
+StateBytes state_bytes(const ModelStatesInput& in) {
+  StateBytes s;
+  // The dtype of the optimizer's fp32-or-not states follows the recipe.
+  double state_width = 4.0;
+  switch (in.precision) {
+    case Precision::mixed:
+      s.weights = per_param(2);
+      s.gradients = per_param(2);
+      s.master_weights = per_param(4);
+      break;
+    case Precision::fp32:
+      s.weights = per_param(4);
+      s.gradients = per_param(4);
+      break;
+    case Precision::bf16:
+      s.weights = per_param(2);
+      s.gradients = per_param(2);
+      state_width = 2.0;
+      break;
+  }
+  if (in.grad_dtype) s.gradients = dtype_size(*in.grad_dtype) / param;
+  if (in.master_weights) s.master_weights = per_param(*in.master_weights ? 4.0 : 0.0);
+  switch (in.optimizer) {
+    case Optimizer::adamw: s.optimizer_states = per_param(2.0 * state_width); break;
+    case Optimizer::adam_8bit: s.optimizer_states = per_param(2.0 * (1.0 + 4.0 / kAdam8bitBlock)); break;
+    case Optimizer::sgd: s.optimizer_states = per_param(0); break;
+    case Optimizer::sgd_momentum: s.optimizer_states = per_param(state_width); break;
+    // Adafactor with its default β1 = 0 keeps no momentum, and its factored second moment is
+    // O(rows + cols) per matrix (Shazeer & Stern 2018, §3): below 0.1 % of P for LLM shapes.
+    case Optimizer::adafactor: s.optimizer_states = per_param(0); break;
+  }
+  return s;
+}
+
+ModelStates model_states(const ModelStatesInput& in) {
+  require_positive(in.params, "params");
+  require_positive_integer(in.dp, "dp");
+  if (in.zero_stage < 0 || in.zero_stage > 3)
+    throw InputError("zero", std::to_string(in.zero_stage), "a ZeRO stage 0, 1, 2 or 3");
+  const StateBytes s = state_bytes(in);
+  const double dp = in.dp.in(one);
+  // ZeRO partitions; a byte count that does not divide evenly rounds up on the fullest rank.
+  auto shard = [&](BytesPerParam b, bool sharded) {
+    const double total = (b * in.params).in(byte);
+    return (sharded ? std::ceil(total / dp) : total) * byte;
+  };
+  ModelStates m;
+  m.weights = shard(s.weights, in.zero_stage >= 3);
+  m.gradients = shard(s.gradients, in.zero_stage >= 2);
+  m.master_weights = shard(s.master_weights, in.zero_stage >= 1);
+  m.optimizer_states = shard(s.optimizer_states, in.zero_stage >= 1);
+  return m;
+}
+
+void model_states(const ModelStatesInput& in, ResultSet& out) {
+  const ModelStates m = model_states(in);
+  const StateBytes s = state_bytes(in);
+  const int z = in.zero_stage;
+  if (z >= 3)
+    out.item("weights", "weights", value(m.weights), "P · bytes / dp (ZeRO-3)",
+             text("{} · {} / {}", in.params, s.weights, in.dp));
+  else
+    out.item("weights", "weights", value(m.weights), "P · bytes", text("{} · {}", in.params, s.weights));
+  if (z >= 2)
+    out.item("gradients", "gradients", value(m.gradients), "P · bytes / dp (ZeRO-2)",
+             text("{} · {} / {}", in.params, s.gradients, in.dp));
+  else
+    out.item("gradients", "gradients", value(m.gradients), "P · bytes", text("{} · {}", in.params, s.gradients));
+  if (z >= 1) {
+    out.item("master_weights", "FP32 master weights", value(m.master_weights), "P · bytes / dp (ZeRO-1)",
+             text("{} · {} / {}", in.params, s.master_weights, in.dp));
+    out.item("optimizer_states", "optimizer states", value(m.optimizer_states), "P · bytes / dp (ZeRO-1)",
+             text("{} · {} / {}", in.params, s.optimizer_states, in.dp));
+  } else {
+    out.item("master_weights", "FP32 master weights", value(m.master_weights), "P · bytes",
+             text("{} · {}", in.params, s.master_weights));
+    out.item("optimizer_states", "optimizer states", value(m.optimizer_states), "P · bytes",
+             text("{} · {}", in.params, s.optimizer_states));
+  }
+  out.assume("precision", text("{} precision: weights {}, gradients {}, master weights {} per parameter",
+                               to_string(in.precision), s.weights, s.gradients, s.master_weights));
+  switch (in.optimizer) {
+    case Optimizer::adamw:
+      out.assume("optimizer", text("AdamW: two moments, {} per parameter", s.optimizer_states));
+      break;
+    case Optimizer::adam_8bit:
+      out.assume("optimizer", text("8-bit Adam: two 1-byte moments plus an fp32 absmax per 2048 values, {} "
+                                   "per parameter (Dettmers et al. 2022)", s.optimizer_states));
+      break;
+    case Optimizer::sgd:
+      out.assume("optimizer", text("plain SGD keeps no optimizer state"));
+      break;
+    case Optimizer::sgd_momentum:
+      out.assume("optimizer", text("SGD with momentum: one buffer, {} per parameter", s.optimizer_states));
+      break;
+    case Optimizer::adafactor:
+      out.assume("optimizer", text("Adafactor with β1 = 0: no momentum; the factored second moment "
+                                   "(rows + cols per matrix) is below 0.1 % of P and not counted"));
+      break;
+  }
+  if (z == 0)
+    out.assume("zero_stage", text("no ZeRO sharding: every data-parallel rank holds all model states"));
+  else
+    out.assume("zero_stage", text("ZeRO-{} over {} data-parallel ranks (1: optimizer states and master "
+                                  "weights, 2: + gradients, 3: + weights)", static_cast<double>(z), in.dp));
+}
+
+// ---- inference weights ----------------------------------------------------------------------
+
+Weights inference_weights(const WeightsInput& in) {
+  require_positive(in.params, "params");
+  require_non_negative(in.unquantized, "unquantized");
+  if (in.unquantized > in.params)
+    throw InputError("unquantized", format_plain_number(in.unquantized.in(param)),
+                     "at most the total parameter count");
+  if (in.group_size.in(one) != 0.0) require_positive_integer(in.group_size, "group_size");
+  Weights w;
+  const Params quantized = in.params - in.unquantized;
+  // Packed sub-byte types round up to whole bytes.
+  w.quantized = std::ceil((dtype_size(in.dtype) / param * quantized).in(byte)) * byte;
+  w.unquantized = dtype_size(in.unquantized_dtype) / param * in.unquantized;
+  if (in.group_size.in(one) > 0.0) {
+    const double groups = std::ceil(quantized.in(param) / in.group_size.in(one));
+    w.scales = groups * (in.zero_points ? 2.0 : 1.0) * dtype_size(in.scale_dtype);
+  }
+  return w;
+}
+
+void inference_weights(const WeightsInput& in, ResultSet& out) {
+  const Weights w = inference_weights(in);
+  const Params quantized = in.params - in.unquantized;
+  const bool extras = in.unquantized.in(param) > 0.0 || in.group_size.in(one) > 0.0;
+  if (!extras) {
+    out.item("weights", "weights", value(w.total()), "P · bits / 8",
+             text("{} · {} / 8", in.params, dtype_bits(in.dtype)));
+  } else {
+    out.item("weights", "weights", value(w.total()), "P_q · bits / 8 + scales + P_keep · bytes",
+             text("{} · {} / 8 + {} + {} · {}", quantized, dtype_bits(in.dtype), w.scales, in.unquantized,
+                  dtype_size(in.unquantized_dtype)));
+  }
+  out.assume("weights_dtype", text("weights stored in {} ({} bits per parameter)", dtype_name(in.dtype),
+                                   dtype_bits(in.dtype)));
+  if (in.group_size.in(one) > 0.0)
+    out.assume("group_size",
+               text("one {} scale{} per group of {} weights", dtype_name(in.scale_dtype),
+                    in.zero_points ? " and zero point" : "", in.group_size));
+  if (in.unquantized.in(param) > 0.0)
+    out.assume("unquantized", text("{} kept in {} (embeddings, head, norms)", in.unquantized,
+                                   dtype_name(in.unquantized_dtype)));
+}
+
+// ---- KV cache -------------------------------------------------------------------------------
+
+Bytes kv_bytes_per_token_per_layer(const specs::ModelSpec& m, Dtype kv_dtype) {
+  const Bytes e = dtype_size(kv_dtype);
+  if (m.attention == specs::AttentionKind::mla)
+    return static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * e;
+  return 2.0 * static_cast<double>(m.kv_heads) * static_cast<double>(m.head_dim) * e;
+}
+
+Bytes kv_bytes_per_token(const specs::ModelSpec& m, Dtype kv_dtype) {
+  return static_cast<double>(m.layers) * kv_bytes_per_token_per_layer(m, kv_dtype);
+}
+
+namespace {
+// Layers that keep a sliding window (Gemma 2: every other layer, starting with layer 0).
+double windowed_layers(const specs::ModelSpec& m) {
+  if (m.sliding_window <= 0) return 0.0;
+  if (m.sliding_every <= 1) return static_cast<double>(m.layers);
+  return std::ceil(static_cast<double>(m.layers) / static_cast<double>(m.sliding_every));
+}
+}  // namespace
+
+Bytes kv_cache(const specs::ModelSpec& m, const KvCacheInput& in) {
+  require_positive_integer(in.batch, "batch");
+  require_positive_integer(in.context, "context");
+  if (m.layers <= 0) throw InputError("layers", std::to_string(m.layers), "a model with at least one layer");
+  const double ctx = in.context.in(one);
+  const double windowed = windowed_layers(m);
+  const double full = static_cast<double>(m.layers) - windowed;
+  const double kept = windowed > 0.0 ? std::min(ctx, static_cast<double>(m.sliding_window)) : 0.0;
+  const Bytes per_layer = kv_bytes_per_token_per_layer(m, in.kv_dtype);
+  return in.batch.in(one) * (full * ctx + windowed * kept) * per_layer;
+}
+
+void kv_cache(const specs::ModelSpec& m, const KvCacheInput& in, ResultSet& out) {
+  const Bytes total = kv_cache(m, in);
+  const Bytes per_token = kv_bytes_per_token(m, in.kv_dtype);
+  const Bytes e = dtype_size(in.kv_dtype);
+  const double windowed = windowed_layers(m);
+  const Count layers = static_cast<double>(m.layers) * one;
+  if (m.attention == specs::AttentionKind::mla)
+    out.item("kv_per_token", "KV cache per token", value(per_token), "L · (d_c + d_rope) · bytes",
+             text("{} · ({} + {}) · {}", layers, static_cast<double>(m.mla.kv_lora_rank),
+                  static_cast<double>(m.mla.qk_rope_head_dim), e));
+  else
+    out.item("kv_per_token", "KV cache per token", value(per_token), "2 · L · H_kv · d_head · bytes",
+             text("2 · {} · {} · {} · {}", layers, static_cast<double>(m.kv_heads), static_cast<double>(m.head_dim), e));
+  if (windowed > 0.0)
+    out.item("kv_cache", "KV cache", value(total),
+             "batch · (L_full · ctx + L_window · min(ctx, W)) · per layer",
+             text("{} · ({} · {} + {} · min({}, {})) · {}", in.batch, static_cast<double>(m.layers) - windowed,
+                  in.context, windowed, in.context, static_cast<double>(m.sliding_window),
+                  kv_bytes_per_token_per_layer(m, in.kv_dtype)));
+  else
+    out.item("kv_cache", "KV cache", value(total), "per token · ctx · batch",
+             text("{} · {} · {}", per_token, in.context, in.batch));
+  out.assume("kv_dtype", text("KV cache stored in {} ({})", dtype_name(in.kv_dtype), e));
+  if (m.attention == specs::AttentionKind::mla)
+    out.assume("kv_layout", text("MLA caches the compressed latent and the RoPE key per layer, not full K and V"));
+  if (windowed > 0.0)
+    out.assume("sliding_window", text("{} layers keep a sliding window of {} tokens", windowed,
+                                      static_cast<double>(m.sliding_window)));
+}
+
+// ---- activations ------------------------------------------------------------------------------
+
+Bytes activations_per_layer(const ActivationInput& in) {
+  require_positive_integer(in.seq, "seq");
+  require_positive_integer(in.micro_batch, "micro_batch");
+  require_positive_integer(in.hidden, "hidden");
+  require_positive_integer(in.heads, "heads");
+  require_positive_integer(in.tp, "tp");
+  const double s = in.seq.in(one), b = in.micro_batch.in(one), h = in.hidden.in(one);
+  const double a = in.heads.in(one), t = in.tp.in(one);
+  const double sbh = s * b * h;
+  if (in.recompute == Recompute::full) return 2.0 * sbh * byte;
+  // The attention scores, softmax output and its dropout mask: 5·a·s²·b bytes, split by t.
+  const bool keep_scores = in.recompute == Recompute::none && !in.flash_attention;
+  const double scores = keep_scores ? 5.0 * a * s / (h * t) : 0.0;
+  // 34 = 10 bytes per element outside the tensor-parallel region (layer norms, dropouts,
+  // residual inputs) + 24 inside it; sequence parallelism splits the 10 as well.
+  const double linear = in.sequence_parallel ? 34.0 / t : 10.0 + 24.0 / t;
+  return sbh * (linear + scores) * byte;
+}
+
+void activations_per_layer(const ActivationInput& in, ResultSet& out) {
+  const Bytes a = activations_per_layer(in);
+  const bool keep_scores = in.recompute == Recompute::none && !in.flash_attention;
+  if (in.recompute == Recompute::full)
+    out.item("activations_per_layer", "activations per layer", value(a), "2·s·b·h (full recompute)",
+             text("2 · {} · {} · {}", in.seq, in.micro_batch, in.hidden));
+  else if (in.sequence_parallel && keep_scores)
+    out.item("activations_per_layer", "activations per layer", value(a), "s·b·h·(34/t + 5·a·s/(h·t))",
+             text("{} · {} · {} · (34/{} + 5 · {} · {} / ({} · {}))", in.seq, in.micro_batch, in.hidden, in.tp,
+                  in.heads, in.seq, in.hidden, in.tp));
+  else if (in.sequence_parallel)
+    out.item("activations_per_layer", "activations per layer", value(a), "s·b·h·34/t",
+             text("{} · {} · {} · 34/{}", in.seq, in.micro_batch, in.hidden, in.tp));
+  else if (keep_scores)
+    out.item("activations_per_layer", "activations per layer", value(a), "s·b·h·(10 + 24/t + 5·a·s/(h·t))",
+             text("{} · {} · {} · (10 + 24/{} + 5 · {} · {} / ({} · {}))", in.seq, in.micro_batch, in.hidden,
+                  in.tp, in.heads, in.seq, in.hidden, in.tp));
+  else
+    out.item("activations_per_layer", "activations per layer", value(a), "s·b·h·(10 + 24/t)",
+             text("{} · {} · {} · (10 + 24/{})", in.seq, in.micro_batch, in.hidden, in.tp));
+  out.assume("activation_model",
+             text("Korthikanti et al. 2022, table 2: 16-bit activations, 1-byte dropout masks"));
+  if (in.flash_attention && in.recompute == Recompute::none)
+    out.assume("flash_attention", text("FlashAttention: attention scores never stored (the 5·a·s/h term drops)"));
+}
+
+}  // namespace napkin

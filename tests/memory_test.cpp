@@ -1,0 +1,128 @@
+#include <catch2/catch.hpp>
+
+#include "napkin/memory.h"
+#include "napkin/report/human_units.h"
+
+using namespace napkin;
+using namespace napkin::units;
+
+namespace {
+specs::ModelSpec gqa(std::int64_t layers, std::int64_t kv_heads, std::int64_t head_dim) {
+  specs::ModelSpec m;
+  m.layers = layers;
+  m.kv_heads = kv_heads;
+  m.head_dim = head_dim;
+  m.attention = specs::AttentionKind::gqa;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("weights of 8e9 params in bf16 are 16e9 B (14.90 GiB)", "[memory][seed]") {
+  const Weights w = inference_weights({.params = 8e9 * param, .dtype = Dtype::bf16});
+  CHECK(w.total().in(byte) == 16e9);
+  CHECK(report::human_value(value(w.total())) == "16.00 GB (14.90 GiB)");
+}
+
+TEST_CASE("weights of 27e9 params in bf16 are 54e9 B (50.29 GiB)", "[memory][seed]") {
+  const Weights w = inference_weights({.params = 27e9 * param, .dtype = Dtype::bf16});
+  CHECK(w.total().in(byte) == 54e9);
+  CHECK_THAT(w.total().in(GiB), Catch::Matchers::WithinAbs(50.29, 0.005));
+}
+
+TEST_CASE("8e9 params at 4 bits ideally pack to 4e9 B, more with group scales", "[memory][seed]") {
+  CHECK(inference_weights({.params = 8e9 * param, .dtype = Dtype::int4}).total().in(byte) == 4e9);
+  // One fp16 scale per 128 weights adds 2/128 B per weight: 8e9 / 128 · 2 = 125e6 B.
+  const Weights g = inference_weights({.params = 8e9 * param, .dtype = Dtype::int4, .group_size = 128 * one});
+  CHECK(g.scales.in(byte) == 125e6);
+  CHECK(g.total().in(byte) == 4.125e9);
+}
+
+TEST_CASE("mixed-precision Adam is 2 + 2 + 4 + 8 = 16 B per parameter", "[memory][seed]") {
+  const StateBytes s = state_bytes({.params = 1.0 * param});
+  CHECK(s.weights.in(byte / param) == 2.0);
+  CHECK(s.gradients.in(byte / param) == 2.0);
+  CHECK(s.master_weights.in(byte / param) == 4.0);
+  CHECK(s.optimizer_states.in(byte / param) == 8.0);
+  CHECK(s.total().in(byte / param) == 16.0);
+}
+
+TEST_CASE("ZeRO paper: 7.5B params on 64 GPUs is 120, 31.4, 16.6 and 1.9 GB per GPU", "[memory]") {
+  // Rajbhandari et al. 2020, figure 1 (K = 12, N_d = 64).
+  auto per_gpu = [](int stage) {
+    return model_states({.params = 7.5e9 * param, .zero_stage = stage, .dp = 64 * one}).total().in(GB);
+  };
+  CHECK(per_gpu(0) == 120.0);
+  CHECK_THAT(per_gpu(1), Catch::Matchers::WithinAbs(31.4, 0.05));
+  CHECK_THAT(per_gpu(2), Catch::Matchers::WithinAbs(16.6, 0.05));
+  CHECK_THAT(per_gpu(3), Catch::Matchers::WithinAbs(1.9, 0.05));
+}
+
+TEST_CASE("optimizer recipes: SGD keeps nothing, momentum one buffer, 8-bit Adam ~2 B", "[memory]") {
+  CHECK(state_bytes({.params = 1.0 * param, .optimizer = Optimizer::sgd}).optimizer_states.in(byte / param) == 0.0);
+  CHECK(state_bytes({.params = 1.0 * param, .optimizer = Optimizer::sgd_momentum}).optimizer_states.in(byte / param) ==
+        4.0);
+  CHECK(state_bytes({.params = 1.0 * param, .optimizer = Optimizer::adam_8bit}).optimizer_states.in(byte / param) ==
+        2.0 + 8.0 / 2048.0);
+  const StateBytes pure = state_bytes({.params = 1.0 * param, .precision = Precision::bf16});
+  CHECK(pure.total().in(byte / param) == 8.0);
+  const StateBytes fp32_grads = state_bytes({.params = 1.0 * param, .grad_dtype = Dtype::fp32});
+  CHECK(fp32_grads.total().in(byte / param) == 18.0);
+}
+
+TEST_CASE("KV cache per token: Llama-3.1-8B in bf16 is 131,072 B (128 KiB)", "[memory]") {
+  CHECK(kv_bytes_per_token(gqa(32, 8, 128), Dtype::bf16).in(byte) == 131072.0);
+}
+
+TEST_CASE("KV cache per token: DeepSeek-V3 MLA (61 layers, 512 + 64) in bf16 is 70,272 B", "[memory]") {
+  specs::ModelSpec m;
+  m.layers = 61;
+  m.attention = specs::AttentionKind::mla;
+  m.mla.kv_lora_rank = 512;
+  m.mla.qk_rope_head_dim = 64;
+  CHECK(kv_bytes_per_token(m, Dtype::bf16).in(byte) == 70272.0);
+}
+
+TEST_CASE("an 8192-token context of Llama-3.1-8B caches 1 GiB per sequence", "[memory]") {
+  CHECK(kv_cache(gqa(32, 8, 128), {.batch = 1 * one, .context = 8192 * one}).in(GiB) == 1.0);
+  CHECK(kv_cache(gqa(32, 8, 128), {.batch = 32 * one, .context = 8192 * one, .kv_dtype = Dtype::fp8}).in(GiB) == 16.0);
+}
+
+TEST_CASE("sliding-window layers keep at most the window", "[memory]") {
+  specs::ModelSpec m = gqa(42, 8, 256);  // Gemma 2 9B shape: every other layer has a 4096 window
+  m.sliding_window = 4096;
+  m.sliding_every = 2;
+  const double per_layer = 2.0 * 8 * 256 * 2;
+  CHECK(kv_cache(m, {.batch = 1 * one, .context = 8192 * one}).in(byte) == (21 * 8192.0 + 21 * 4096.0) * per_layer);
+  CHECK(kv_cache(m, {.batch = 1 * one, .context = 1000 * one}).in(byte) == 42 * 1000.0 * per_layer);
+}
+
+TEST_CASE("Korthikanti: a GPT-3 175B layer keeps s·b·h·(34 + 5as/h) = 2,868,903,936 B", "[memory]") {
+  // s = 2048, b = 1, h = 12288, a = 96: sbh = 25,165,824 and 5as/h = 80.
+  const ActivationInput base{.seq = 2048 * one, .micro_batch = 1 * one, .hidden = 12288 * one, .heads = 96 * one};
+  CHECK(activations_per_layer(base).in(byte) == 25165824.0 * 114);
+  ActivationInput selective = base;
+  selective.recompute = Recompute::selective;
+  CHECK(activations_per_layer(selective).in(byte) == 25165824.0 * 34);
+  ActivationInput flash = base;
+  flash.flash_attention = true;
+  CHECK(activations_per_layer(flash).in(byte) == 25165824.0 * 34);
+  ActivationInput tp8 = base;
+  tp8.tp = 8 * one;
+  CHECK(activations_per_layer(tp8).in(byte) == 25165824.0 * (10 + 3 + 10));
+  tp8.sequence_parallel = true;
+  CHECK(activations_per_layer(tp8).in(byte) == 25165824.0 * 114 / 8);
+  tp8.recompute = Recompute::selective;
+  CHECK(activations_per_layer(tp8).in(byte) == 25165824.0 * 34 / 8);
+  ActivationInput full = base;
+  full.recompute = Recompute::full;
+  CHECK(activations_per_layer(full).in(byte) == 2.0 * 25165824.0);
+}
+
+TEST_CASE("model-state rows carry formulas and list each byte in the assumptions", "[memory]") {
+  ResultSet rs;
+  model_states({.params = 7.5e9 * param, .zero_stage = 1, .dp = 64 * one}, rs);
+  REQUIRE(rs.find("optimizer_states") != nullptr);
+  CHECK(report::expand(rs, rs.find("optimizer_states")->substituted) == "7.50B params · 8 B/param / 64");
+  CHECK(report::expand(rs, rs.assumptions[0].text) ==
+        "mixed precision: weights 2 B/param, gradients 2 B/param, master weights 4 B/param per parameter");
+}
