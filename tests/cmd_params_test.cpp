@@ -5,12 +5,14 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/presets.h"
+#include "checkpoint_files.h"
 #include "run_napkin.h"
 
 namespace {
@@ -109,4 +111,73 @@ TEST_CASE("presets models lists every preset with total and active params", "[cl
       CHECK(row.at("results").at("checkpoint_total").at("value") == "matches");
     }
   CHECK(mixtral);
+}
+
+namespace {
+
+// A two-layer Llama-style model (D 64, 4 heads, 2 KV heads of 16, F 128, V 100, untied) as a
+// BF16 safetensors file, with one rotary inv_freq buffer per layer (F32) as old conversions
+// stored them, and its config.json. Formula count: 2·100·64 + 2·(4096 + 2·2048 + 4096 +
+// 3·64·128 + 2·64) + 64 = 86,848.
+constexpr double kTinyTotal = 86848.0;
+
+void write_tiny_llama(const std::filesystem::path& dir, int config_layers) {
+  nlohmann::json header = nlohmann::json::object();
+  std::uint64_t offset = 0;
+  const auto add = [&](const std::string& name, std::vector<std::uint64_t> shape, const char* dtype = "BF16") {
+    std::uint64_t n = 1;
+    for (auto d : shape) n *= d;
+    const std::uint64_t bytes = n * (std::string(dtype) == "F32" ? 4 : 2);
+    header[name] = {{"dtype", dtype}, {"shape", shape}, {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
+  };
+  add("model.embed_tokens.weight", {100, 64});
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    add(p + "self_attn.q_proj.weight", {64, 64});
+    add(p + "self_attn.k_proj.weight", {32, 64});
+    add(p + "self_attn.v_proj.weight", {32, 64});
+    add(p + "self_attn.o_proj.weight", {64, 64});
+    add(p + "self_attn.rotary_emb.inv_freq", {8}, "F32");
+    add(p + "mlp.gate_proj.weight", {128, 64});
+    add(p + "mlp.up_proj.weight", {128, 64});
+    add(p + "mlp.down_proj.weight", {64, 128});
+    add(p + "input_layernorm.weight", {64});
+    add(p + "post_attention_layernorm.weight", {64});
+  }
+  add("model.norm.weight", {64});
+  add("lm_head.weight", {100, 64});
+  napkin::test::write_safetensors(dir / "model.safetensors", header.dump(), offset);
+  const nlohmann::json config = {{"model_type", "llama"},       {"hidden_size", 64},  {"num_hidden_layers", config_layers},
+                                 {"num_attention_heads", 4},    {"num_key_value_heads", 2}, {"intermediate_size", 128},
+                                 {"vocab_size", 100},           {"tie_word_embeddings", false}};
+  write(dir / "config.json", config.dump());
+}
+
+}  // namespace
+
+TEST_CASE("params on a model directory counts 86,848 from the safetensors headers and matches config.json",
+          "[cli][params]") {
+  napkin::test::TempDir dir;
+  write_tiny_llama(dir.path(), 2);
+  const Run r = run_napkin("params " + dir.path().string() + " --json");
+  REQUIRE(r.code == 0);
+  const auto j = napkin::specs::parse_json_text(r.out, "output");
+  CHECK(j.at("results").at("total_params").at("value") == kTinyTotal);
+  CHECK(j.at("results").at("config_total_params").at("value") == kTinyTotal);
+  CHECK(j.at("results").at("config_difference").at("value") == 0.0);
+  CHECK(j.at("results").at("dtype_BF16").at("value") == kTinyTotal);
+  CHECK(j.at("results").at("dtype_F32").at("value") == 16.0);  // the two inv_freq buffers
+  CHECK(j.at("results").at("attention").at("value") == 2.0 * (4096 + 2 * 2048 + 4096));
+}
+
+TEST_CASE("params on a .safetensors file whose config.json says 3 layers warns by tensor group", "[cli][params]") {
+  napkin::test::TempDir dir;
+  write_tiny_llama(dir.path(), 3);
+  const Run r = run_napkin("params " + (dir / "model.safetensors").string() + " --csv");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("napkin: warning: attention: the checkpoint holds 24,576 params and config.json implies 36,864 "
+                   "params (difference -12,288 params); check the config\n") != std::string::npos);
+  CHECK(r.out.find("napkin: warning: mlp: the checkpoint holds 49,152 params and config.json implies 73,728 params "
+                   "(difference -24,576 params); check the config\n") != std::string::npos);
 }

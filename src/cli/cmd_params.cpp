@@ -1,7 +1,8 @@
 // napkin params MODEL: exact parameter counts (total, active, embedding, non-embedding) and the
-// breakdown by tensor group and layer kind.
+// breakdown by tensor group and layer kind; from checkpoint headers when MODEL has weights.
 #include <memory>
 
+#include "checkpoint_params.h"
 #include "command.h"
 #include "model_arg.h"
 #include "napkin/params.h"
@@ -13,9 +14,28 @@ namespace {
 struct ParamsCmd {
   std::string model;
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
+  bool has_spec = false;
+  CheckpointCount weights;
+  bool has_weights = false;
   NumericFlags nf;
   OutputOptions out;
 };
+
+void load(ParamsCmd& c) {
+  ModelFiles f = resolve_model_files(c.model);
+  if (f.spec) {
+    c.spec = std::move(*f.spec);
+    c.has_spec = true;
+  }
+  if (f.checkpoint) {
+    c.weights.checkpoint = specs::read_checkpoint(*f.checkpoint);
+    for (const auto& d : c.weights.checkpoint.dtypes) {
+      c.weights.dtype_keys.push_back("dtype_" + d.dtype);
+      c.weights.dtype_labels.push_back(d.dtype + " tensors");
+    }
+    c.has_weights = true;
+  }
+}
 
 }  // namespace
 
@@ -23,16 +43,23 @@ void add_params_command(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand("params", "Exact parameter counts: total, active, embedding, by component");
   auto c = std::make_shared<ParamsCmd>();
   sub->add_option("MODEL", c->model,
-                  "A preset (napkin presets models), a config.json, a model directory or napkin model JSON")
+                  "A preset (napkin presets models), a config.json, a model directory, a .safetensors file or "
+                  "index, a .gguf file, or napkin model JSON")
       ->required()
       ->type_name("MODEL")
       ->group("Model");
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin params llama-3.1-8b\n"
-              "         napkin params ./Llama-3.1-8B/config.json --json");
+              "         napkin params ./Llama-3.1-8B/config.json --json\n"
+              "         napkin params ./Llama-3.1-8B/   (safetensors headers, checked against config.json)");
   sub->callback([c, sub, &exit_code] {
-    c->spec = load_model(c->model);
-    exit_code = run_sweep(sub, c->nf, c->out, [&](const Point&, ResultSet& rs) { count_params(c->spec, rs); });
+    load(*c);
+    exit_code = run_sweep(sub, c->nf, c->out, [&](const Point&, ResultSet& rs) {
+      if (c->has_weights)
+        checkpoint_params(c->model, c->weights, c->has_spec ? &c->spec : nullptr, rs);
+      else
+        count_params(c->spec, rs);
+    });
   });
 }
 

@@ -1,8 +1,7 @@
 #include "model_arg.h"
 
-#include <filesystem>
-
 #include "napkin/error.h"
+#include "napkin/specs/checkpoint.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/napkin_json.h"
 #include "napkin/specs/presets.h"
@@ -17,18 +16,9 @@ bool ends_with(const std::string& s, std::string_view tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-[[noreturn]] void checkpoint_not_wired(const std::string& arg) {
-  // Hook for the checkpoint header readers (specs/checkpoint.h): once `params` reads
-  // safetensors and GGUF headers, this path returns their tensor inventory instead.
-  throw InputError(arg + ": checkpoint files are not read by this command yet; expected a preset, a config.json, "
-                         "a model directory with config.json, or napkin model JSON");
-}
-
-specs::ModelSpec read_model_json(const std::string& path) {
-  const nlohmann::json j = specs::read_json_file(path);
+specs::ModelSpec spec_from_json(const nlohmann::json& j, const std::string& path) {
   try {
     if (specs::is_napkin_model_json(j)) return specs::from_napkin_json(j, path);
-    if (j.is_object() && j.contains("weight_map")) checkpoint_not_wired(path);
     specs::ModelSpec m = specs::from_hf_config(j, path);
     m.name = path;
     return m;
@@ -37,32 +27,65 @@ specs::ModelSpec read_model_json(const std::string& path) {
   }
 }
 
+// config.json in `dir`, when there is one.
+std::optional<specs::ModelSpec> config_in(const fs::path& dir) {
+  std::error_code ec;
+  const fs::path config = dir / "config.json";
+  if (!fs::is_regular_file(config, ec)) return std::nullopt;
+  return spec_from_json(specs::read_json_file(config.string()), config.string());
+}
+
 }  // namespace
 
 bool is_checkpoint_path(const std::string& arg) {
   return ends_with(arg, ".safetensors") || ends_with(arg, ".gguf") || ends_with(arg, ".safetensors.index.json");
 }
 
-specs::ModelSpec load_model(const std::string& arg) {
+ModelFiles resolve_model_files(const std::string& arg) {
   std::error_code ec;
   const fs::path p(arg);
+  ModelFiles f;
   if (fs::is_directory(p, ec)) {
-    const fs::path config = p / "config.json";
-    if (!fs::is_regular_file(config, ec))
-      throw InputError(arg + ": directory has no config.json; expected a model directory with config.json");
-    specs::ModelSpec m = read_model_json(config.string());
-    m.name = arg;
-    return m;
+    f.spec = config_in(p);
+    f.checkpoint = specs::find_checkpoint(p);
+    if (!f.spec && !f.checkpoint)
+      throw InputError(arg + ": directory has neither config.json nor checkpoint files; expected a model "
+                             "directory (config.json, *.safetensors, *.safetensors.index.json or *.gguf)");
+    if (f.spec) f.spec->name = arg;
+    return f;
   }
   if (fs::is_regular_file(p, ec)) {
-    if (is_checkpoint_path(arg)) checkpoint_not_wired(arg);
-    return read_model_json(arg);
+    if (is_checkpoint_path(arg)) {
+      f.checkpoint = p;
+      f.spec = config_in(p.has_parent_path() ? p.parent_path() : fs::path("."));
+      return f;
+    }
+    const nlohmann::json j = specs::read_json_file(arg);
+    if (j.is_object() && j.contains("weight_map")) {  // an index under another name
+      f.checkpoint = p;
+      f.spec = config_in(p.has_parent_path() ? p.parent_path() : fs::path("."));
+      return f;
+    }
+    f.spec = spec_from_json(j, arg);
+    return f;
   }
-  if (specs::is_model_preset(arg)) return specs::load_model_preset(arg);
+  if (specs::is_model_preset(arg)) {
+    f.spec = specs::load_model_preset(arg);
+    return f;
+  }
   if (arg.find('/') != std::string::npos || ends_with(arg, ".json") || is_checkpoint_path(arg))
     throw InputError(arg + ": no such file or directory; expected a preset name (napkin presets models), a "
                            "config.json, a model directory or napkin model JSON");
-  return specs::load_model_preset(arg);  // unknown name: "did you mean ...?"
+  f.spec = specs::load_model_preset(arg);  // unknown name: "did you mean ...?"
+  return f;
+}
+
+specs::ModelSpec load_model(const std::string& arg) {
+  ModelFiles f = resolve_model_files(arg);
+  if (!f.spec)
+    throw InputError(arg + ": checkpoint weights without a config.json beside them; expected a preset, a "
+                           "config.json or napkin model JSON (napkin params reads the weights alone)");
+  return std::move(*f.spec);
 }
 
 }  // namespace napkin::cli

@@ -1,15 +1,29 @@
 // MODEL on the command line: a bundled preset name, a Hugging Face config.json, a model
-// directory holding config.json, or napkin model JSON. Shared by every command that takes MODEL.
+// directory (config.json and/or checkpoint files), a checkpoint file (.safetensors, a sharded
+// *.safetensors.index.json, .gguf) or napkin model JSON. Shared by every command that takes MODEL.
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <string>
 
 #include "napkin/specs/model.h"
 
 namespace napkin::cli {
 
-/// Resolves MODEL to a spec. Files win over preset names; an unknown name gets the closest
-/// preset ("did you mean ...?"). Throws InputError naming the argument or the file.
+/// What MODEL names: an architecture spec, checkpoint weights, or both (a directory holding
+/// config.json and safetensors shards; a checkpoint file with config.json beside it).
+struct ModelFiles {
+  std::optional<specs::ModelSpec> spec;
+  std::optional<std::filesystem::path> checkpoint;
+};
+
+/// Resolves MODEL. Files win over preset names; an unknown name gets the closest preset
+/// ("did you mean ...?"). Throws InputError naming the argument or the file.
+ModelFiles resolve_model_files(const std::string& arg);
+
+/// Resolves MODEL to a spec (commands that need the architecture). A checkpoint without a
+/// config.json beside it is InputError.
 specs::ModelSpec load_model(const std::string& arg);
 
 /// True when `arg` names a checkpoint file the header readers handle (.safetensors, .gguf,
