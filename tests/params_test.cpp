@@ -55,6 +55,18 @@ TEST_CASE("mixtral-8x7b preset counts 46,702,792,704 total and 12,879,925,248 ac
   CHECK(c.dense_layers == 0);
 }
 
+TEST_CASE("llama-3.1-70b counts 70,553,706,496 (index total_size 141,107,412,992 B at 2 B each)", "[specs][params]") {
+  CHECK(preset("llama-3.1-70b").total == 70553706496);
+}
+
+TEST_CASE("mixtral-8x22b counts 140,620,634,112 total and 39,152,031,744 active", "[specs][params]") {
+  const ParamCount c = preset("mixtral-8x22b");
+  CHECK(c.total == 140620634112);
+  // 6 of 8 experts skipped in 56 layers: 56 · 6 · 3 · 6144 · 16384
+  CHECK(c.active == 140620634112 - 56LL * 6 * 3 * 6144 * 16384);
+  CHECK(c.active == 39152031744);
+}
+
 TEST_CASE("pythia-1.4b counts 1,414,647,808 total and 1,208,602,624 non-embedding (Pythia Table 1)",
           "[specs][params]") {
   const ParamCount c = preset("pythia-1.4b");
