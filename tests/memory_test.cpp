@@ -2,6 +2,7 @@
 
 #include "napkin/memory.h"
 #include "napkin/report/human_units.h"
+#include "napkin/specs/presets.h"
 
 using namespace napkin;
 using namespace napkin::units;
@@ -125,4 +126,39 @@ TEST_CASE("model-state rows carry formulas and list each byte in the assumptions
   CHECK(report::expand(rs, rs.find("optimizer_states")->substituted) == "7.50B params · 8 B/param / 64");
   CHECK(report::expand(rs, rs.assumptions[0].text) ==
         "mixed precision: weights 2 B/param, gradients 2 B/param, master weights 4 B/param per parameter");
+}
+
+TEST_CASE("the inference ledger of Llama-3.1-8B at 8192 tokens: 16,060,522,496 B weights, 1 GiB KV", "[memory]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  const InferenceMemory r = inference_memory(m, {.context = 8192 * one});
+  CHECK(r.weights.in(byte) == 16060522496.0);
+  CHECK(r.kv_cache.in(GiB) == 1.0);
+  CHECK(r.per_gpu() == r.weights + r.kv_cache + r.activations + r.runtime_reserve);
+  CHECK(r.total == r.per_gpu());
+}
+
+TEST_CASE("the ledger rows add up to per_gpu and the total covers every GPU", "[memory]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-70b");
+  ResultSet rs;
+  inference_memory(m, {.weights_dtype = Dtype::int4, .group_size = 128 * one, .batch = 8 * one,
+                       .context = 4096 * one, .tp = 4 * one, .pp = 2 * one},
+                   rs);
+  double sum = 0;
+  for (const char* k : {"weights", "kv_cache", "activations", "runtime_reserve"}) sum += rs.find(k)->value.num;
+  CHECK(rs.find("per_gpu")->value.num == sum);
+  CHECK(rs.find("total")->value.num > 7.0 * sum);
+  CHECK(rs.find("total")->value.num <= 8.0 * sum);
+}
+
+TEST_CASE("fp8 KV cache halves the bf16 one", "[memory]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  const Bytes bf16 = inference_memory(m, {.context = 8192 * one}).kv_cache;
+  const Bytes fp8 = inference_memory(m, {.kv_dtype = Dtype::fp8, .context = 8192 * one}).kv_cache;
+  CHECK(fp8 / bf16 == 0.5);
+}
+
+TEST_CASE("the fit verdict compares per-GPU memory with the capacity", "[memory]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  CHECK(*inference_memory(m, {.context = 8192 * one, .capacity = 24.0 * GiB}).fits);
+  CHECK_FALSE(*inference_memory(m, {.context = 8192 * one, .capacity = 16.0 * GiB}).fits);
 }

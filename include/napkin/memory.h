@@ -14,6 +14,7 @@
 
 #include "napkin/dtype.h"
 #include "napkin/flops.h"
+#include "napkin/parallel.h"
 #include "napkin/result.h"
 #include "napkin/specs/model.h"
 #include "napkin/units.h"
@@ -128,5 +129,38 @@ struct ActivationInput {
 ///   only the layer input, 2·s·b·h.
 Bytes activations_per_layer(const ActivationInput& in);
 void activations_per_layer(const ActivationInput& in, ResultSet& out);
+
+// ---- the inference ledger of a model ----------------------------------------------------------
+
+struct InferenceMemoryInput {
+  Dtype weights_dtype = Dtype::bf16;
+  Count group_size{};                   // 0: no per-group scales
+  Dtype scale_dtype = Dtype::fp16;
+  bool zero_points = false;
+  bool quantize_all = false;            // quantize embeddings, head and norms too
+  Dtype kv_dtype = Dtype::bf16;
+  Count batch = 1.0 * units::one;
+  Count context{};                      // tokens per sequence (prompt + generated)
+  Count tp = 1.0 * units::one, pp = 1.0 * units::one;
+  Count prefill_chunk = 2048.0 * units::one;  // tokens processed together in a forward pass
+  Bytes cuda_context = 512.0 * units::MiB;    // per GPU: CUDA context, cuBLAS workspace, kernels
+  double fragmentation = 0.05;                // allocator slack, fraction of the rows above
+  std::optional<Bytes> capacity{};            // GPU memory, for the fit verdict
+};
+
+/// Per GPU (the most loaded pipeline stage), plus the total over all GPUs.
+struct InferenceMemory {
+  Bytes weights{}, kv_cache{}, activations{}, runtime_reserve{};
+  Bytes per_gpu() const { return weights + kv_cache + activations + runtime_reserve; }
+  Bytes total{};
+  std::optional<bool> fits{};
+};
+
+/// Weights (at weights_dtype, embeddings/head/norms kept in bf16 unless quantize_all, plus
+/// group scales), KV cache of the stage's layers and KV heads, the transient activations of one
+/// prefill chunk (hidden states and the MLP intermediate at 2 B, plus fp32 logits of the last
+/// position per sequence) and a runtime reserve (CUDA context + fragmentation).
+InferenceMemory inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in);
+void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in, ResultSet& out);
 
 }  // namespace napkin

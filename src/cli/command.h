@@ -56,6 +56,7 @@ std::vector<std::string_view> assumption_keys();
 void add_flops_command(CLI::App& app, int& exit_code);
 void add_roofline_command(CLI::App& app, int& exit_code);
 void add_energy_command(CLI::App& app, int& exit_code);
+void add_memory_command(CLI::App& app, int& exit_code);
 void add_params_command(CLI::App& app, int& exit_code);
 void add_presets_command(CLI::App& app, int& exit_code);
 

@@ -26,6 +26,7 @@ Commands
   roofline         compute- or memory-bound            napkin roofline --peak 100TFLOP/s --bandwidth 1TB/s --intensity 10
   energy           time, kWh, cost and CO2             napkin energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --pue 1.2
   params           exact parameter counts of a model   napkin params llama-3.1-8b
+  memory           does it fit: the ledger per GPU     napkin memory llama-3.1-8b --batch 32 --context 8Ki --gpu-memory 80GiB
   presets models   bundled model presets               napkin presets models
 
 Units go with numbers: 80GiB, 3.35TB/s, 989TFLOP/s, 700W, 2.5h, 8Ki (= 8192), 15T (= 1.5e13).
@@ -103,6 +104,7 @@ int main(int argc, char** argv) {
   napkin::cli::add_flops_command(app, exit_code);
   napkin::cli::add_roofline_command(app, exit_code);
   napkin::cli::add_energy_command(app, exit_code);
+  napkin::cli::add_memory_command(app, exit_code);
   napkin::cli::add_params_command(app, exit_code);
   napkin::cli::add_presets_command(app, exit_code);
 

@@ -93,7 +93,10 @@ void append_prefixed(std::string& out, double v, double step, const std::string_
       while (j + 1 < n_down && a * std::pow(step, static_cast<double>(j)) < 1.0) ++j;
   }
   const double scaled = i > 0 ? v / std::pow(step, static_cast<double>(i)) : v * std::pow(step, static_cast<double>(j));
-  append_fixed(out, scaled);
+  if (i == 0 && j == 0 && is_integral(scaled))
+    fmt::format_to(std::back_inserter(out), "{}", static_cast<std::int64_t>(scaled));  // "2 B", not "2.00 B"
+  else
+    append_fixed(out, scaled);
   if (space) out += ' ';
   out += i > 0 ? up[i] : down[j];
   out += unit;

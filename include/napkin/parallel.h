@@ -1,0 +1,40 @@
+// Sharding a model over GPUs: tensor parallelism (TP) splits each layer's matrices, pipeline
+// parallelism (PP) splits the layers into stages. The memory of several GPUs is not one pool
+// (notes 7.4): what matters is what the most loaded GPU holds.
+//
+// Conventions (Megatron-LM, Shoeybi et al. 2019 §3; vLLM's vocab-parallel embedding):
+//   - attention heads, MLP columns/rows, experts and the embedding/LM-head vocabulary are split
+//     over TP; norms and routers are replicated;
+//   - K/V projections split by KV head; with fewer KV heads than TP ranks each rank keeps one
+//     whole KV head (replicated), which needs TP to be a multiple of the KV heads;
+//   - PP stages take consecutive layers, L / pp each, the first L mod pp stages one more; the
+//     embedding sits on the first stage, the final norm and LM head on the last.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "napkin/params.h"
+#include "napkin/specs/model.h"
+#include "napkin/units.h"
+
+namespace napkin {
+
+/// What one GPU of a pipeline stage holds.
+struct StageShard {
+  std::int64_t first_layer = 0, layers = 0;  // layers [first_layer, first_layer + layers)
+  double params = 0;       // parameters per GPU of this stage
+  double kept_params = 0;  // of which embeddings, head and norms (kept unquantized by default)
+  double kv_heads = 0;     // KV heads per GPU (MLA: 1, the shared latent)
+  std::int64_t windowed_layers = 0;  // of `layers`, those with a sliding window
+  bool has_embedding = false, has_head = false;
+};
+
+/// One entry per stage. Preconditions (InputError naming --tp or --pp): tp divides the query
+/// heads; the KV heads divide by tp or tp by the KV heads; 1 ≤ pp ≤ layers.
+std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount& c, Count tp, Count pp);
+
+/// The stage whose GPUs hold the most parameters.
+const StageShard& most_loaded(const std::vector<StageShard>& stages);
+
+}  // namespace napkin

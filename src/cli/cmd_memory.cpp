@@ -1,0 +1,172 @@
+// napkin memory MODEL | --params P: the inference ledger per GPU (weights, KV cache, activations,
+// runtime reserve), its total over all GPUs and the fit verdict; with --params, the weights (or,
+// with --train, the model states) of a bare parameter count. Course notes 7.4.
+#include <memory>
+#include <optional>
+
+#include "command.h"
+#include "model_arg.h"
+#include "napkin/dtype.h"
+#include "napkin/error.h"
+#include "napkin/memory.h"
+
+namespace napkin::cli {
+
+namespace {
+
+constexpr DimRt kCount = dim_rt<Count::dim>();
+constexpr DimRt kBytes = dim_rt<Bytes::dim>();
+
+struct MemoryCmd {
+  std::string model;
+  specs::ModelSpec spec;  // outlives the ResultSet, which points into it
+  NumericFlags nf;
+  std::size_t params = 0, batch = 0, context = 0, tp = 0, pp = 0, group = 0, chunk = 0, cuda = 0, frag = 0,
+              capacity = 0, dp = 0;
+  std::string weights_dtype = "bf16", kv_dtype = "bf16", precision = "mixed", optimizer = "adamw",
+              grad_dtype;
+  int zero = 0;
+  bool zero_points = false, quantize_all = false, require_fit = false, train = false, no_master = false;
+  OutputOptions out;
+};
+
+// The --params path: weights (inference) or model states (training) of P parameters; nothing
+// that needs an architecture.
+void bare_params(const MemoryCmd& c, const Point& p, ResultSet& rs) {
+  rs.command = "memory";
+  const Params params = p.get<Params>(c.params);
+  rs.input("params", value(params));
+  Bytes rows{};
+  if (c.train) {
+    ModelStatesInput in;
+    in.params = params;
+    in.precision = parse_precision(c.precision, "--precision");
+    if (!c.grad_dtype.empty()) in.grad_dtype = parse_dtype(c.grad_dtype, "--grad-dtype");
+    if (c.no_master) in.master_weights = false;
+    in.optimizer = parse_optimizer(c.optimizer, "--optimizer");
+    in.zero_stage = c.zero;
+    in.dp = p.get<Count>(c.dp);
+    rs.input("zero", value(static_cast<double>(c.zero)));
+    rs.input("dp", value(in.dp));
+    model_states(in, rs);
+    rows = model_states(in).total();
+  } else {
+    WeightsInput in;
+    in.params = params;
+    in.dtype = parse_dtype(c.weights_dtype, "--weights-dtype");
+    in.group_size = p.get<Count>(c.group);
+    in.zero_points = c.zero_points;
+    inference_weights(in, rs);
+    rows = inference_weights(in).total();
+  }
+  rs.item("per_gpu", "per GPU", value(rows), "sum of the rows above", text("{}", rows)).is_total = true;
+  if (p.has(c.capacity)) {
+    const Bytes cap = p.get<Bytes>(c.capacity);
+    rs.item("fits", "fits", boolean(rows <= cap), "per GPU ≤ capacity", text("{} ≤ {}", rows, cap));
+    rs.item("headroom", "headroom", value(cap - rows), "capacity − per GPU", text("{} − {}", cap, rows));
+  }
+  rs.assume("bare_params", text("a bare parameter count: activations, KV cache and runtime reserve need an "
+                                "architecture and are not computed (give MODEL)"));
+}
+
+}  // namespace
+
+void add_memory_command(CLI::App& app, int& exit_code) {
+  auto* sub = app.add_subcommand("memory", "Does it fit? The memory ledger per GPU, its total and the fit verdict");
+  auto c = std::make_shared<MemoryCmd>();
+  sub->add_option("MODEL", c->model, "A preset (napkin presets models), a config.json, a model directory or "
+                                     "napkin model JSON")
+      ->type_name("MODEL")
+      ->group("Model");
+  c->params = c->nf.add(sub, "--params", "params", dim_rt<Params::dim>(), Constraint::positive,
+                        "A bare parameter count instead of MODEL (weights and model states only), e.g. 8B", "PARAMS");
+  sub->get_option("--params")->group("Model");
+  sub->add_option("--weights-dtype", c->weights_dtype, "Weight storage: bf16 (default), fp16, fp32, fp8, int8, int4, nf4")
+      ->type_name("DTYPE")->group("Model");
+  c->group = c->nf.add(sub, "--group-size", "group_size", kCount, Constraint::non_negative_integer,
+                       "Quantization group size (one fp16 scale per group; 0 = none, the default)", "COUNT", 0.0);
+  sub->get_option("--group-size")->group("Model");
+  sub->add_flag("--zero-points", c->zero_points, "Quantization keeps a zero point per group too")->group("Model");
+  sub->add_flag("--quantize-all", c->quantize_all, "Quantize embeddings, LM head and norms too (kept in bf16 by default)")
+      ->group("Model");
+  sub->add_option("--kv-dtype", c->kv_dtype, "KV cache storage: bf16 (default), fp16, fp8, int8")->type_name("DTYPE")->group("Model");
+  c->batch = c->nf.add(sub, "--batch", "batch", kCount, Constraint::positive_integer, "Concurrent sequences (default 1)",
+                       "COUNT", 1.0);
+  c->context = c->nf.add(sub, "--context", "context", kCount, Constraint::positive_integer,
+                         "Tokens per sequence, prompt + generated (default 4096), e.g. 8Ki", "COUNT", 4096.0);
+  c->tp = c->nf.add(sub, "--tp", "tp", kCount, Constraint::positive_integer, "Tensor-parallel GPUs (default 1)", "COUNT", 1.0);
+  c->pp = c->nf.add(sub, "--pp", "pp", kCount, Constraint::positive_integer, "Pipeline stages (default 1)", "COUNT", 1.0);
+  sub->get_option("--tp")->group("Parallelism");
+  sub->get_option("--pp")->group("Parallelism");
+  c->chunk = c->nf.add(sub, "--prefill-chunk", "prefill_chunk", kCount, Constraint::positive_integer,
+                       "Tokens one forward pass processes at once (default 2048)", "COUNT", 2048.0);
+  c->cuda = c->nf.add(sub, "--cuda-context", "cuda_context", kBytes, Constraint::non_negative,
+                      "Per-GPU CUDA context, libraries and kernels (default 512MiB)", "BYTES", 512.0 * 1048576.0);
+  c->frag = c->nf.add(sub, "--fragmentation", "fragmentation", kCount, Constraint::non_negative,
+                      "Allocator slack as a fraction of the ledger (default 0.05)", "RATIO", 0.05);
+  c->capacity = c->nf.add(sub, "--gpu-memory", "gpu_memory", kBytes, Constraint::positive,
+                          "Memory of one GPU for the fit verdict, e.g. 80GiB", "BYTES");
+  sub->get_option("--gpu-memory")->group("Hardware");
+  sub->add_flag("--require-fit", c->require_fit, "Exit 1 when the ledger does not fit --gpu-memory")->group("Hardware");
+  sub->add_flag("--train", c->train, "Training model states (with --params): weights, gradients, master weights, "
+                                     "optimizer states")->group("Training");
+  sub->add_option("--precision", c->precision, "mixed (default: 2+2+4+8 B/param), fp32 or bf16")
+      ->type_name("mixed|fp32|bf16")->group("Training");
+  sub->add_option("--optimizer", c->optimizer, "adamw (default), adam-8bit, sgd, sgd-momentum, adafactor")
+      ->type_name("NAME")->group("Training");
+  sub->add_option("--grad-dtype", c->grad_dtype, "Gradient storage, overriding the precision recipe")
+      ->type_name("DTYPE")->group("Training");
+  sub->add_flag("--no-master-weights", c->no_master, "No separate FP32 master copy")->group("Training");
+  sub->add_option("--zero", c->zero, "ZeRO stage 0-3 (3 = FSDP full sharding)")->type_name("0-3")->group("Training");
+  c->dp = c->nf.add(sub, "--dp", "dp", kCount, Constraint::positive_integer, "Data-parallel GPUs the ZeRO stage shards over",
+                    "COUNT", 1.0);
+  sub->get_option("--dp")->group("Parallelism");
+  add_output_flags(sub, c->out);
+  sub->footer("Example: napkin memory llama-3.1-8b --batch 32 --context 8Ki --gpu-memory 80GiB\n"
+              "         napkin memory qwen2.5-72b --weights-dtype int4 --group-size 128 --tp 2\n"
+              "         napkin memory --params 7.5B --train --zero 1 --dp 64");
+  sub->callback([c, sub, &exit_code] {
+    if (c->model.empty() && c->nf.flags()[c->params].raw.empty())
+      throw InputError("memory: give MODEL (a preset, config.json or model directory) or --params P");
+    if (!c->model.empty() && !c->nf.flags()[c->params].raw.empty())
+      throw InputError("--params", c->nf.flags()[c->params].raw, "either MODEL or --params, not both");
+    if (c->zero < 0 || c->zero > 3) throw InputError("--zero", std::to_string(c->zero), "a ZeRO stage 0, 1, 2 or 3");
+    if (c->require_fit && c->nf.flags()[c->capacity].raw.empty())
+      throw InputError("--require-fit", "(given)", "--gpu-memory (the capacity to check against)");
+    const bool bare = c->model.empty();
+    if (!bare) {
+      if (c->train)
+        throw InputError("--train", "(given with MODEL)",
+                         "--params P for now: the training ledger of a model architecture is not built yet");
+      c->spec = load_model(c->model);
+    }
+    const Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
+    const Dtype kd = parse_dtype(c->kv_dtype, "--kv-dtype");
+    bool all_fit = true;
+    exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
+      if (bare) {
+        bare_params(*c, p, rs);
+      } else {
+        InferenceMemoryInput in;
+        in.weights_dtype = wd;
+        in.group_size = p.get<Count>(c->group);
+        in.zero_points = c->zero_points;
+        in.quantize_all = c->quantize_all;
+        in.kv_dtype = kd;
+        in.batch = p.get<Count>(c->batch);
+        in.context = p.get<Count>(c->context);
+        in.tp = p.get<Count>(c->tp);
+        in.pp = p.get<Count>(c->pp);
+        in.prefill_chunk = p.get<Count>(c->chunk);
+        in.cuda_context = p.get<Bytes>(c->cuda);
+        in.fragmentation = p[c->frag];
+        in.capacity = p.maybe<Bytes>(c->capacity);
+        inference_memory(c->spec, in, rs);
+      }
+      if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
+    });
+    if (c->require_fit && !all_fit && exit_code == 0) exit_code = 1;
+  });
+}
+
+}  // namespace napkin::cli

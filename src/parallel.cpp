@@ -1,0 +1,107 @@
+#include "napkin/parallel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "napkin/check.h"
+#include "napkin/error.h"
+
+namespace napkin {
+
+using namespace units;
+
+namespace {
+
+bool is_windowed(const specs::ModelSpec& m, std::int64_t layer) {
+  if (m.sliding_window <= 0) return false;
+  if (m.sliding_every <= 1) return true;
+  return layer % m.sliding_every == 0;  // Gemma 2: even layers use the window
+}
+
+}  // namespace
+
+std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount& c, Count tp_count,
+                                     Count pp_count) {
+  require_positive_integer(tp_count, "tp");
+  require_positive_integer(pp_count, "pp");
+  const auto tp = static_cast<std::int64_t>(tp_count.in(one));
+  const auto pp = static_cast<std::int64_t>(pp_count.in(one));
+  if (pp > m.layers)
+    throw InputError("--pp", std::to_string(pp), "at most the model's " + std::to_string(m.layers) + " layers");
+  if (m.heads % tp != 0)
+    throw InputError("--tp", std::to_string(tp),
+                     "a divisor of the model's " + std::to_string(m.heads) + " attention heads");
+  const bool mla = m.attention == specs::AttentionKind::mla;
+  double kv_heads = 1.0;
+  double kv_keep = 1.0;  // fraction of the K/V projection weights one rank keeps
+  if (!mla) {
+    if (m.kv_heads >= tp) {
+      if (m.kv_heads % tp != 0)
+        throw InputError("--tp", std::to_string(tp),
+                         "a divisor of the model's " + std::to_string(m.kv_heads) + " KV heads");
+      kv_heads = static_cast<double>(m.kv_heads / tp);
+      kv_keep = 1.0 / static_cast<double>(tp);
+    } else {
+      if (tp % m.kv_heads != 0)
+        throw InputError("--tp", std::to_string(tp),
+                         "a multiple of the model's " + std::to_string(m.kv_heads) + " KV heads");
+      kv_heads = 1.0;
+      kv_keep = 1.0 / static_cast<double>(m.kv_heads);
+    }
+  }
+  // K and V projections of one layer (weights and biases), the part split by KV head.
+  const double kv_proj = mla ? 0.0
+                             : 2.0 * static_cast<double>(m.kv_heads * m.head_dim) *
+                                   (static_cast<double>(m.hidden) + (m.qkv_bias ? 1.0 : 0.0));
+  const double t = static_cast<double>(tp);
+  auto layer_params = [&](std::int64_t i) {
+    const LayerParams& lp = m.is_moe_layer(i) ? c.moe_layer : c.dense_layer;
+    const double attn = static_cast<double>(lp.attention);
+    return (attn - kv_proj) / t + kv_proj * kv_keep + static_cast<double>(lp.mlp + lp.routed + lp.shared) / t +
+           static_cast<double>(lp.router + lp.norm);
+  };
+  // Norms outside the layers (final norm, embedding norm) and "other" tensors (pooler,
+  // projections) go with the last stage, replicated over TP.
+  std::int64_t layer_norms = 0;
+  for (std::int64_t i = 0; i < m.layers; ++i) layer_norms += (m.is_moe_layer(i) ? c.moe_layer : c.dense_layer).norm;
+  const double outer_norms = static_cast<double>(c.group(ParamGroup::norm) - layer_norms);
+
+  std::vector<StageShard> stages;
+  // Balanced split: the first L mod pp stages take one layer more.
+  const std::int64_t base = m.layers / pp, extra = m.layers % pp;
+  std::int64_t first = 0;
+  for (std::int64_t s = 0; s < pp; ++s) {
+    StageShard st;
+    st.first_layer = first;
+    st.layers = base + (s < extra ? 1 : 0);
+    st.has_embedding = s == 0;
+    st.has_head = s == pp - 1;
+    st.kv_heads = kv_heads;
+    for (std::int64_t i = first; i < first + st.layers; ++i) {
+      st.params += layer_params(i);
+      st.kept_params += static_cast<double>((m.is_moe_layer(i) ? c.moe_layer : c.dense_layer).norm);
+      if (is_windowed(m, i)) ++st.windowed_layers;
+    }
+    if (st.has_embedding) {
+      const double e = static_cast<double>(c.group(ParamGroup::embedding)) / t;
+      st.params += e;
+      st.kept_params += e;
+    }
+    if (st.has_head) {
+      const double h = static_cast<double>(c.group(ParamGroup::head)) / t;
+      st.params += h + outer_norms + static_cast<double>(c.group(ParamGroup::other));
+      st.kept_params += h + outer_norms;
+    }
+    stages.push_back(st);
+    first += st.layers;
+  }
+  return stages;
+}
+
+const StageShard& most_loaded(const std::vector<StageShard>& stages) {
+  return *std::max_element(stages.begin(), stages.end(),
+                           [](const StageShard& a, const StageShard& b) { return a.params < b.params; });
+}
+
+}  // namespace napkin
