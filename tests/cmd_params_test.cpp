@@ -6,7 +6,6 @@
 #include <fstream>
 #include <string>
 #include <vector>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -19,13 +18,6 @@ namespace {
 
 using napkin_test::Run;
 using napkin_test::run_napkin;
-
-// A scratch folder for this test binary's files.
-std::filesystem::path scratch(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("napkin_params_test_" + std::to_string(::getpid())) / name;
-  std::filesystem::create_directories(dir);
-  return dir;
-}
 
 void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
 
@@ -42,7 +34,8 @@ double total_of(const std::string& json_out) {
 }  // namespace
 
 TEST_CASE("params reads a config.json file, a model directory and napkin model JSON", "[cli][params]") {
-  const auto dir = scratch("llama");
+  const napkin::test::TempDir tmp;
+  const auto dir = tmp.path();
   write(dir / "config.json", preset_config("llama-3.1-8b"));
   SECTION("a config.json") {
     const Run r = run_napkin("params " + (dir / "config.json").string() + " --json");
@@ -55,7 +48,7 @@ TEST_CASE("params reads a config.json file, a model directory and napkin model J
     CHECK(total_of(r.out) == 8030261248.0);
   }
   SECTION("napkin model JSON") {
-    const auto f = scratch("napkin") / "tiny.json";
+    const auto f = dir / "tiny.json";
     write(f, R"({"napkin_model": 1, "hidden": 64, "layers": 2, "heads": 4, "vocab": 100, "ffn": 256})");
     const Run r = run_napkin("params " + f.string() + " --json");
     REQUIRE(r.code == 0);
@@ -73,7 +66,8 @@ TEST_CASE("params on an unknown preset is exit 2 with the closest name", "[cli][
 TEST_CASE("params on a config without num_hidden_layers is exit 2 naming the file and pointer", "[cli][params]") {
   auto j = napkin::specs::parse_json_text(preset_config("mistral-7b"), "preset");
   j.erase("num_hidden_layers");
-  const auto f = scratch("broken") / "config.json";
+  const napkin::test::TempDir tmp;
+  const auto f = tmp / "config.json";
   write(f, j.dump());
   const Run r = run_napkin("params " + f.string());
   CHECK(r.code == 2);
@@ -89,7 +83,8 @@ TEST_CASE("params on a missing path is exit 2 saying what MODEL may be", "[cli][
 }
 
 TEST_CASE("params on a file that is not JSON is exit 2 naming the file", "[cli][params]") {
-  const auto f = scratch("garbage") / "config.json";
+  const napkin::test::TempDir tmp;
+  const auto f = tmp / "config.json";
   write(f, "{ not json");
   const Run r = run_napkin("params " + f.string());
   CHECK(r.code == 2);
