@@ -152,3 +152,10 @@ TEST_CASE("an unknown preset suggests the closest name", "[specs][hf_config]") {
           "unknown model preset 'lama-3.1-8b'; did you mean 'llama-3.1-8b'? (napkin presets models)");
   }
 }
+
+TEST_CASE("a Qwen-MoE config with dense mlp_only_layers is refused rather than miscounted", "[specs][hf_config]") {
+  const json j = {{"model_type", "qwen2_moe"},     {"hidden_size", 64},        {"num_hidden_layers", 2},
+                  {"num_attention_heads", 4},      {"vocab_size", 100},        {"num_experts", 4},
+                  {"num_experts_per_tok", 2},      {"moe_intermediate_size", 32}, {"mlp_only_layers", {1}}};
+  CHECK(error_of(j) == "config.json: /mlp_only_layers: dense layers between MoE layers are not supported; expected []");
+}

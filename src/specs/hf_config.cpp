@@ -234,6 +234,8 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file)
       m.moe.shared_expert_gate = m.moe.shared_ffn > 0;
       if (f.int_or("decoder_sparse_step", 1, kCount) != 1)
         throw InputError(f.where("decoder_sparse_step") + ": only 1 (MoE on every layer) is supported");
+      if (f.nonempty_array("mlp_only_layers"))
+        throw InputError(f.where("mlp_only_layers") + ": dense layers between MoE layers are not supported; expected []");
     }
   } else if (t == "qwen3" || t == "qwen3_moe") {
     // modeling_qwen3.py: q_norm and k_norm (RMSNorm over d_head) in every attention block;
@@ -247,6 +249,8 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file)
       m.moe.expert_ffn = f.positive("moe_intermediate_size", "a positive integer (expert MLP width)");
       if (f.int_or("decoder_sparse_step", 1, kCount) != 1)
         throw InputError(f.where("decoder_sparse_step") + ": only 1 (MoE on every layer) is supported");
+      if (f.nonempty_array("mlp_only_layers"))
+        throw InputError(f.where("mlp_only_layers") + ": dense layers between MoE layers are not supported; expected []");
     }
   } else if (t == "gemma" || t == "gemma2") {
     // modeling_gemma.py / modeling_gemma2.py: lm_head tied to embed_tokens; Gemma 2 adds

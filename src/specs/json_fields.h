@@ -92,6 +92,9 @@ class JsonFields {
     throw InputError(where(key) + ": expected one of " + names + ", got \"" + s + "\"");
   }
 
+  /// True when the field is an array with at least one element.
+  bool nonempty_array(const char* key) const { return has(key) && j_.at(key).is_array() && !j_.at(key).empty(); }
+
   /// The fields of a nested object (an empty one when absent).
   JsonFields sub(const char* key) const {
     static const json kEmpty = json::object();
