@@ -10,7 +10,8 @@ TEST_CASE("bytes show decimal first, then binary: 16.06 GB (14.96 GiB)", "[repor
   CHECK(human_value(value(16060522496.0 * byte)) == "16.06 GB (14.96 GiB)");
   CHECK(human_value(value(16e9 * byte)) == "16.00 GB (14.90 GiB)");
   CHECK(human_value(value(54e9 * byte)) == "54.00 GB (50.29 GiB)");
-  CHECK(human_value(value(512.0 * byte)) == "512.00 B");
+  CHECK(human_value(value(512.0 * byte)) == "512 B");
+  CHECK(human_value(value(2.5 * byte)) == "2.50 B");
 }
 
 TEST_CASE("a value that rounds up to 1000 moves to the next prefix", "[report]") {
@@ -26,7 +27,7 @@ TEST_CASE("time shows h, min or s with seconds in parentheses", "[report]") {
 
 TEST_CASE("energy shows kWh with joules in parentheses", "[report]") {
   CHECK(human_value(value(1e7 * joule)) == "2.78 kWh (10.00 MJ)");
-  CHECK(human_value(value(12.0 * joule)) == "12.00 J");
+  CHECK(human_value(value(12.0 * joule)) == "12 J");
 }
 
 TEST_CASE("FLOP counts show a prefix and 4 significant digits", "[report]") {
