@@ -28,6 +28,11 @@ Commands
   params           exact parameter counts of a model   napkin params llama-3.1-8b
   memory           does it fit: the ledger per GPU     napkin memory llama-3.1-8b --batch 32 --context 8Ki --gpu-memory 80GiB
   presets models   bundled model presets               napkin presets models
+  kernel grid      launch grid, idle threads, warps    napkin kernel grid --n 1920x1080 --block 16x16
+  kernel waves     wave quantization on SMs            napkin kernel waves --m 1793 --n 1793 --tile 256x128 --sms 108
+  kernel tiling    naive vs tiled matmul HBM traffic   napkin kernel tiling --m 4096 --k 4096 --n 4096 --tile 32 --dtype fp32
+  kernel flash-io  attention vs FlashAttention bytes   napkin kernel flash-io --seq 4096 --head-dim 128 --dtype bf16 --sram 100KiB
+  kernel online-softmax  running softmax by block      napkin kernel online-softmax --scores 0,ln2,ln3 --values 1,2,4 --blocks 2,1
 
 Units go with numbers: 80GiB, 3.35TB/s, 989TFLOP/s, 700W, 2.5h, 8Ki (= 8192), 15T (= 1.5e13).
 Any numeric flag sweeps: a list 1,2,4,8, a range 1024..8192:+1024 or 1..64:x2.
@@ -107,6 +112,7 @@ int main(int argc, char** argv) {
   napkin::cli::add_memory_command(app, exit_code);
   napkin::cli::add_params_command(app, exit_code);
   napkin::cli::add_presets_command(app, exit_code);
+  napkin::cli::add_kernel_command(app, exit_code);
 
   // Extras are collected rather than rejected so that an unknown flag is reported by name (with
   // a suggestion) even when it also leaves a required flag missing; run_sweep refuses to run a
