@@ -297,21 +297,21 @@ void activations_per_layer(const ActivationInput& in, ResultSet& out) {
   const Bytes a = activations_per_layer(in);
   const bool keep_scores = in.recompute == Recompute::none && !in.flash_attention;
   if (in.recompute == Recompute::full)
-    out.item("activations_per_layer", "activations per layer", value(a), "2·s·b·h (full recompute)",
+    out.item("activations_per_layer", "activations per layer (detail)", value(a), "2·s·b·h (full recompute)",
              text("2 · {} · {} · {}", in.seq, in.micro_batch, in.hidden));
   else if (in.sequence_parallel && keep_scores)
-    out.item("activations_per_layer", "activations per layer", value(a), "s·b·h·(34/t + 5·a·s/(h·t))",
+    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·(34/t + 5·a·s/(h·t))",
              text("{} · {} · {} · (34/{} + 5 · {} · {} / ({} · {}))", in.seq, in.micro_batch, in.hidden, in.tp,
                   in.heads, in.seq, in.hidden, in.tp));
   else if (in.sequence_parallel)
-    out.item("activations_per_layer", "activations per layer", value(a), "s·b·h·34/t",
+    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·34/t",
              text("{} · {} · {} · 34/{}", in.seq, in.micro_batch, in.hidden, in.tp));
   else if (keep_scores)
-    out.item("activations_per_layer", "activations per layer", value(a), "s·b·h·(10 + 24/t + 5·a·s/(h·t))",
+    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·(10 + 24/t + 5·a·s/(h·t))",
              text("{} · {} · {} · (10 + 24/{} + 5 · {} · {} / ({} · {}))", in.seq, in.micro_batch, in.hidden,
                   in.tp, in.heads, in.seq, in.hidden, in.tp));
   else
-    out.item("activations_per_layer", "activations per layer", value(a), "s·b·h·(10 + 24/t)",
+    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·(10 + 24/t)",
              text("{} · {} · {} · (10 + 24/{})", in.seq, in.micro_batch, in.hidden, in.tp));
   out.assume("activation_model",
              text("Korthikanti et al. 2022, table 2: 16-bit activations, 1-byte dropout masks"));
@@ -495,6 +495,134 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
   if (gpus > 1.0)
     out.assume("tp", text("TP {} splits heads, MLP and vocabulary; norms replicated; PP {} stage(s), the "
                           "most loaded one shown ({} layers)", in.tp, in.pp, static_cast<double>(p.stage.layers)));
+}
+
+}  // namespace napkin
+
+// ---- the training ledger of a model -----------------------------------------------------------
+
+namespace napkin {
+
+namespace {
+
+struct TrainingParts {
+  TrainingMemory mem;
+  StageShard stage;
+  ModelStatesInput states;
+  Bytes per_layer{};
+  double in_flight = 1;
+  Bytes logits{};
+};
+
+TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
+  require_positive_integer(in.micro_batch, "micro_batch");
+  require_positive_integer(in.seq, "seq");
+  require_non_negative(in.cuda_context, "cuda_context");
+  if (!(in.fragmentation >= 0.0 && in.fragmentation < 1.0))
+    throw InputError("fragmentation", format_plain_number(in.fragmentation), "a fraction in [0, 1)");
+  const ParamCount c = count_params(m);
+  const std::vector<StageShard> stages = shard_stages(m, c, in.tp, in.pp);
+  const double t = in.tp.in(one), pp = in.pp.in(one), dp = in.states.dp.in(one);
+  const ActivationInput act{.seq = in.seq, .micro_batch = in.micro_batch, .hidden = static_cast<double>(m.hidden) * one,
+                            .heads = static_cast<double>(m.heads) * one, .tp = in.tp,
+                            .sequence_parallel = in.sequence_parallel, .recompute = in.recompute,
+                            .flash_attention = in.flash_attention};
+  const Bytes per_layer = activations_per_layer(act);
+  // The cross-entropy input: fp32 logits of every position, vocabulary split over TP.
+  const Bytes logits = in.seq.in(one) * in.micro_batch.in(one) * std::ceil(static_cast<double>(m.vocab) / t) * 4.0 * byte;
+
+  TrainingParts best;
+  Bytes total{};
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const StageShard& st = stages[i];
+    ModelStatesInput s = in.states;
+    s.params = std::ceil(st.params) * param;
+    const ModelStates ms = model_states(s);
+    TrainingMemory r;
+    r.weights = ms.weights;
+    r.gradients = ms.gradients;
+    r.master_weights = ms.master_weights;
+    r.optimizer_states = ms.optimizer_states;
+    const double in_flight = pp - static_cast<double>(i);  // 1F1B warm-up depth of stage i
+    r.activations = static_cast<double>(st.layers) * in_flight * per_layer + (st.has_head ? logits : Bytes{});
+    const Bytes rows = ms.total() + r.activations;
+    r.runtime_reserve = std::ceil((in.cuda_context + in.fragmentation * rows).in(byte)) * byte;
+    r.stage = static_cast<std::int64_t>(i);
+    total += t * dp * r.per_gpu();
+    if (i == 0 || r.per_gpu() > best.mem.per_gpu()) {
+      best.mem = r;
+      best.stage = st;
+      best.states = s;
+      best.in_flight = in_flight;
+    }
+  }
+  best.per_layer = per_layer;
+  best.logits = best.stage.has_head ? logits : Bytes{};
+  best.mem.total = total;
+  if (in.capacity) best.mem.fits = best.mem.per_gpu() <= *in.capacity;
+  return best;
+}
+
+}  // namespace
+
+TrainingMemory training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
+  return compute_training(m, in).mem;
+}
+
+void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, ResultSet& out) {
+  const TrainingParts p = compute_training(m, in);
+  const TrainingMemory& r = p.mem;
+  out.command = "memory";
+  out.input("model", verdict(m.name));
+  out.input("train", boolean(true));
+  out.input("micro_batch", value(in.micro_batch));
+  out.input("seq", value(in.seq));
+  out.input("dp", value(in.states.dp));
+  out.input("tp", value(in.tp));
+  out.input("pp", value(in.pp));
+  out.input("zero", value(static_cast<double>(in.states.zero_stage)));
+  model_states(p.states, out);
+  if (p.stage.has_head)
+    out.item("activations", "activations saved for backward", value(r.activations),
+             "L_stage · in-flight micro-batches · per layer + logits",
+             text("{} · {} · {} + {}", static_cast<double>(p.stage.layers), p.in_flight, p.per_layer, p.logits));
+  else
+    out.item("activations", "activations saved for backward", value(r.activations),
+             "L_stage · in-flight micro-batches · per layer",
+             text("{} · {} · {}", static_cast<double>(p.stage.layers), p.in_flight, p.per_layer));
+  out.item("runtime_reserve", "runtime reserve", value(r.runtime_reserve), "CUDA context + fragmentation · rows above",
+           text("{} + {} · {}", in.cuda_context, in.fragmentation,
+                r.weights + r.gradients + r.master_weights + r.optimizer_states + r.activations));
+  out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
+           text("{} + {} + {} + {} + {} + {}", r.weights, r.gradients, r.master_weights, r.optimizer_states,
+                r.activations, r.runtime_reserve))
+      .is_total = true;
+  out.item("total", "all GPUs", value(r.total), "Σ over stages · tp · dp",
+           text("{} GPU(s)", in.tp.in(one) * in.pp.in(one) * in.states.dp.in(one)));
+  if (in.capacity) {
+    out.item("fits", "fits", boolean(*r.fits), "per GPU ≤ capacity", text("{} ≤ {}", r.per_gpu(), *in.capacity));
+    out.item("headroom", "headroom", value(*in.capacity - r.per_gpu()), "capacity − per GPU",
+             text("{} − {}", *in.capacity, r.per_gpu()));
+  }
+  activations_per_layer(ActivationInput{.seq = in.seq, .micro_batch = in.micro_batch,
+                                        .hidden = static_cast<double>(m.hidden) * one,
+                                        .heads = static_cast<double>(m.heads) * one, .tp = in.tp,
+                                        .sequence_parallel = in.sequence_parallel, .recompute = in.recompute,
+                                        .flash_attention = in.flash_attention},
+                        out);
+  switch (in.recompute) {
+    case Recompute::none: out.assume("recompute", text("no activation recomputation")); break;
+    case Recompute::selective:
+      out.assume("recompute", text("selective recomputation: attention scores recomputed, not stored"));
+      break;
+    case Recompute::full: out.assume("recompute", text("full recomputation: only each layer's input is kept")); break;
+  }
+  out.assume("pipeline_schedule", text("1F1B schedule: stage {} of {} holds {} micro-batch(es) in flight",
+                                       static_cast<double>(r.stage), in.pp, p.in_flight));
+  out.assume("activation_shape", text("Korthikanti's coefficients are for a GPT layer (MHA, 4h MLP); gated MLPs, "
+                                      "GQA and MoE layers differ; embedding-dropout activations not counted"));
+  out.assume("cuda_context", text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));
+  out.assume("fragmentation", text("allocator fragmentation {} of the rows above", in.fragmentation));
 }
 
 }  // namespace napkin

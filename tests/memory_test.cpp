@@ -162,3 +162,32 @@ TEST_CASE("the fit verdict compares per-GPU memory with the capacity", "[memory]
   CHECK(*inference_memory(m, {.context = 8192 * one, .capacity = 24.0 * GiB}).fits);
   CHECK_FALSE(*inference_memory(m, {.context = 8192 * one, .capacity = 16.0 * GiB}).fits);
 }
+
+TEST_CASE("the training ledger of a model adds activations to the ZeRO-sharded model states", "[memory]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  TrainingMemoryInput in;
+  in.states.zero_stage = 3;
+  in.states.dp = 8 * one;
+  in.seq = 8192 * one;
+  in.recompute = Recompute::selective;
+  const TrainingMemory r = training_memory(m, in);
+  CHECK(r.weights.in(byte) == std::ceil(8030261248.0 * 2 / 8));
+  CHECK(r.optimizer_states.in(byte) == std::ceil(8030261248.0 * 8 / 8));
+  // 32 layers of 34·s·b·h plus fp32 logits of every position.
+  const double per_layer = 34.0 * 8192 * 4096;
+  CHECK(r.activations.in(byte) == 32 * per_layer + 8192.0 * 128256 * 4);
+  CHECK(r.per_gpu() == r.weights + r.gradients + r.master_weights + r.optimizer_states + r.activations +
+                           r.runtime_reserve);
+  CHECK(r.total == 8.0 * r.per_gpu());
+}
+
+TEST_CASE("under 1F1B the first pipeline stage holds p micro-batches of activations", "[memory]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  TrainingMemoryInput in;
+  in.seq = 2048 * one;
+  in.pp = 4 * one;
+  in.flash_attention = true;
+  const TrainingMemory r = training_memory(m, in);
+  CHECK(r.stage == 0);
+  CHECK(r.activations.in(byte) == 8.0 * 4 * 34.0 * 2048 * 4096);
+}

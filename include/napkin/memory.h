@@ -163,4 +163,36 @@ struct InferenceMemory {
 InferenceMemory inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in);
 void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in, ResultSet& out);
 
+// ---- the training ledger of a model -----------------------------------------------------------
+
+struct TrainingMemoryInput {
+  ModelStatesInput states{};     // precision, optimizer, ZeRO stage, dp; params come from the model
+  Count micro_batch = 1.0 * units::one;
+  Count seq{};
+  Count tp = 1.0 * units::one, pp = 1.0 * units::one;
+  bool sequence_parallel = false;
+  Recompute recompute = Recompute::none;
+  bool flash_attention = false;
+  Bytes cuda_context = 512.0 * units::MiB;
+  double fragmentation = 0.05;
+  std::optional<Bytes> capacity{};
+};
+
+struct TrainingMemory {
+  Bytes weights{}, gradients{}, master_weights{}, optimizer_states{}, activations{}, runtime_reserve{};
+  Bytes per_gpu() const {
+    return weights + gradients + master_weights + optimizer_states + activations + runtime_reserve;
+  }
+  Bytes total{};
+  std::optional<bool> fits{};
+  std::int64_t stage = 0;  // the pipeline stage shown (the most loaded)
+};
+
+/// Per pipeline stage: model states of the stage's per-GPU parameters (ZeRO over dp), plus
+/// activations of its layers (Korthikanti per layer) for the micro-batches in flight under 1F1B
+/// (stage i of p holds p − i), plus fp32 logits on the last stage; the most loaded stage is shown
+/// and the total is every stage's ledger × tp × dp.
+TrainingMemory training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in);
+void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, ResultSet& out);
+
 }  // namespace napkin

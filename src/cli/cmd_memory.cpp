@@ -22,13 +22,32 @@ struct MemoryCmd {
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   NumericFlags nf;
   std::size_t params = 0, batch = 0, context = 0, tp = 0, pp = 0, group = 0, chunk = 0, cuda = 0, frag = 0,
-              capacity = 0, dp = 0;
+              capacity = 0, dp = 0, micro_batch = 0, seq = 0;
   std::string weights_dtype = "bf16", kv_dtype = "bf16", precision = "mixed", optimizer = "adamw",
-              grad_dtype;
+              grad_dtype, recompute = "none";
   int zero = 0;
-  bool zero_points = false, quantize_all = false, require_fit = false, train = false, no_master = false;
+  bool zero_points = false, quantize_all = false, require_fit = false, train = false, no_master = false,
+       flash_attention = false, sequence_parallel = false;
   OutputOptions out;
 };
+
+ModelStatesInput states_of(const MemoryCmd& c, const Point& p) {
+  ModelStatesInput in;
+  in.precision = parse_precision(c.precision, "--precision");
+  if (!c.grad_dtype.empty()) in.grad_dtype = parse_dtype(c.grad_dtype, "--grad-dtype");
+  if (c.no_master) in.master_weights = false;
+  in.optimizer = parse_optimizer(c.optimizer, "--optimizer");
+  in.zero_stage = c.zero;
+  in.dp = p.get<Count>(c.dp);
+  return in;
+}
+
+Recompute parse_recompute_mode(const std::string& s) {
+  if (s == "none") return Recompute::none;
+  if (s == "selective") return Recompute::selective;
+  if (s == "full") return Recompute::full;
+  throw InputError("--recompute", s, "none, selective or full");
+}
 
 // The --params path: weights (inference) or model states (training) of P parameters; nothing
 // that needs an architecture.
@@ -38,14 +57,8 @@ void bare_params(const MemoryCmd& c, const Point& p, ResultSet& rs) {
   rs.input("params", value(params));
   Bytes rows{};
   if (c.train) {
-    ModelStatesInput in;
+    ModelStatesInput in = states_of(c, p);
     in.params = params;
-    in.precision = parse_precision(c.precision, "--precision");
-    if (!c.grad_dtype.empty()) in.grad_dtype = parse_dtype(c.grad_dtype, "--grad-dtype");
-    if (c.no_master) in.master_weights = false;
-    in.optimizer = parse_optimizer(c.optimizer, "--optimizer");
-    in.zero_stage = c.zero;
-    in.dp = p.get<Count>(c.dp);
     rs.input("zero", value(static_cast<double>(c.zero)));
     rs.input("dp", value(in.dp));
     model_states(in, rs);
@@ -108,8 +121,20 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                           "Memory of one GPU for the fit verdict, e.g. 80GiB", "BYTES");
   sub->get_option("--gpu-memory")->group("Hardware");
   sub->add_flag("--require-fit", c->require_fit, "Exit 1 when the ledger does not fit --gpu-memory")->group("Hardware");
-  sub->add_flag("--train", c->train, "Training model states (with --params): weights, gradients, master weights, "
-                                     "optimizer states")->group("Training");
+  sub->add_flag("--train", c->train, "The training ledger: weights, gradients, master weights, optimizer states "
+                                     "and (with MODEL) activations")->group("Training");
+  c->micro_batch = c->nf.add(sub, "--micro-batch", "micro_batch", kCount, Constraint::positive_integer,
+                             "Sequences per micro-batch (default 1)", "COUNT", 1.0);
+  c->seq = c->nf.add(sub, "--seq", "seq", kCount, Constraint::positive_integer,
+                     "Training sequence length (default 4096)", "COUNT", 4096.0);
+  sub->get_option("--micro-batch")->group("Training");
+  sub->get_option("--seq")->group("Training");
+  sub->add_option("--recompute", c->recompute, "Activation recomputation: none (default), selective or full")
+      ->type_name("none|selective|full")->group("Training");
+  sub->add_flag("--flash-attention", c->flash_attention, "Attention scores never stored (drops the 5as/h term)")
+      ->group("Training");
+  sub->add_flag("--sequence-parallel", c->sequence_parallel, "Megatron sequence parallelism (splits the rest of the "
+                                                            "activations over --tp)")->group("Parallelism");
   sub->add_option("--precision", c->precision, "mixed (default: 2+2+4+8 B/param), fp32 or bf16")
       ->type_name("mixed|fp32|bf16")->group("Training");
   sub->add_option("--optimizer", c->optimizer, "adamw (default), adam-8bit, sgd, sgd-momentum, adafactor")
@@ -124,6 +149,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin memory llama-3.1-8b --batch 32 --context 8Ki --gpu-memory 80GiB\n"
               "         napkin memory qwen2.5-72b --weights-dtype int4 --group-size 128 --tp 2\n"
+              "         napkin memory llama-3.1-8b --train --seq 8Ki --zero 3 --dp 8 --recompute selective\n"
               "         napkin memory --params 7.5B --train --zero 1 --dp 64");
   sub->callback([c, sub, &exit_code] {
     if (c->model.empty() && c->nf.flags()[c->params].raw.empty())
@@ -134,18 +160,28 @@ void add_memory_command(CLI::App& app, int& exit_code) {
     if (c->require_fit && c->nf.flags()[c->capacity].raw.empty())
       throw InputError("--require-fit", "(given)", "--gpu-memory (the capacity to check against)");
     const bool bare = c->model.empty();
-    if (!bare) {
-      if (c->train)
-        throw InputError("--train", "(given with MODEL)",
-                         "--params P for now: the training ledger of a model architecture is not built yet");
-      c->spec = load_model(c->model);
-    }
+    if (!bare) c->spec = load_model(c->model);
+    const Recompute rc = parse_recompute_mode(c->recompute);
     const Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
     const Dtype kd = parse_dtype(c->kv_dtype, "--kv-dtype");
     bool all_fit = true;
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
       if (bare) {
         bare_params(*c, p, rs);
+      } else if (c->train) {
+        TrainingMemoryInput in;
+        in.states = states_of(*c, p);
+        in.micro_batch = p.get<Count>(c->micro_batch);
+        in.seq = p.get<Count>(c->seq);
+        in.tp = p.get<Count>(c->tp);
+        in.pp = p.get<Count>(c->pp);
+        in.sequence_parallel = c->sequence_parallel;
+        in.recompute = rc;
+        in.flash_attention = c->flash_attention;
+        in.cuda_context = p.get<Bytes>(c->cuda);
+        in.fragmentation = p[c->frag];
+        in.capacity = p.maybe<Bytes>(c->capacity);
+        training_memory(c->spec, in, rs);
       } else {
         InferenceMemoryInput in;
         in.weights_dtype = wd;

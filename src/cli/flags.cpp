@@ -72,6 +72,8 @@ constexpr KeyFlag kKeyFlags[] = {
     {"tp", "--tp"},
     {"bare_params", "--params"},
     {"batch_context", "--batch/--context"},
+    {"pipeline_schedule", "--pp"},
+    {"activation_shape", ""},
     // kernel arithmetic
     {"warp_size", "--warp-size"},
     {"grid_mapping", ""},
