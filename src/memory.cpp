@@ -1,5 +1,6 @@
 #include "napkin/memory.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -623,6 +624,123 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
                                       "GQA and MoE layers differ; embedding-dropout activations not counted"));
   out.assume("cuda_context", text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));
   out.assume("fragmentation", text("allocator fragmentation {} of the rows above", in.fragmentation));
+}
+
+}  // namespace napkin
+
+// ---- the solver -------------------------------------------------------------------------------
+
+namespace napkin {
+
+namespace {
+
+bool fits_with(const specs::ModelSpec& m, InferenceMemoryInput in, SolveFor what, double x) {
+  if (what == SolveFor::max_batch) in.batch = x * one;
+  if (what == SolveFor::max_context) in.context = x * one;
+  if (what == SolveFor::min_gpus) in.tp = x * one;
+  return inference_memory(m, in).per_gpu() <= *in.capacity;
+}
+
+// TP degrees shard_stages accepts for this model, ascending.
+std::vector<std::int64_t> valid_tp(const specs::ModelSpec& m) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t t = 1; t <= m.heads; ++t) {
+    if (m.heads % t != 0) continue;
+    if (m.attention != specs::AttentionKind::mla && m.kv_heads > 0 &&
+        !(m.kv_heads >= t ? m.kv_heads % t == 0 : t % m.kv_heads == 0))
+      continue;
+    out.push_back(t);
+  }
+  return out;
+}
+
+// Per-GPU memory never falls as batch or context grows (KV cache, activations and the reserve
+// are non-decreasing in both), so the largest fitting value is found by doubling, then bisection.
+// The context is bounded by the model's maximum (a model whose layers all keep a sliding window
+// would otherwise fit any context).
+std::int64_t search_limit(const specs::ModelSpec& m, SolveFor what) {
+  constexpr std::int64_t kLimit = std::int64_t{1} << 40;  // far past any real batch
+  return what == SolveFor::max_context && m.max_context > 0 ? m.max_context : kLimit;
+}
+
+std::int64_t largest_fitting(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what) {
+  if (!fits_with(m, in, what, 1.0)) return 0;
+  const std::int64_t limit = search_limit(m, what);
+  if (fits_with(m, in, what, static_cast<double>(limit))) return limit;
+  std::int64_t lo = 1, hi = 2;
+  while (hi < limit && fits_with(m, in, what, static_cast<double>(hi))) {
+    lo = hi;
+    hi *= 2;
+  }
+  hi = std::min(hi, limit);
+  while (hi - lo > 1) {  // invariant: lo fits, hi does not
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (fits_with(m, in, what, static_cast<double>(mid)) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+}  // namespace
+
+std::int64_t solve_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what) {
+  if (!in.capacity) throw InputError("--gpu-memory", "(missing)", "a GPU memory capacity for the solver");
+  require_positive(*in.capacity, "gpu_memory");
+  if (what == SolveFor::min_gpus) {
+    for (std::int64_t t : valid_tp(m))
+      if (fits_with(m, in, what, static_cast<double>(t))) return t;
+    return 0;
+  }
+  return largest_fitting(m, in, what);
+}
+
+void solve_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what, ResultSet& out) {
+  const std::int64_t answer = solve_inference(m, in, what);
+  InferenceMemoryInput at = in;
+  const double shown = static_cast<double>(std::max<std::int64_t>(answer, 1));
+  if (what == SolveFor::max_batch) at.batch = shown * one;
+  if (what == SolveFor::max_context) at.context = shown * one;
+  if (what == SolveFor::min_gpus) at.tp = (answer > 0 ? static_cast<double>(answer) : in.tp.in(one)) * one;
+  inference_memory(m, at, out);
+  const double a = static_cast<double>(answer);
+  switch (what) {
+    case SolveFor::max_batch:
+      if (answer > 0)
+        out.item("max_batch", "largest batch that fits", value(a), "max b: per GPU(b) ≤ capacity",
+                 text("batch {} fits, {} does not", a, a + 1.0));
+      else
+        out.item("max_batch", "largest batch that fits", value(a), "max b: per GPU(b) ≤ capacity",
+                 text("even batch 1 does not fit"));
+      break;
+    case SolveFor::max_context:
+      if (answer > 0 && answer == search_limit(m, what))
+        out.item("max_context", "longest context that fits", value(a), "max ctx: per GPU(ctx) ≤ capacity",
+                 text("the model's maximum context {} fits", a));
+      else if (answer > 0)
+        out.item("max_context", "longest context that fits", value(a), "max ctx: per GPU(ctx) ≤ capacity",
+                 text("context {} fits, {} does not", a, a + 1.0));
+      else
+        out.item("max_context", "longest context that fits", value(a), "max ctx: per GPU(ctx) ≤ capacity",
+                 text("even one token of context does not fit"));
+      break;
+    case SolveFor::min_gpus: {
+      const std::vector<std::int64_t> tps = valid_tp(m);
+      if (answer > 0) {
+        const auto it = std::find(tps.begin(), tps.end(), answer);
+        if (it != tps.begin())
+          out.item("min_gpus", "fewest GPUs (TP degree) that fit", value(a * in.pp.in(one)), "min tp: per GPU(tp) ≤ capacity",
+                   text("TP {} fits, TP {} does not (PP {})", a, static_cast<double>(*(it - 1)), in.pp));
+        else
+          out.item("min_gpus", "fewest GPUs (TP degree) that fit", value(a * in.pp.in(one)), "min tp: per GPU(tp) ≤ capacity",
+                   text("TP 1 fits (PP {})", in.pp));
+      } else {
+        out.item("min_gpus", "fewest GPUs (TP degree) that fit", value(0.0), "min tp: per GPU(tp) ≤ capacity",
+                 text("no TP degree up to {} fits (PP {})", static_cast<double>(tps.back()), in.pp));
+      }
+      break;
+    }
+  }
+  out.assume("solver", text("solved on the per-GPU ledger above; TP degrees tried are divisors of the heads "
+                            "compatible with the KV heads"));
 }
 
 }  // namespace napkin

@@ -191,3 +191,46 @@ TEST_CASE("under 1F1B the first pipeline stage holds p micro-batches of activati
   CHECK(r.stage == 0);
   CHECK(r.activations.in(byte) == 8.0 * 4 * 34.0 * 2048 * 4096);
 }
+
+TEST_CASE("the solver's largest batch fits and one more does not", "[memory][solver]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  InferenceMemoryInput in{.context = 8192 * one, .capacity = 80.0 * GiB};
+  const std::int64_t b = solve_inference(m, in, SolveFor::max_batch);
+  REQUIRE(b > 1);
+  in.batch = static_cast<double>(b) * one;
+  CHECK(*inference_memory(m, in).fits);
+  in.batch = static_cast<double>(b + 1) * one;
+  CHECK_FALSE(*inference_memory(m, in).fits);
+}
+
+TEST_CASE("a model whose layers all keep a sliding window fits its maximum context", "[memory][solver]") {
+  const specs::ModelSpec m = specs::load_model_preset("mistral-7b");  // window 4096 on every layer
+  const InferenceMemoryInput in{.batch = 4 * one, .context = 1 * one, .capacity = 24.0 * GiB};
+  CHECK(solve_inference(m, in, SolveFor::max_context) == m.max_context);
+}
+
+TEST_CASE("the solver's longest context fits and one token more does not", "[memory][solver]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  InferenceMemoryInput in{.batch = 4 * one, .context = 1 * one, .capacity = 24.0 * GiB};
+  const std::int64_t c = solve_inference(m, in, SolveFor::max_context);
+  REQUIRE(c > 1);
+  in.context = static_cast<double>(c) * one;
+  CHECK(*inference_memory(m, in).fits);
+  in.context = static_cast<double>(c + 1) * one;
+  CHECK_FALSE(*inference_memory(m, in).fits);
+}
+
+TEST_CASE("the fewest GPUs: the answer's TP fits and the next smaller valid TP does not", "[memory][solver]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-70b");
+  InferenceMemoryInput in{.batch = 8 * one, .context = 32768 * one, .capacity = 80.0 * GiB};
+  CHECK(solve_inference(m, in, SolveFor::min_gpus) == 4);
+  in.tp = 4 * one;
+  CHECK(*inference_memory(m, in).fits);
+  in.tp = 2 * one;
+  CHECK_FALSE(*inference_memory(m, in).fits);
+}
+
+TEST_CASE("nothing fits: the solver answers 0", "[memory][solver]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  CHECK(solve_inference(m, {.context = 8192 * one, .capacity = 8.0 * GiB}, SolveFor::max_batch) == 0);
+}

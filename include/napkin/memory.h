@@ -163,6 +163,22 @@ struct InferenceMemory {
 InferenceMemory inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in);
 void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in, ResultSet& out);
 
+// ---- the solver -------------------------------------------------------------------------------
+
+enum class SolveFor { max_batch, max_context, min_gpus };
+
+/// The largest batch (at in.context) or context (at in.batch) whose per-GPU ledger fits
+/// in.capacity, or the smallest valid TP degree that fits (pp as given). Exact to one step: at
+/// the answer it fits, one step more (batch + 1, context + 1, the next valid TP degree) does
+/// not. 0 when nothing fits (batch 1, context 1, or TP up to the head count). The context is
+/// searched up to the model's maximum context, which is the answer when it fits.
+/// Precondition: in.capacity is set (InputError naming --gpu-memory otherwise).
+std::int64_t solve_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what);
+
+/// The ledger at the solver's answer, then the answer as an item (max_batch, max_context or
+/// min_gpus) with the step that no longer fits.
+void solve_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what, ResultSet& out);
+
 // ---- the training ledger of a model -----------------------------------------------------------
 
 struct TrainingMemoryInput {

@@ -24,10 +24,10 @@ struct MemoryCmd {
   std::size_t params = 0, batch = 0, context = 0, tp = 0, pp = 0, group = 0, chunk = 0, cuda = 0, frag = 0,
               capacity = 0, dp = 0, micro_batch = 0, seq = 0;
   std::string weights_dtype = "bf16", kv_dtype = "bf16", precision = "mixed", optimizer = "adamw",
-              grad_dtype, recompute = "none";
+              grad_dtype, recompute = "none", max;
   int zero = 0;
   bool zero_points = false, quantize_all = false, require_fit = false, train = false, no_master = false,
-       flash_attention = false, sequence_parallel = false;
+       flash_attention = false, sequence_parallel = false, min_gpus = false;
   OutputOptions out;
 };
 
@@ -120,6 +120,11 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   c->capacity = c->nf.add(sub, "--gpu-memory", "gpu_memory", kBytes, Constraint::positive,
                           "Memory of one GPU for the fit verdict, e.g. 80GiB", "BYTES");
   sub->get_option("--gpu-memory")->group("Hardware");
+  sub->add_option("--max", c->max, "Solve for the largest batch (at --context) or context (at --batch) that fits "
+                                   "--gpu-memory")
+      ->type_name("batch|context")->group("Solver");
+  sub->add_flag("--min-gpus", c->min_gpus, "Solve for the smallest TP degree that fits --gpu-memory (at --pp)")
+      ->group("Solver");
   sub->add_flag("--require-fit", c->require_fit, "Exit 1 when the ledger does not fit --gpu-memory")->group("Hardware");
   sub->add_flag("--train", c->train, "The training ledger: weights, gradients, master weights, optimizer states "
                                      "and (with MODEL) activations")->group("Training");
@@ -150,6 +155,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   sub->footer("Example: napkin memory llama-3.1-8b --batch 32 --context 8Ki --gpu-memory 80GiB\n"
               "         napkin memory qwen2.5-72b --weights-dtype int4 --group-size 128 --tp 2\n"
               "         napkin memory llama-3.1-8b --train --seq 8Ki --zero 3 --dp 8 --recompute selective\n"
+              "         napkin memory llama-3.1-70b --context 32Ki --gpu-memory 80GiB --min-gpus\n"
               "         napkin memory --params 7.5B --train --zero 1 --dp 64");
   sub->callback([c, sub, &exit_code] {
     if (c->model.empty() && c->nf.flags()[c->params].raw.empty())
@@ -160,6 +166,22 @@ void add_memory_command(CLI::App& app, int& exit_code) {
     if (c->require_fit && c->nf.flags()[c->capacity].raw.empty())
       throw InputError("--require-fit", "(given)", "--gpu-memory (the capacity to check against)");
     const bool bare = c->model.empty();
+    std::optional<SolveFor> solve;
+    if (!c->max.empty()) {
+      if (c->max == "batch") solve = SolveFor::max_batch;
+      else if (c->max == "context") solve = SolveFor::max_context;
+      else throw InputError("--max", c->max, "batch or context");
+    }
+    if (c->min_gpus) {
+      if (solve) throw InputError("--min-gpus", "(given with --max)", "one solver at a time");
+      solve = SolveFor::min_gpus;
+    }
+    if (solve && (bare || c->train))
+      throw InputError(c->min_gpus ? "--min-gpus" : "--max", bare ? "(with --params)" : "(with --train)",
+                       "a MODEL's inference ledger (the solver does not cover --params or --train yet)");
+    if (solve && c->nf.flags()[c->capacity].raw.empty())
+      throw InputError(c->min_gpus ? "--min-gpus" : "--max", c->min_gpus ? "(given)" : c->max,
+                       "--gpu-memory (the capacity to solve against)");
     if (!bare) c->spec = load_model(c->model);
     const Recompute rc = parse_recompute_mode(c->recompute);
     const Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
@@ -197,7 +219,10 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         in.cuda_context = p.get<Bytes>(c->cuda);
         in.fragmentation = p[c->frag];
         in.capacity = p.maybe<Bytes>(c->capacity);
-        inference_memory(c->spec, in, rs);
+        if (solve)
+          solve_inference(c->spec, in, *solve, rs);
+        else
+          inference_memory(c->spec, in, rs);
       }
       if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
     });

@@ -73,6 +73,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"bare_params", "--params"},
     {"batch_context", "--batch/--context"},
     {"pipeline_schedule", "--pp"},
+    {"solver", "--max/--min-gpus"},
     {"activation_shape", ""},
     // kernel arithmetic
     {"warp_size", "--warp-size"},
