@@ -506,16 +506,38 @@ namespace napkin {
 
 namespace {
 
+// QLoRA stores the frozen base in 4-bit NF4 with one 8-bit scale per 64 weights plus one fp32
+// constant per 256 scales: 4 + 0.127 bits per parameter (Dettmers et al. 2023, "QLoRA", §3,
+// Double Quantization: "from 0.5 bits per parameter to 0.127 bits").
+constexpr double kQloraBitsPerParam = 4.0 + 0.127;
+
+std::int64_t lora_layer_params(const specs::ModelSpec& m, std::int64_t r, bool all_linear, bool moe_layer) {
+  const std::int64_t d = m.hidden, q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
+  std::int64_t p = r * ((d + q) + (d + kv) + (d + kv) + (q + d));  // q, k, v, o
+  if (all_linear && !moe_layer && m.ffn > 0) {
+    const std::int64_t mats = m.ffn_kind == specs::FfnKind::gated ? 3 : 2;  // gate, up, down
+    p += r * mats * (d + m.ffn);
+  }
+  return p;
+}
+
 struct TrainingParts {
   TrainingMemory mem;
   StageShard stage;
   ModelStatesInput states;
+  Bytes frozen{};  // LoRA: the frozen base weights of the shown stage
   Bytes per_layer{};
   double in_flight = 1;
   Bytes logits{};
 };
 
 TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
+  const bool lora = in.lora_rank.in(one) > 0.0;
+  if (lora) require_positive_integer(in.lora_rank, "lora_rank");
+  if (in.qlora && !lora) throw InputError("--qlora", "(given)", "--lora-rank (QLoRA trains LoRA adapters)");
+  if (lora && m.attention == specs::AttentionKind::mla)
+    throw InputError("--lora-rank", format_plain_number(in.lora_rank.in(one)),
+                     "a model without MLA attention (LoRA on MLA projections is not modelled yet)");
   require_positive_integer(in.micro_batch, "micro_batch");
   require_positive_integer(in.seq, "seq");
   require_non_negative(in.cuda_context, "cuda_context");
@@ -538,9 +560,23 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
     const StageShard& st = stages[i];
     ModelStatesInput s = in.states;
     s.params = std::ceil(st.params) * param;
-    const ModelStates ms = model_states(s);
+    Bytes frozen{};
+    if (lora) {
+      // Adapters are the trainable parameters; the base is frozen weights only.
+      double adapters = 0;
+      for (std::int64_t l = st.first_layer; l < st.first_layer + st.layers; ++l)
+        adapters += static_cast<double>(lora_layer_params(m, static_cast<std::int64_t>(in.lora_rank.in(one)),
+                                                          in.lora_all_linear, m.is_moe_layer(l)));
+      s.params = std::ceil(adapters / t) * param;
+      const double base_bytes = in.qlora ? 0.0 : state_bytes(in.states).weights.in(byte / param);
+      const double frozen_bytes = in.qlora ? (std::ceil(st.params) - std::ceil(st.kept_params)) * kQloraBitsPerParam / 8.0 +
+                                                 std::ceil(st.kept_params) * 2.0
+                                           : std::ceil(st.params) * base_bytes;
+      frozen = std::ceil(in.states.zero_stage >= 3 ? frozen_bytes / dp : frozen_bytes) * byte;
+    }
+    const ModelStates ms = s.params.in(param) > 0.0 ? model_states(s) : ModelStates{};
     TrainingMemory r;
-    r.weights = ms.weights;
+    r.weights = ms.weights + frozen;
     r.gradients = ms.gradients;
     r.master_weights = ms.master_weights;
     r.optimizer_states = ms.optimizer_states;
@@ -554,6 +590,7 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
       best.mem = r;
       best.stage = st;
       best.states = s;
+      best.frozen = frozen;
       best.in_flight = in_flight;
     }
   }
@@ -570,6 +607,12 @@ TrainingMemory training_memory(const specs::ModelSpec& m, const TrainingMemoryIn
   return compute_training(m, in).mem;
 }
 
+std::int64_t lora_params(const specs::ModelSpec& m, std::int64_t rank, bool all_linear) {
+  std::int64_t p = 0;
+  for (std::int64_t l = 0; l < m.layers; ++l) p += lora_layer_params(m, rank, all_linear, m.is_moe_layer(l));
+  return p;
+}
+
 void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, ResultSet& out) {
   const TrainingParts p = compute_training(m, in);
   const TrainingMemory& r = p.mem;
@@ -582,7 +625,26 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
   out.input("tp", value(in.tp));
   out.input("pp", value(in.pp));
   out.input("zero", value(static_cast<double>(in.states.zero_stage)));
-  model_states(p.states, out);
+  const bool lora = in.lora_rank.in(one) > 0.0;
+  if (lora) {
+    out.input("lora_rank", value(in.lora_rank));
+    out.input("qlora", boolean(in.qlora));
+    const Params all = std::ceil(p.stage.params) * param, kept = std::ceil(p.stage.kept_params) * param;
+    const Bytes adapter = r.weights - p.frozen;
+    if (in.qlora)
+      out.item("weights", "weights (frozen base + adapters)", value(r.weights),
+               "(P − P_keep) · 4.127 bits/8 + P_keep · 2 B + adapters",
+               text("({} − {}) · 4.127/8 + {} · 2 B + {}", all, kept, kept, adapter));
+    else
+      out.item("weights", "weights (frozen base + adapters)", value(r.weights), "P · bytes + adapters",
+               text("{} · {} + {}", all, state_bytes(in.states).weights, adapter));
+    // The gradient, master-weight and optimizer rows are the adapters' own model states.
+    const std::size_t before = out.items.size();
+    model_states(p.states, out);
+    out.items.erase(out.items.begin() + static_cast<std::ptrdiff_t>(before));  // its weights row: shown above
+  } else {
+    model_states(p.states, out);
+  }
   if (p.stage.has_head)
     out.item("activations", "activations saved for backward", value(r.activations),
              "L_stage · in-flight micro-batches · per layer + logits",
@@ -594,6 +656,14 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
   out.item("runtime_reserve", "runtime reserve", value(r.runtime_reserve), "CUDA context + fragmentation · rows above",
            text("{} + {} · {}", in.cuda_context, in.fragmentation,
                 r.weights + r.gradients + r.master_weights + r.optimizer_states + r.activations));
+  if (lora) {
+    out.assume("lora", text("LoRA rank {} on {}: {} trainable adapter parameters per GPU; the base is frozen "
+                            "(no gradients or optimizer states)",
+                            in.lora_rank, in.lora_all_linear ? "every linear layer" : "q, k, v, o", p.states.params));
+    if (in.qlora)
+      out.assume("qlora", text("QLoRA: frozen base in NF4 with double-quantized scales, 4.127 bits per parameter "
+                               "(Dettmers et al. 2023, §3); embeddings, head and norms in bf16"));
+  }
   out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
            text("{} + {} + {} + {} + {} + {}", r.weights, r.gradients, r.master_weights, r.optimizer_states,
                 r.activations, r.runtime_reserve))

@@ -234,3 +234,35 @@ TEST_CASE("nothing fits: the solver answers 0", "[memory][solver]") {
   const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
   CHECK(solve_inference(m, {.context = 8192 * one, .capacity = 8.0 * GiB}, SolveFor::max_batch) == 0);
 }
+
+TEST_CASE("LoRA rank 16 on Llama-3.1-8B trains 13,631,488 params on q,k,v,o and 41,943,040 on all linear layers",
+          "[memory][lora]") {
+  // The counts PEFT prints for this model and rank: r·(d_in + d_out) per target matrix.
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  CHECK(lora_params(m, 16, false) == 13631488);
+  CHECK(lora_params(m, 16, true) == 41943040);
+}
+
+TEST_CASE("LoRA freezes the base: gradients and optimizer states cover only the adapters", "[memory][lora]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  TrainingMemoryInput in;
+  in.seq = 2048 * one;
+  in.lora_rank = 16 * one;
+  const TrainingMemory r = training_memory(m, in);
+  CHECK(r.gradients.in(byte) == 13631488.0 * 2);
+  CHECK(r.optimizer_states.in(byte) == 13631488.0 * 8);
+  CHECK(r.weights.in(byte) == 8030261248.0 * 2 + 13631488.0 * 2);
+}
+
+TEST_CASE("QLoRA stores the frozen base at 4.127 bits per parameter, embeddings and head in bf16", "[memory][lora]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  TrainingMemoryInput in;
+  in.seq = 2048 * one;
+  in.lora_rank = 16 * one;
+  in.qlora = true;
+  const TrainingMemory r = training_memory(m, in);
+  const ParamCount c = count_params(m);
+  const double kept = static_cast<double>(c.group(ParamGroup::embedding) + c.group(ParamGroup::head) +
+                                          c.group(ParamGroup::norm));
+  CHECK(r.weights.in(byte) == std::ceil((8030261248.0 - kept) * 4.127 / 8 + kept * 2) + 13631488.0 * 2);
+}

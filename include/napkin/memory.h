@@ -192,7 +192,16 @@ struct TrainingMemoryInput {
   Bytes cuda_context = 512.0 * units::MiB;
   double fragmentation = 0.05;
   std::optional<Bytes> capacity{};
+  // Fine-tuning with low-rank adapters (Hu et al. 2021, "LoRA"): the base weights are frozen
+  // (no gradients, no optimizer states); each target matrix W (d_out × d_in) gets r·(d_in + d_out)
+  // trainable parameters. 0: full training.
+  Count lora_rank{};
+  bool lora_all_linear = false;  // targets: q, k, v, o (default) or every linear layer
+  bool qlora = false;            // frozen base in NF4 with double-quantized scales (Dettmers et al. 2023)
 };
+
+/// Trainable LoRA parameters of the whole model (all layers, no sharding).
+std::int64_t lora_params(const specs::ModelSpec& m, std::int64_t rank, bool all_linear);
 
 struct TrainingMemory {
   Bytes weights{}, gradients{}, master_weights{}, optimizer_states{}, activations{}, runtime_reserve{};

@@ -22,12 +22,12 @@ struct MemoryCmd {
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   NumericFlags nf;
   std::size_t params = 0, batch = 0, context = 0, tp = 0, pp = 0, group = 0, chunk = 0, cuda = 0, frag = 0,
-              capacity = 0, dp = 0, micro_batch = 0, seq = 0;
+              capacity = 0, dp = 0, micro_batch = 0, seq = 0, lora_rank = 0;
   std::string weights_dtype = "bf16", kv_dtype = "bf16", precision = "mixed", optimizer = "adamw",
-              grad_dtype, recompute = "none", max;
+              grad_dtype, recompute = "none", max, lora_targets = "attention";
   int zero = 0;
   bool zero_points = false, quantize_all = false, require_fit = false, train = false, no_master = false,
-       flash_attention = false, sequence_parallel = false, min_gpus = false;
+       flash_attention = false, sequence_parallel = false, min_gpus = false, qlora = false;
   OutputOptions out;
 };
 
@@ -136,6 +136,12 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   sub->get_option("--seq")->group("Training");
   sub->add_option("--recompute", c->recompute, "Activation recomputation: none (default), selective or full")
       ->type_name("none|selective|full")->group("Training");
+  c->lora_rank = c->nf.add(sub, "--lora-rank", "lora_rank", kCount, Constraint::positive_integer,
+                           "LoRA fine-tuning: adapter rank r (the base is frozen)", "COUNT");
+  sub->get_option("--lora-rank")->group("Fine-tuning");
+  sub->add_option("--lora-targets", c->lora_targets, "LoRA target matrices: attention (q, k, v, o; default) or all-linear")
+      ->type_name("attention|all-linear")->group("Fine-tuning");
+  sub->add_flag("--qlora", c->qlora, "QLoRA: frozen base in NF4 (4.127 bits/param), bf16 adapters")->group("Fine-tuning");
   sub->add_flag("--flash-attention", c->flash_attention, "Attention scores never stored (drops the 5as/h term)")
       ->group("Training");
   sub->add_flag("--sequence-parallel", c->sequence_parallel, "Megatron sequence parallelism (splits the rest of the "
@@ -156,6 +162,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
               "         napkin memory qwen2.5-72b --weights-dtype int4 --group-size 128 --tp 2\n"
               "         napkin memory llama-3.1-8b --train --seq 8Ki --zero 3 --dp 8 --recompute selective\n"
               "         napkin memory llama-3.1-70b --context 32Ki --gpu-memory 80GiB --min-gpus\n"
+              "         napkin memory llama-3.1-70b --train --qlora --lora-rank 16 --seq 2048 --recompute full\n"
               "         napkin memory --params 7.5B --train --zero 1 --dp 64");
   sub->callback([c, sub, &exit_code] {
     if (c->model.empty() && c->nf.flags()[c->params].raw.empty())
@@ -184,6 +191,10 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                        "--gpu-memory (the capacity to solve against)");
     if (!bare) c->spec = load_model(c->model);
     const Recompute rc = parse_recompute_mode(c->recompute);
+    if (c->lora_targets != "attention" && c->lora_targets != "all-linear")
+      throw InputError("--lora-targets", c->lora_targets, "attention or all-linear");
+    if ((c->qlora || !c->nf.flags()[c->lora_rank].raw.empty()) && !c->train)
+      throw InputError(c->qlora ? "--qlora" : "--lora-rank", "(given without --train)", "--train (LoRA is fine-tuning)");
     const Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
     const Dtype kd = parse_dtype(c->kv_dtype, "--kv-dtype");
     bool all_fit = true;
@@ -203,6 +214,9 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         in.cuda_context = p.get<Bytes>(c->cuda);
         in.fragmentation = p[c->frag];
         in.capacity = p.maybe<Bytes>(c->capacity);
+        in.lora_rank = p.maybe<Count>(c->lora_rank).value_or(Count{});
+        in.lora_all_linear = c->lora_targets == "all-linear";
+        in.qlora = c->qlora;
         training_memory(c->spec, in, rs);
       } else {
         InferenceMemoryInput in;

@@ -74,6 +74,8 @@ constexpr KeyFlag kKeyFlags[] = {
     {"batch_context", "--batch/--context"},
     {"pipeline_schedule", "--pp"},
     {"solver", "--max/--min-gpus"},
+    {"lora", "--lora-rank/--lora-targets"},
+    {"qlora", "--qlora"},
     {"activation_shape", ""},
     // kernel arithmetic
     {"warp_size", "--warp-size"},
