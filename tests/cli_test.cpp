@@ -2,33 +2,19 @@
 #include <catch2/catch.hpp>
 
 #include <array>
-#include <cstdio>
 #include <string>
-#include <sys/wait.h>
 
 #include "command.h"
+#include "run_napkin.h"
 #include "napkin/energy.h"
 #include "napkin/flops.h"
 #include "napkin/memory.h"
 #include "napkin/roofline.h"
 
 namespace {
-struct Run {
-  int code;
-  std::string out;
-};
+using napkin_test::Run;
 // Runs napkin with `args`; stderr is folded into the captured output.
-Run napkin_run(const std::string& args) {
-  const std::string cmd = std::string(NAPKIN_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+Run napkin_run(const std::string& args) { return napkin_test::run_napkin(args); }
 }  // namespace
 
 TEST_CASE("a bandwidth given to --peak is exit 2 with a message naming the flag", "[cli]") {
