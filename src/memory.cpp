@@ -582,7 +582,14 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
     r.optimizer_states = ms.optimizer_states;
     const double in_flight = pp - static_cast<double>(i);  // 1F1B warm-up depth of stage i
     r.activations = static_cast<double>(st.layers) * in_flight * per_layer + (st.has_head ? logits : Bytes{});
-    const Bytes rows = ms.total() + r.activations;
+    if (in.offload_optimizer) {
+      // ZeRO-Offload (Ren et al. 2021, §4): the fp32 master weights and optimizer states live in
+      // CPU memory and the update runs there; bf16 weights and gradients stay on the GPU.
+      r.cpu_memory = r.master_weights + r.optimizer_states;
+      r.master_weights = Bytes{};
+      r.optimizer_states = Bytes{};
+    }
+    const Bytes rows = r.weights + r.gradients + r.master_weights + r.optimizer_states + r.activations;
     r.runtime_reserve = std::ceil((in.cuda_context + in.fragmentation * rows).in(byte)) * byte;
     r.stage = static_cast<std::int64_t>(i);
     total += t * dp * r.per_gpu();
@@ -670,11 +677,24 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
       .is_total = true;
   out.item("total", "all GPUs", value(r.total), "Σ over stages · tp · dp",
            text("{} GPU(s)", in.tp.in(one) * in.pp.in(one) * in.states.dp.in(one)));
+  if (in.offload_optimizer)
+    for (Item& it : out.items)
+      if (it.key == "master_weights" || it.key == "optimizer_states") {
+        it.value = value(Bytes{});
+        it.symbolic = "offloaded to CPU memory (see cpu_memory)";
+        it.substituted = TextRef{};
+      }
+  if (in.offload_optimizer)
+    out.item("cpu_memory", "CPU memory per GPU rank (offloaded)", value(r.cpu_memory), "master weights + optimizer states",
+             text("{} moved off the GPU", r.cpu_memory));
   if (in.capacity) {
     out.item("fits", "fits", boolean(*r.fits), "per GPU ≤ capacity", text("{} ≤ {}", r.per_gpu(), *in.capacity));
     out.item("headroom", "headroom", value(*in.capacity - r.per_gpu()), "capacity − per GPU",
              text("{} − {}", *in.capacity, r.per_gpu()));
   }
+  if (in.offload_optimizer)
+    out.assume("offload", text("ZeRO-Offload: fp32 master weights and optimizer states in CPU memory, the update "
+                               "runs on the CPU; the GPU rows for them are 0"));
   activations_per_layer(ActivationInput{.seq = in.seq, .micro_batch = in.micro_batch,
                                         .hidden = static_cast<double>(m.hidden) * one,
                                         .heads = static_cast<double>(m.heads) * one, .tp = in.tp,

@@ -266,3 +266,24 @@ TEST_CASE("QLoRA stores the frozen base at 4.127 bits per parameter, embeddings 
                                           c.group(ParamGroup::norm));
   CHECK(r.weights.in(byte) == std::ceil((8030261248.0 - kept) * 4.127 / 8 + kept * 2) + 13631488.0 * 2);
 }
+
+TEST_CASE("optimizer offload moves master weights and optimizer states to CPU memory", "[memory]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  TrainingMemoryInput in;
+  in.seq = 4096 * one;
+  in.offload_optimizer = true;
+  const TrainingMemory r = training_memory(m, in);
+  CHECK(r.master_weights.in(byte) == 0.0);
+  CHECK(r.optimizer_states.in(byte) == 0.0);
+  CHECK(r.cpu_memory.in(byte) == 8030261248.0 * 12);
+}
+
+TEST_CASE("the runtime reserve's fragmentation covers every row, frozen LoRA weights included", "[memory][lora]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  TrainingMemoryInput in;
+  in.seq = 2048 * one;
+  in.lora_rank = 16 * one;
+  const TrainingMemory r = training_memory(m, in);
+  const Bytes rows = r.weights + r.gradients + r.master_weights + r.optimizer_states + r.activations;
+  CHECK(r.runtime_reserve.in(byte) == std::ceil((512.0 * MiB + 0.05 * rows).in(byte)));
+}

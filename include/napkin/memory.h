@@ -198,6 +198,7 @@ struct TrainingMemoryInput {
   Count lora_rank{};
   bool lora_all_linear = false;  // targets: q, k, v, o (default) or every linear layer
   bool qlora = false;            // frozen base in NF4 with double-quantized scales (Dettmers et al. 2023)
+  bool offload_optimizer = false;  // ZeRO-Offload: optimizer states and master weights in CPU memory
 };
 
 /// Trainable LoRA parameters of the whole model (all layers, no sharding).
@@ -205,6 +206,7 @@ std::int64_t lora_params(const specs::ModelSpec& m, std::int64_t rank, bool all_
 
 struct TrainingMemory {
   Bytes weights{}, gradients{}, master_weights{}, optimizer_states{}, activations{}, runtime_reserve{};
+  Bytes cpu_memory{};  // host memory per GPU rank for offloaded states (not in per_gpu)
   Bytes per_gpu() const {
     return weights + gradients + master_weights + optimizer_states + activations + runtime_reserve;
   }

@@ -27,7 +27,8 @@ struct MemoryCmd {
               grad_dtype, recompute = "none", max, lora_targets = "attention";
   int zero = 0;
   bool zero_points = false, quantize_all = false, require_fit = false, train = false, no_master = false,
-       flash_attention = false, sequence_parallel = false, min_gpus = false, qlora = false;
+       flash_attention = false, sequence_parallel = false, min_gpus = false, qlora = false,
+       offload_optimizer = false;
   OutputOptions out;
 };
 
@@ -141,6 +142,9 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   sub->get_option("--lora-rank")->group("Fine-tuning");
   sub->add_option("--lora-targets", c->lora_targets, "LoRA target matrices: attention (q, k, v, o; default) or all-linear")
       ->type_name("attention|all-linear")->group("Fine-tuning");
+  sub->add_flag("--offload-optimizer", c->offload_optimizer,
+                "ZeRO-Offload: master weights and optimizer states in CPU memory (shown as cpu_memory)")
+      ->group("Training");
   sub->add_flag("--qlora", c->qlora, "QLoRA: frozen base in NF4 (4.127 bits/param), bf16 adapters")->group("Fine-tuning");
   sub->add_flag("--flash-attention", c->flash_attention, "Attention scores never stored (drops the 5as/h term)")
       ->group("Training");
@@ -217,6 +221,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         in.lora_rank = p.maybe<Count>(c->lora_rank).value_or(Count{});
         in.lora_all_linear = c->lora_targets == "all-linear";
         in.qlora = c->qlora;
+        in.offload_optimizer = c->offload_optimizer;
         training_memory(c->spec, in, rs);
       } else {
         InferenceMemoryInput in;

@@ -76,6 +76,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"solver", "--max/--min-gpus"},
     {"lora", "--lora-rank/--lora-targets"},
     {"qlora", "--qlora"},
+    {"offload", "--offload-optimizer"},
     {"activation_shape", ""},
     // kernel arithmetic
     {"warp_size", "--warp-size"},

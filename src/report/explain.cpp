@@ -50,8 +50,10 @@ void append_explain(std::string& out, const ResultSet& rs) {
     }
     out += ")\n   ";
     out += it.symbolic;
-    out += "\n   = ";
-    append_text(out, rs.view(it.substituted));
+    if (!it.substituted.pattern.empty()) {  // an item without numbers to substitute skips the line
+      out += "\n   = ";
+      append_text(out, rs.view(it.substituted));
+    }
     out += "\n   = ";
     out += human_value(rs, it.value);
     out += '\n';

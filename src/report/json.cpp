@@ -63,8 +63,10 @@ void append_result_set(std::string& out, const ResultSet& rs, bool pretty) {
     out += ",\"label\":";
     append_json_string(out, it.label);
     formula.assign(it.symbolic);
-    formula += " = ";
-    append_text(formula, rs.view(it.substituted));
+    if (!it.substituted.pattern.empty()) {
+      formula += " = ";
+      append_text(formula, rs.view(it.substituted));
+    }
     out += ",\"formula\":";
     append_json_string(out, formula);
     out += '}';

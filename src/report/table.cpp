@@ -94,8 +94,10 @@ void append_single(std::string& out, const ResultSet& rs) {
   for (const auto& it : rs.items) {
     values.push_back(human_value(rs, it.value));
     std::string f(it.symbolic);
-    f += " = ";
-    append_text(f, rs.view(it.substituted));
+    if (!it.substituted.pattern.empty()) {
+      f += " = ";
+      append_text(f, rs.view(it.substituted));
+    }
     formulas.push_back(std::move(f));
     wk = std::max(wk, display_width(it.key));
     wv = std::max(wv, display_width(values.back()));
