@@ -165,6 +165,11 @@ void model_states(const ModelStatesInput& in, ResultSet& out) {
                                   "weights, 2: + gradients, 3: + weights)", static_cast<double>(z), in.dp));
 }
 
+void fit_items(Bytes per_gpu, Bytes capacity, ResultSet& out) {
+  out.item("fits", "fits", boolean(per_gpu <= capacity), "per GPU ≤ capacity", text("{} ≤ {}", per_gpu, capacity));
+  out.item("headroom", "headroom", value(capacity - per_gpu), "capacity − per GPU", text("{} − {}", capacity, per_gpu));
+}
+
 // ---- inference weights ----------------------------------------------------------------------
 
 Weights inference_weights(const WeightsInput& in) {
@@ -467,11 +472,7 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
            text("{} + {} + {} + {}", r.weights, r.kv_cache, r.activations, r.runtime_reserve))
       .is_total = true;
   out.item("total", "all GPUs", value(r.total), "Σ over stages · tp", text("{} GPU(s)", gpus));
-  if (in.capacity) {
-    out.item("fits", "fits", boolean(*r.fits), "per GPU ≤ capacity", text("{} ≤ {}", r.per_gpu(), *in.capacity));
-    out.item("headroom", "headroom", value(*in.capacity - r.per_gpu()), "capacity − per GPU",
-             text("{} − {}", *in.capacity, r.per_gpu()));
-  }
+  if (in.capacity) fit_items(r.per_gpu(), *in.capacity, out);
 
   out.assume("weights_dtype", text("weights stored in {} ({} bits per parameter)", dtype_name(in.weights_dtype),
                                    dtype_bits(in.weights_dtype)));
@@ -687,11 +688,7 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
   if (in.offload_optimizer)
     out.item("cpu_memory", "CPU memory per GPU rank (offloaded)", value(r.cpu_memory), "master weights + optimizer states",
              text("{} moved off the GPU", r.cpu_memory));
-  if (in.capacity) {
-    out.item("fits", "fits", boolean(*r.fits), "per GPU ≤ capacity", text("{} ≤ {}", r.per_gpu(), *in.capacity));
-    out.item("headroom", "headroom", value(*in.capacity - r.per_gpu()), "capacity − per GPU",
-             text("{} − {}", *in.capacity, r.per_gpu()));
-  }
+  if (in.capacity) fit_items(r.per_gpu(), *in.capacity, out);
   if (in.offload_optimizer)
     out.assume("offload", text("ZeRO-Offload: fp32 master weights and optimizer states in CPU memory, the update "
                                "runs on the CPU; the GPU rows for them are 0"));

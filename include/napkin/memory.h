@@ -65,6 +65,9 @@ ModelStates model_states(const ModelStatesInput& in);
 /// and their assumptions.
 void model_states(const ModelStatesInput& in, ResultSet& out);
 
+/// The fit verdict and headroom rows (`fits`, `headroom`) of a per-GPU ledger.
+void fit_items(Bytes per_gpu, Bytes capacity, ResultSet& out);
+
 // ---- inference weights ----------------------------------------------------------------------
 
 struct WeightsInput {

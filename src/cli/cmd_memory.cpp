@@ -75,9 +75,7 @@ void bare_params(const MemoryCmd& c, const Point& p, ResultSet& rs) {
   }
   rs.item("per_gpu", "per GPU", value(rows), "sum of the rows above", text("{}", rows)).is_total = true;
   if (p.has(c.capacity)) {
-    const Bytes cap = p.get<Bytes>(c.capacity);
-    rs.item("fits", "fits", boolean(rows <= cap), "per GPU ≤ capacity", text("{} ≤ {}", rows, cap));
-    rs.item("headroom", "headroom", value(cap - rows), "capacity − per GPU", text("{} − {}", cap, rows));
+    fit_items(rows, p.get<Bytes>(c.capacity), rs);
   }
   rs.assume("bare_params", text("a bare parameter count: activations, KV cache and runtime reserve need an "
                                 "architecture and are not computed (give MODEL)"));
