@@ -181,7 +181,8 @@ void launch_grid(const GridInput& in, ResultSet& out) {
              text("{} · {}", in.block[0], in.block[1]));
   } else {
     out.item("blocks", "thread blocks", value(g.blocks), "B = ceil(n_x / b_x) · ceil(n_y / b_y) · ceil(n_z / b_z)",
-             text("{} · {} · {}", nb[0], nb[1], nb[2]));
+             text("ceil({} / {}) · ceil({} / {}) · ceil({} / {}) = {} · {} · {}", in.n[0], in.block[0], in.n[1],
+                  in.block[1], in.n[2], in.block[2], nb[0], nb[1], nb[2]));
     out.item("threads_per_block", "threads per block", value(g.threads_per_block), "b_x · b_y · b_z",
              text("{} · {} · {}", in.block[0], in.block[1], in.block[2]));
   }
