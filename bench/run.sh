@@ -16,18 +16,22 @@ cmake --build "$build" -j"$(nproc)" --target napkin napkin_bench > /dev/null
 napkin="$build/napkin"
 
 echo "== calculators (Google Benchmark, median of 5)"
-"$build/napkin_bench" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true 2>/dev/null \
+"$build/bench/napkin_bench" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true 2>/dev/null \
   | grep -E "^(Benchmark|BM_.*_median)"
 
 echo
-echo "== cold CLI invocation: napkin energy (hyperfine, 300 runs)"
+echo "== cold CLI invocation (hyperfine, 300 runs each, side by side with /bin/true as the"
+echo "   machine's process start-up floor)"
 hyperfine -N --warmup 20 --runs 300 --export-json /tmp/napkin_cold.json \
-  "$napkin energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --pue 1.2" > /dev/null
-jq -r '.results[0] | "median \(.median * 1000 | . * 1000 | round / 1000) ms, mean \(.mean * 1000 | . * 1000 | round / 1000) ms, min \(.min * 1000 | . * 1000 | round / 1000) ms"' /tmp/napkin_cold.json
+  -n "/bin/true" -n "napkin energy (seed example)" -n "napkin memory llama-3.1-8b (preset JSON parsed)" \
+  "/bin/true" \
+  "$napkin energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --pue 1.2" \
+  "$napkin memory llama-3.1-8b --batch 32 --context 8Ki" > /dev/null
+jq -r '.results[] | "\(.command): median \(.median * 1e6 | round / 1000) ms, min \(.min * 1e6 | round / 1000) ms"' /tmp/napkin_cold.json
 
 echo
 echo "== 1,000,000-row sweep to CSV (hyperfine, 5 runs)"
-hyperfine --warmup 1 --runs 5 --export-json /tmp/napkin_sweep.json \
+hyperfine --warmup 2 --runs 5 --export-json /tmp/napkin_sweep.json \
   "$napkin flops matmul --m 1..1000000:+1 --k 8 --n 8 --csv > /dev/null" > /dev/null
 jq -r '.results[0] | "median \(.median * 1000 | round) ms -> \(1000000 / .median | round) rows/s"' /tmp/napkin_sweep.json
 
