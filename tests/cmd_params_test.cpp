@@ -176,3 +176,40 @@ TEST_CASE("params on a .safetensors file whose config.json says 3 layers warns b
   CHECK(r.out.find("napkin: warning: mlp: the checkpoint holds 49,152 params and config.json implies 73,728 params "
                    "(difference -24,576 params); check the config\n") != std::string::npos);
 }
+
+TEST_CASE("params counts a .gguf file from its headers by tensor group and ggml type", "[cli][params]") {
+  using namespace napkin::test::gguf_types;
+  const napkin::test::TempDir tmp;
+  // A one-block llama: D = 64, 4 heads, 2 KV heads of 16, FFN 128, vocabulary 100.
+  napkin::test::GgufBuilder g;
+  g.kv("general.architecture", STRING).str("llama");
+  g.kv("llama.block_count", U32).u32(1);
+  g.tensor("token_embd.weight", {64, 100}, Q8_0, 64 * 100 / 32 * 34);
+  g.tensor("output_norm.weight", {64}, F32, 64 * 4);
+  g.tensor("output.weight", {64, 100}, Q8_0, 64 * 100 / 32 * 34);
+  g.tensor("blk.0.attn_norm.weight", {64}, F32, 64 * 4);
+  g.tensor("blk.0.attn_q.weight", {64, 64}, F16, 64 * 64 * 2);
+  g.tensor("blk.0.attn_k.weight", {64, 32}, F16, 64 * 32 * 2);
+  g.tensor("blk.0.attn_v.weight", {64, 32}, F16, 64 * 32 * 2);
+  g.tensor("blk.0.attn_output.weight", {64, 64}, F16, 64 * 64 * 2);
+  g.tensor("blk.0.ffn_norm.weight", {64}, F32, 64 * 4);
+  g.tensor("blk.0.ffn_gate.weight", {64, 128}, Q8_0, 64 * 128 / 32 * 34);
+  g.tensor("blk.0.ffn_up.weight", {64, 128}, Q8_0, 64 * 128 / 32 * 34);
+  g.tensor("blk.0.ffn_down.weight", {128, 64}, Q8_0, 64 * 128 / 32 * 34);
+  const auto f = tmp.path() / "tiny.gguf";
+  write(f, g.build());
+  const Run r = run_napkin("params " + f.string() + " --json");
+  REQUIRE(r.code == 0);
+  const auto j = napkin::specs::parse_json_text(r.out, "output");
+  const auto& res = j.at("results");
+  CHECK(res.at("total_params").at("value").get<double>() == 49856.0);
+  CHECK(res.at("embedding").at("value").get<double>() == 6400.0);
+  CHECK(res.at("attention").at("value").get<double>() == 2.0 * 64 * 64 + 2.0 * 64 * 32);
+  CHECK(res.at("mlp").at("value").get<double>() == 3.0 * 64 * 128);
+  CHECK(res.at("norm").at("value").get<double>() == 192.0);
+  CHECK(res.at("dtype_Q8_0").at("value").get<double>() == 2.0 * 6400 + 3.0 * 64 * 128);
+  for (const char* fmt : {"", " --jsonl", " --csv", " --explain"}) {
+    INFO(fmt);
+    CHECK(run_napkin("params " + f.string() + fmt).code == 0);
+  }
+}

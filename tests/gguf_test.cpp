@@ -14,38 +14,10 @@ using napkin::test::Bytes;
 using napkin::test::input_error;
 using napkin::test::TempDir;
 using napkin::test::write_file;
+using napkin::test::GgufBuilder;
+using namespace napkin::test::gguf_types;
 
 namespace {
-
-// GGUF value types (ggml docs/gguf.md) and the ggml types the tests use (ggml.h).
-enum : std::uint32_t { U8 = 0, I8, U16, I16, U32, I32, F32V, BOOL, STRING, ARRAY, U64, I64, F64V };
-enum : std::uint32_t { F32 = 0, F16 = 1, Q4_0 = 2, Q8_0 = 8, Q4_K = 12, Q6_K = 14, IQ4_XS = 23 };
-
-// Builds a GGUF file: key-values, tensor infos with offsets packed at 32-byte alignment, padding,
-// then zero bytes for the data.
-struct GgufBuilder {
-  Bytes kvs, infos;
-  std::uint64_t n_kv = 0, n_tensors = 0, next_offset = 0;
-
-  Bytes& kv(std::string_view key, std::uint32_t type) {
-    ++n_kv;
-    return kvs.str(key).u32(type);
-  }
-  void tensor(std::string_view name, std::initializer_list<std::uint64_t> dims, std::uint32_t type,
-              std::uint64_t bytes) {
-    ++n_tensors;
-    infos.str(name).u32(static_cast<std::uint32_t>(dims.size()));
-    for (const std::uint64_t d : dims) infos.u64(d);
-    infos.u32(type).u64(next_offset);
-    next_offset += (bytes + 31) / 32 * 32;
-  }
-  std::string build(std::uint32_t version = 3) const {
-    Bytes b;
-    b.raw("GGUF").u32(version).u64(n_tensors).u64(n_kv).raw(kvs.data).raw(infos.data);
-    b.zeros((32 - b.size() % 32) % 32).zeros(next_offset);
-    return b.data;
-  }
-};
 
 // A small llama-shaped v3 file: metadata of every scalar type, a string array, a float array, a
 // nested array, and seven tensors of F16, F32, Q4_0, Q4_K, Q6_K, Q8_0 and IQ4_XS.
