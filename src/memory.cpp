@@ -353,33 +353,14 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
   InferenceParts p;
   const ParamCount c = count_params(m);
   const std::vector<StageShard> stages = shard_stages(m, c, in.tp, in.pp);
-  p.stage = most_loaded(stages);
   const double t = in.tp.in(one);
-
   const bool keep = !in.quantize_all && dtype_bits(in.weights_dtype) < 16;
-  p.w = inference_weights({.params = std::ceil(p.stage.params) * param,
-                           .dtype = in.weights_dtype,
-                           .unquantized = keep ? std::ceil(p.stage.kept_params) * param : Params{},
-                           .group_size = in.group_size,
-                           .scale_dtype = in.scale_dtype,
-                           .zero_points = in.zero_points});
-  p.mem.weights = p.w.total();
-
-  // KV cache: the stage's layers, its share of KV heads.
-  specs::ModelSpec stage_model = m;
-  stage_model.layers = p.stage.layers;
-  const Bytes per_layer_token = m.attention == specs::AttentionKind::mla
-                                    ? kv_bytes_per_token_per_layer(m, in.kv_dtype)
-                                    : 2.0 * p.stage.kv_heads * static_cast<double>(m.head_dim) * dtype_size(in.kv_dtype);
   p.ctx_full = in.context.in(one);
   p.ctx_window = m.sliding_window > 0 ? std::min(p.ctx_full, static_cast<double>(m.sliding_window)) : p.ctx_full;
-  const double full_layers = static_cast<double>(p.stage.layers - p.stage.windowed_layers);
-  p.mem.kv_cache = in.batch.in(one) *
-                   (full_layers * p.ctx_full + static_cast<double>(p.stage.windowed_layers) * p.ctx_window) *
-                   per_layer_token;
 
   // Activations of one forward pass: the widest intermediate of a layer is the MLP's (gate and
-  // up outputs for a gated MLP) next to the residual stream and the layer input.
+  // up outputs for a gated MLP) next to the residual stream and the layer input; the same on
+  // every stage (counted with the logits everywhere, an upper bound for all but the last).
   p.chunk_tokens = std::min(in.batch.in(one) * in.context.in(one), in.prefill_chunk.in(one));
   double ffn = static_cast<double>(m.ffn);
   if (m.moe.is_moe()) {
@@ -390,28 +371,44 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
   }
   p.ffn_width = (m.ffn_kind == specs::FfnKind::gated ? 2.0 : 1.0) * ffn / t;
   p.head_rows = static_cast<double>(m.vocab) / t;
-  const double act_elems = p.chunk_tokens * (2.0 * static_cast<double>(m.hidden) + p.ffn_width);
-  p.mem.activations = act_elems * 2.0 * byte + in.batch.in(one) * p.head_rows * 4.0 * byte;
+  const Bytes activations = p.chunk_tokens * (2.0 * static_cast<double>(m.hidden) + p.ffn_width) * 2.0 * byte +
+                            in.batch.in(one) * p.head_rows * 4.0 * byte;
 
-  // Whole bytes: the reserve is rounded up so that the ledger stays an integer count.
-  p.mem.runtime_reserve = std::ceil((in.cuda_context + in.fragmentation * (p.mem.weights + p.mem.kv_cache +
-                                                                           p.mem.activations)).in(byte)) * byte;
+  // One GPU of a stage: its weights, the KV cache of its layers and KV heads, the activations,
+  // and the reserve, rounded up to whole bytes so that the ledger stays an integer count.
+  auto stage_ledger = [&](const StageShard& st, Weights& w) {
+    w = inference_weights({.params = std::ceil(st.params) * param,
+                           .dtype = in.weights_dtype,
+                           .unquantized = keep ? std::ceil(st.kept_params) * param : Params{},
+                           .group_size = in.group_size,
+                           .scale_dtype = in.scale_dtype,
+                           .zero_points = in.zero_points});
+    const Bytes per_layer_token = m.attention == specs::AttentionKind::mla
+                                      ? kv_bytes_per_token_per_layer(m, in.kv_dtype)
+                                      : 2.0 * st.kv_heads * static_cast<double>(m.head_dim) * dtype_size(in.kv_dtype);
+    InferenceMemory r;
+    r.weights = w.total();
+    r.kv_cache = in.batch.in(one) *
+                 (static_cast<double>(st.layers - st.windowed_layers) * p.ctx_full +
+                  static_cast<double>(st.windowed_layers) * p.ctx_window) *
+                 per_layer_token;
+    r.activations = activations;
+    r.runtime_reserve =
+        std::ceil((in.cuda_context + in.fragmentation * (r.weights + r.kv_cache + r.activations)).in(byte)) * byte;
+    return r;
+  };
 
-  // Total over all GPUs: every stage's ledger, TP ranks alike.
+  // The most loaded stage is shown; the total covers every stage's GPUs, TP ranks alike.
   Bytes total{};
   for (const StageShard& st : stages) {
-    const Weights w = inference_weights({.params = std::ceil(st.params) * param,
-                                         .dtype = in.weights_dtype,
-                                         .unquantized = keep ? std::ceil(st.kept_params) * param : Params{},
-                                         .group_size = in.group_size,
-                                         .scale_dtype = in.scale_dtype,
-                                         .zero_points = in.zero_points});
-    const Bytes kv = in.batch.in(one) *
-                     (static_cast<double>(st.layers - st.windowed_layers) * p.ctx_full +
-                      static_cast<double>(st.windowed_layers) * p.ctx_window) *
-                     per_layer_token;
-    const Bytes rows = w.total() + kv + p.mem.activations;
-    total += t * (rows + std::ceil((in.cuda_context + in.fragmentation * rows).in(byte)) * byte);
+    Weights w;
+    const InferenceMemory r = stage_ledger(st, w);
+    total += t * r.per_gpu();
+    if (&st == &stages.front() || r.per_gpu() > p.mem.per_gpu()) {
+      p.mem = r;
+      p.stage = st;
+      p.w = w;
+    }
   }
   p.mem.total = total;
   if (in.capacity) p.mem.fits = p.mem.per_gpu() <= *in.capacity;

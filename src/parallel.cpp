@@ -99,9 +99,5 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
   return stages;
 }
 
-const StageShard& most_loaded(const std::vector<StageShard>& stages) {
-  return *std::max_element(stages.begin(), stages.end(),
-                           [](const StageShard& a, const StageShard& b) { return a.params < b.params; });
-}
 
 }  // namespace napkin

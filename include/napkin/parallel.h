@@ -34,7 +34,4 @@ struct StageShard {
 /// heads; the KV heads divide by tp or tp by the KV heads; 1 ≤ pp ≤ layers.
 std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount& c, Count tp, Count pp);
 
-/// The stage whose GPUs hold the most parameters.
-const StageShard& most_loaded(const std::vector<StageShard>& stages);
-
 }  // namespace napkin
