@@ -99,5 +99,4 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
   return stages;
 }
 
-
 }  // namespace napkin
