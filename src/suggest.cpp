@@ -20,6 +20,13 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::optional<std::string> closest(std::string_view typed, const std::vector<std::string>& candidates) {
+  // A name the user typed the start of ("h100" for "h100-sxm") beats a near miss ("h200").
+  std::optional<std::string> prefixed;
+  for (const auto& c : candidates)
+    if (!typed.empty() && c.size() > typed.size() && c.compare(0, typed.size(), typed) == 0 &&
+        (!prefixed || c.size() < prefixed->size()))
+      prefixed = c;
+  if (prefixed) return prefixed;
   std::optional<std::string> best;
   std::size_t best_d = std::max<std::size_t>(2, typed.size() / 3) + 1;
   for (const auto& c : candidates) {

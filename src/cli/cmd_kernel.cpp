@@ -94,6 +94,7 @@ struct WavesCmd {
   NumericFlags nf;
   std::size_t m = 0, n = 0, sms = 0, per_sm = 0, scan = 0;
   std::string tile;
+  HardwareOption hw;
   OutputOptions out;
 };
 
@@ -107,7 +108,8 @@ void add_waves(CLI::App* kernel, int& exit_code) {
       ->required();
   c->sms = c->nf.add(sub, "--sms", "sms", kCount, Constraint::positive_integer,
                      "Streaming multiprocessors (e.g. 108 on an A100, 132 on an H100 SXM)", "COUNT");
-  sub->get_option("--sms")->required()->group("Hardware");
+  sub->get_option("--sms")->group("Hardware");
+  add_hw_option(sub, c->hw);
   c->per_sm = c->nf.add(sub, "--blocks-per-sm", "blocks_per_sm", kCount, Constraint::positive_integer,
                         "Tiles resident per SM at a time (default 1, the notes' simplification)", "COUNT", 1.0);
   c->scan = c->nf.add(sub, "--scan", "size", kCount, Constraint::positive_integer,
@@ -117,6 +119,10 @@ void add_waves(CLI::App* kernel, int& exit_code) {
   sub->footer("Example: napkin kernel waves --m 1793 --n 1793 --tile 256x128 --sms 108\n"
               "         napkin kernel waves --scan 1790..1796 --tile 256x128 --sms 108");
   sub->callback([c, sub, &exit_code] {
+    reject_extras(sub);
+    c->hw.load();
+    if (c->hw.spec && c->hw.spec->sm_count) c->hw.fill(c->nf.flags()[c->sms], *c->hw.spec->sm_count);
+    require_value(c->nf.flags()[c->sms], "a count of streaming multiprocessors such as 108");
     const std::vector<Count> tile = parse_shape(c->tile, "--tile", 2);
     const Count tile_m = tile[0], tile_n = tile.size() == 2 ? tile[1] : tile[0];
     auto* opt_m = sub->get_option("--m");
@@ -137,6 +143,7 @@ void add_waves(CLI::App* kernel, int& exit_code) {
         in.m = p.get<Count>(c->m);
         in.n = p.get<Count>(c->n);
         wave_quantization(in, rs);
+        c->hw.assume(rs);
         return;
       }
       const double s = p[c->scan];
@@ -161,6 +168,7 @@ struct TilingCmd {
   NumericFlags nf;
   std::size_t m = 0, k = 0, n = 0, tile = 0, smem = 0, peak = 0, bandwidth = 0;
   std::string dtype;
+  HardwareOption hw;
   OutputOptions out;
 };
 
@@ -181,10 +189,18 @@ void add_tiling(CLI::App* kernel, int& exit_code) {
   c->bandwidth = c->nf.add(sub, "--bandwidth", "bandwidth", dim_rt<Bandwidth::dim>(), Constraint::positive,
                            "HBM bandwidth, e.g. 3.35TB/s (with --peak)", "B/s");
   for (const char* f : {"--smem-per-sm", "--peak", "--bandwidth"}) sub->get_option(f)->group("Hardware");
+  add_hw_option(sub, c->hw);
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin kernel tiling --m 4096 --k 4096 --n 4096 --tile 32 --dtype fp32 --smem-per-sm 228KiB");
   sub->callback([c, sub, &exit_code] {
     const Dtype dtype = parse_dtype(c->dtype, "--dtype");
+    reject_extras(sub);
+    c->hw.load();
+    if (const auto& h = c->hw.spec) {
+      if (h->smem_per_sm) c->hw.fill(c->nf.flags()[c->smem], h->smem_per_sm->in_base_units());
+      if (const auto pk = h->peak(dtype)) c->hw.fill(c->nf.flags()[c->peak], pk->in_base_units());
+      c->hw.fill(c->nf.flags()[c->bandwidth], h->bandwidth.in_base_units());
+    }
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
       TilingInput in;
       in.m = p.get<Count>(c->m);
@@ -196,6 +212,7 @@ void add_tiling(CLI::App* kernel, int& exit_code) {
       in.peak = p.maybe<FlopRate>(c->peak);
       in.bandwidth = p.maybe<Bandwidth>(c->bandwidth);
       tiled_matmul_traffic(in, rs);
+      c->hw.assume(rs);
     });
   });
 }
@@ -207,6 +224,7 @@ struct FlashCmd {
   std::size_t batch = 0, heads = 0, seq = 0, head_dim = 0, sram = 0, peak = 0, bandwidth = 0;
   std::string dtype;
   bool backward = false;
+  HardwareOption hw;
   OutputOptions out;
 };
 
@@ -228,7 +246,8 @@ void add_flash_io(CLI::App* kernel, int& exit_code) {
       ->required();
   c->sram = c->nf.add(sub, "--sram", "sram", dim_rt<Bytes::dim>(), Constraint::positive,
                       "On-chip SRAM per SM, e.g. 100KiB (the paper's M, in bytes)", "BYTES");
-  sub->get_option("--sram")->required()->group("Hardware");
+  sub->get_option("--sram")->group("Hardware");
+  add_hw_option(sub, c->hw);
   sub->add_flag("--backward", c->backward,
                 "Add the backward pass: standard (Algorithm 3) vs FlashAttention with recomputation (Algorithm 4)");
   c->peak = c->nf.add(sub, "--peak", "peak", dim_rt<FlopRate::dim>(), Constraint::positive,
@@ -240,6 +259,15 @@ void add_flash_io(CLI::App* kernel, int& exit_code) {
   sub->footer("Example: napkin kernel flash-io --batch 8 --heads 32 --seq 4096 --head-dim 128 --dtype bf16 --sram 100KiB");
   sub->callback([c, sub, &exit_code] {
     const Dtype dtype = parse_dtype(c->dtype, "--dtype");
+    reject_extras(sub);
+    c->hw.load();
+    if (const auto& h = c->hw.spec) {
+      // The paper's M is the on-chip SRAM one thread block can use: the shared memory of one SM.
+      if (h->smem_per_sm) c->hw.fill(c->nf.flags()[c->sram], h->smem_per_sm->in_base_units());
+      if (const auto pk = h->peak(dtype)) c->hw.fill(c->nf.flags()[c->peak], pk->in_base_units());
+      c->hw.fill(c->nf.flags()[c->bandwidth], h->bandwidth.in_base_units());
+    }
+    require_value(c->nf.flags()[c->sram], "an SRAM size such as 100KiB");
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
       FlashIoInput in;
       in.batch = p.get<Count>(c->batch);
@@ -252,6 +280,7 @@ void add_flash_io(CLI::App* kernel, int& exit_code) {
       in.peak = p.maybe<FlopRate>(c->peak);
       in.bandwidth = p.maybe<Bandwidth>(c->bandwidth);
       flash_attention_io(in, rs);
+      c->hw.assume(rs);
     });
   });
 }

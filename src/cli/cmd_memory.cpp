@@ -26,6 +26,7 @@ struct MemoryCmd {
   std::string weights_dtype = "bf16", kv_dtype = "bf16", precision = "mixed", optimizer = "adamw",
               grad_dtype, recompute = "none", max, lora_targets = "attention";
   int zero = 0;
+  HardwareOption hw;
   bool zero_points = false, quantize_all = false, require_fit = false, train = false, no_master = false,
        flash_attention = false, sequence_parallel = false, min_gpus = false, qlora = false,
        offload_optimizer = false;
@@ -119,6 +120,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   c->capacity = c->nf.add(sub, "--gpu-memory", "gpu_memory", kBytes, Constraint::positive,
                           "Memory of one GPU for the fit verdict, e.g. 80GiB", "BYTES");
   sub->get_option("--gpu-memory")->group("Hardware");
+  add_hw_option(sub, c->hw);
   sub->add_option("--max", c->max, "Solve for the largest batch (at --context) or context (at --batch) that fits "
                                    "--gpu-memory")
       ->type_name("batch|context")->group("Solver");
@@ -167,12 +169,15 @@ void add_memory_command(CLI::App& app, int& exit_code) {
               "         napkin memory llama-3.1-70b --train --qlora --lora-rank 16 --seq 2048 --recompute full\n"
               "         napkin memory --params 7.5B --train --zero 1 --dp 64");
   sub->callback([c, sub, &exit_code] {
+    reject_extras(sub);
     if (c->model.empty() && c->nf.flags()[c->params].raw.empty())
       throw InputError("memory: give MODEL (a preset, config.json or model directory) or --params P");
     if (!c->model.empty() && !c->nf.flags()[c->params].raw.empty())
       throw InputError("--params", c->nf.flags()[c->params].raw, "either MODEL or --params, not both");
     if (c->zero < 0 || c->zero > 3) throw InputError("--zero", std::to_string(c->zero), "a ZeRO stage 0, 1, 2 or 3");
-    if (c->require_fit && c->nf.flags()[c->capacity].raw.empty())
+    c->hw.load();
+    if (c->hw.spec) c->hw.fill(c->nf.flags()[c->capacity], c->hw.spec->memory.in_base_units());
+    if (c->require_fit && c->nf.flags()[c->capacity].raw.empty() && !c->hw.spec)
       throw InputError("--require-fit", "(given)", "--gpu-memory (the capacity to check against)");
     const bool bare = c->model.empty();
     std::optional<SolveFor> solve;
@@ -188,7 +193,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
     if (solve && (bare || c->train))
       throw InputError(c->min_gpus ? "--min-gpus" : "--max", bare ? "(with --params)" : "(with --train)",
                        "a MODEL's inference ledger (the solver does not cover --params or --train yet)");
-    if (solve && c->nf.flags()[c->capacity].raw.empty())
+    if (solve && c->nf.flags()[c->capacity].raw.empty() && !c->hw.spec)
       throw InputError(c->min_gpus ? "--min-gpus" : "--max", c->min_gpus ? "(given)" : c->max,
                        "--gpu-memory (the capacity to solve against)");
     if (!bare) c->spec = load_model(c->model);
@@ -241,6 +246,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         else
           inference_memory(c->spec, in, rs);
       }
+      c->hw.assume(rs);
       if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
     });
     if (c->require_fit && !all_fit && exit_code == 0) exit_code = 1;

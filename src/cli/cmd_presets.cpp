@@ -5,6 +5,7 @@
 
 #include "command.h"
 #include "napkin/params.h"
+#include "napkin/specs/hardware.h"
 #include "napkin/specs/presets.h"
 
 namespace napkin::cli {
@@ -14,6 +15,40 @@ namespace {
 struct PresetsCmd {
   OutputOptions out;
 };
+
+// napkin presets hardware: each accelerator with the figures the calculators use.
+int run_presets_hardware(const PresetsCmd& c) {
+  report::RenderOptions ropt;
+  ropt.format = output_format(c.out);
+  ropt.sweep = true;
+  ropt.swept = {"hardware"};
+  std::vector<specs::HardwareSpec> hw;
+  for (const auto& name : specs::hardware_preset_names()) hw.push_back(specs::load_hardware(name));
+  auto renderer = report::make_renderer(ropt, stdout);
+  ResultSet rs;
+  for (const auto& h : hw) {
+    rs.clear();
+    rs.command = "presets hardware";
+    rs.input("hardware", verdict(h.name));
+    rs.item("memory", "memory per device (usable)", value(h.memory), "driver-reported total where known, else the "
+            "datasheet capacity", text("{}", h.memory));
+    rs.item("bandwidth", "memory bandwidth", value(h.bandwidth), "datasheet peak", text("{}", h.bandwidth));
+    if (h.bf16)
+      rs.item("peak_bf16", "dense bf16 peak", value(*h.bf16), "datasheet, dense", text("{}", *h.bf16));
+    else
+      rs.item("peak_bf16", "dense bf16 peak", verdict("-"), "not published", text("-"));
+    if (h.fp8)
+      rs.item("peak_fp8", "dense fp8 peak", value(*h.fp8), "datasheet, dense", text("{}", *h.fp8));
+    else
+      rs.item("peak_fp8", "dense fp8 peak", verdict("-"), "not published or not supported", text("-"));
+    rs.assume("hardware_source", text("dense peaks (sparse datasheet figures halved), memory as the driver reports "
+                                      "it (after ECC/firmware reservations) where known, peak bandwidth; each preset's sources are in data/presets/hardware/<name>.json"));
+    for (auto& a : rs.assumptions) a.flag = flag_for_assumption(a.key);
+    renderer->row(rs);
+  }
+  renderer->finish();
+  return 0;
+}
 
 int run_presets_models(const PresetsCmd& c) {
   report::RenderOptions ropt;
@@ -63,6 +98,11 @@ void add_presets_command(CLI::App& app, int& exit_code) {
   add_output_flags(models, c->out);
   models->footer("Example: napkin presets models\n         napkin presets models --csv");
   models->callback([c, &exit_code] { exit_code = run_presets_models(*c); });
+  auto* hardware = presets->add_subcommand("hardware", "Hardware presets: memory, bandwidth, dense peaks (--hw NAME)");
+  auto h = std::make_shared<PresetsCmd>();
+  add_output_flags(hardware, h->out);
+  hardware->footer("Example: napkin presets hardware\n         napkin presets hardware --json");
+  hardware->callback([h, &exit_code] { exit_code = run_presets_hardware(*h); });
 }
 
 }  // namespace napkin::cli

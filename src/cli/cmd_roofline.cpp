@@ -14,6 +14,7 @@ struct RooflineCmd {
   NumericFlags nf;
   std::size_t peak = 0, bandwidth = 0, intensity = 0, flops = 0, bytes = 0, elements = 0, ops = 0, overhead = 0;
   std::string op, dtype;
+  HardwareOption hw;
   OutputOptions out;
 };
 
@@ -26,8 +27,9 @@ void add_roofline_command(CLI::App& app, int& exit_code) {
                       "Peak compute rate, e.g. 989TFLOP/s (dense, for the dtype used)", "FLOP/s");
   c->bandwidth = c->nf.add(sub, "--bandwidth", "bandwidth", dim_rt<Bandwidth::dim>(), Constraint::positive,
                            "Memory bandwidth, e.g. 3.35TB/s", "B/s");
-  sub->get_option("--peak")->required()->group("Hardware");
-  sub->get_option("--bandwidth")->required()->group("Hardware");
+  sub->get_option("--peak")->group("Hardware");
+  sub->get_option("--bandwidth")->group("Hardware");
+  add_hw_option(sub, c->hw);
   c->intensity = c->nf.add(sub, "--intensity", "intensity", dim_rt<Intensity::dim>(), Constraint::non_negative,
                            "Arithmetic intensity I in FLOP/B", "FLOP/B");
   c->flops = c->nf.add(sub, "--flops", "flops", dim_rt<Flops::dim>(), Constraint::non_negative,
@@ -35,7 +37,8 @@ void add_roofline_command(CLI::App& app, int& exit_code) {
   c->bytes = c->nf.add(sub, "--bytes", "bytes", dim_rt<Bytes::dim>(), Constraint::positive,
                        "Bytes moved at the memory level of --bandwidth", "BYTES");
   sub->add_option("--op", c->op, "Elementwise op preset: relu, add, gelu or copy")->type_name("relu|add|gelu|copy");
-  sub->add_option("--dtype", c->dtype, "Element type for --op (default fp32)")->type_name("DTYPE");
+  sub->add_option("--dtype", c->dtype, "Element type for --op (default fp32); with --hw also the peak's dtype "
+                                      "(default bf16)")->type_name("DTYPE");
   c->elements = c->nf.add(sub, "--elements", "elements", dim_rt<Count::dim>(), Constraint::positive_integer,
                           "Vector length for --op (gives FLOP, bytes and time)", "COUNT");
   c->ops = c->nf.add(sub, "--ops-per-element", "ops_per_element", dim_rt<Count::dim>(), Constraint::non_negative,
@@ -44,8 +47,10 @@ void add_roofline_command(CLI::App& app, int& exit_code) {
                           "Per-kernel launch overhead, e.g. 5us: below it the verdict is overhead-bound", "TIME");
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin roofline --peak 100TFLOP/s --bandwidth 1TB/s --intensity 10\n"
+              "         napkin roofline --hw h100-sxm --flops 137438953472 --bytes 100663296\n"
               "         napkin roofline --peak 100TFLOP/s --bandwidth 1TB/s --op relu --dtype fp16");
   sub->callback([c, sub, &exit_code] {
+    reject_extras(sub);
     const ElementwiseOp* op = nullptr;
     if (!c->op.empty()) {
       op = find_elementwise_op(c->op);
@@ -53,9 +58,21 @@ void add_roofline_command(CLI::App& app, int& exit_code) {
     }
     Dtype dtype = Dtype::fp32;
     if (!c->dtype.empty()) {
-      if (op == nullptr) throw InputError("--dtype", c->dtype, "--dtype together with --op");
+      if (op == nullptr && c->hw.arg.empty()) throw InputError("--dtype", c->dtype, "--dtype together with --op or --hw");
       dtype = parse_dtype(c->dtype, "--dtype");
     }
+    c->hw.load();
+    if (c->hw.spec) {
+      const Dtype peak_dtype = c->dtype.empty() ? Dtype::bf16 : dtype;
+      const auto peak = c->hw.spec->peak(peak_dtype);
+      if (!peak && c->nf.flags()[c->peak].raw.empty())
+        throw InputError("--hw", c->hw.arg, std::string("hardware with a published dense ") +
+                                                std::string(dtype_name(peak_dtype)) + " peak, or --peak");
+      if (peak) c->hw.fill(c->nf.flags()[c->peak], peak->in_base_units());
+      c->hw.fill(c->nf.flags()[c->bandwidth], c->hw.spec->bandwidth.in_base_units());
+    }
+    require_value(c->nf.flags()[c->peak], "a peak rate such as 989TFLOP/s");
+    require_value(c->nf.flags()[c->bandwidth], "a bandwidth such as 3.35TB/s");
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
       RooflineInput in;
       in.peak = p.get<FlopRate>(c->peak);
@@ -69,6 +86,7 @@ void add_roofline_command(CLI::App& app, int& exit_code) {
       in.elements = p.maybe<Count>(c->elements);
       in.launch_overhead = p.maybe<Seconds>(c->overhead);
       roofline(in, rs);
+      c->hw.assume(rs);
     });
   });
 }

@@ -31,6 +31,33 @@ report::Format output_format(const OutputOptions& o) {
   return report::Format::table;
 }
 
+void HardwareOption::load() {
+  if (!arg.empty()) spec = specs::load_hardware(arg);
+}
+
+void HardwareOption::fill(NumericFlag& f, std::optional<double> base_value) const {
+  if (spec && f.raw.empty() && base_value) f.fallback = *base_value;
+}
+
+void HardwareOption::assume(ResultSet& rs) const {
+  if (spec)
+    rs.assume("hardware", text("{} ({}): datasheet figures for the hardware flags not given (memory: the "
+                               "driver-reported total where known), sources in data/presets/hardware",
+                               std::string_view(spec->name), std::string_view(spec->full_name)));
+}
+
+void add_hw_option(CLI::App* sub, HardwareOption& h) {
+  sub->add_option("--hw", h.arg, "A hardware preset (napkin presets hardware) or hardware JSON file; its figures "
+                                 "fill the hardware flags not given")
+      ->type_name("HARDWARE")
+      ->group("Hardware");
+}
+
+void require_value(const NumericFlag& f, std::string_view what) {
+  if (f.raw.empty() && !f.fallback)
+    throw InputError(f.flag, "(missing)", std::string(what) + " (or --hw with a hardware preset)");
+}
+
 std::size_t NumericFlags::add(CLI::App* sub, std::string flag, std::string name, DimRt dim,
                               Constraint c, std::string help, std::string type_name,
                               std::optional<double> fallback, double plain_scale) {
@@ -62,10 +89,14 @@ std::vector<std::size_t> NumericFlags::resolve(CLI::App* sub) {
   return order;
 }
 
-int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const Compute& compute) {
+void reject_extras(CLI::App* sub) {
   CLI::App* root = sub;
   while (root->get_parent() != nullptr) root = root->get_parent();
   if (!root->remaining(true).empty()) throw CLI::ExtrasError(root->remaining(true));
+}
+
+int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const Compute& compute) {
+  reject_extras(sub);
   const report::Format format = output_format(out);
   const std::vector<std::size_t> order = nf.resolve(sub);
   Sweep sweep(nf.flags(), order);

@@ -12,6 +12,7 @@
 
 #include "napkin/report/render.h"
 #include "napkin/result.h"
+#include "napkin/specs/hardware.h"
 #include "sweep.h"
 
 namespace napkin::cli {
@@ -40,6 +41,26 @@ class NumericFlags {
   std::vector<NumericFlag> flags_;
   std::vector<CLI::Option*> options_;
 };
+
+/// --hw NAME|FILE: a hardware preset or file whose datasheet figures fill the hardware flags the
+/// user did not give (a flag given on the command line wins).
+struct HardwareOption {
+  std::string arg;
+  std::optional<specs::HardwareSpec> spec;
+  /// Loads the spec when --hw was given.
+  void load();
+  /// Sets `f`'s default from the spec (nothing when --hw is absent or the figure unknown).
+  void fill(NumericFlag& f, std::optional<double> base_value) const;
+  /// States which hardware the figures came from (key "hardware", flag --hw).
+  void assume(ResultSet& rs) const;
+};
+void add_hw_option(CLI::App* sub, HardwareOption& h);
+/// Throws InputError naming `f` when it has neither a value nor a default (e.g. from --hw).
+void require_value(const NumericFlag& f, std::string_view what);
+
+/// An unknown flag or word stops the command before it checks anything else (main reports it
+/// with the closest name). run_sweep calls it; callbacks that validate first call it themselves.
+void reject_extras(CLI::App* sub);
 
 using Compute = std::function<void(const Point&, ResultSet&)>;
 

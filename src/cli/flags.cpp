@@ -77,6 +77,8 @@ constexpr KeyFlag kKeyFlags[] = {
     {"lora", "--lora-rank/--lora-targets"},
     {"qlora", "--qlora"},
     {"offload", "--offload-optimizer"},
+    {"hardware_source", ""},
+    {"hardware", "--hw"},
     {"activation_shape", ""},
     // kernel arithmetic
     {"warp_size", "--warp-size"},

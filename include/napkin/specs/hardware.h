@@ -1,0 +1,43 @@
+// Accelerator specs: what the calculators take from a hardware preset or file. Every number is a
+// datasheet figure with its source (data/presets/hardware/<name>.json, copied from
+// shared/reference/hardware.json): dense peaks (sparse datasheet figures halved), memory in
+// binary GiB as the devices report it, decimal bandwidth.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "napkin/dtype.h"
+#include "napkin/units.h"
+
+namespace napkin::specs {
+
+struct HardwareSpec {
+  std::string name;       // preset name ("h100-sxm") or file
+  std::string full_name;  // "NVIDIA H100 SXM5 80GB"
+  Bytes memory{};             // per device, what the driver reports as total (nvidia-smi) when known
+  Bytes memory_advertised{};  // the vendor's capacity, binary GiB as the devices report it
+  Bandwidth bandwidth{};  // memory bandwidth, peak
+  // Dense peak rates per dtype; fp32 is the non-tensor rate. Absent: not published/supported.
+  std::optional<FlopRate> fp64, fp32, tf32, bf16, fp16, fp8, int8, fp4;
+  std::optional<double> sm_count;        // SMs (NVIDIA) or CUs (AMD)
+  std::optional<Bytes> smem_per_sm;      // max shared memory (LDS) per SM
+  std::optional<Watts> tdp;
+  std::vector<std::string> sources;
+  std::string confidence;
+
+  /// The dense peak for `d` (bf16 and fp16 tensor rates, fp32 non-tensor, int8 as op/s).
+  std::optional<FlopRate> peak(Dtype d) const;
+};
+
+/// Hardware presets compiled into the binary, by name.
+std::vector<std::string> hardware_preset_names();
+
+/// A preset name or a hardware JSON file (the format of data/presets/hardware/*.json). Unknown
+/// names get the closest preset: "unknown hardware preset 'h100'; did you mean 'h100-sxm'?
+/// (napkin presets hardware)". Missing required fields name the file and JSON pointer.
+HardwareSpec load_hardware(const std::string& arg);
+
+}  // namespace napkin::specs

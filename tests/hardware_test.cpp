@@ -1,0 +1,60 @@
+#include <catch2/catch.hpp>
+
+#include "napkin/error.h"
+#include "napkin/specs/hardware.h"
+#include "run_napkin.h"
+
+using namespace napkin;
+using namespace napkin::units;
+
+TEST_CASE("the h100-sxm preset holds its datasheet figures: dense bf16 989.5 TFLOP/s, 80 GiB (81,559 MiB usable), 3.35 TB/s", "[specs][hardware]") {
+  const specs::HardwareSpec h = specs::load_hardware("h100-sxm");
+  CHECK(h.bf16->in(flop_per_s) == 989.5e12);  // the datasheet's 1,979 with sparsity, halved
+  CHECK(h.memory_advertised.in(GiB) == 80.0);
+  CHECK(h.memory.in(MiB) == 81559.0);  // nvidia-smi memory.total
+  CHECK(h.bandwidth.in(byte_per_s) == 3.35e12);
+  CHECK(*h.sm_count == 132.0);
+  CHECK(h.smem_per_sm->in(KiB) == 228.0);
+  CHECK_FALSE(h.peak(Dtype::int4).has_value());
+}
+
+TEST_CASE("every hardware preset has memory, bandwidth and at least one source", "[specs][hardware]") {
+  const auto names = specs::hardware_preset_names();
+  CHECK(names.size() >= 20);
+  for (const auto& n : names) {
+    INFO(n);
+    const specs::HardwareSpec h = specs::load_hardware(n);
+    CHECK(h.memory.in(byte) > 0.0);
+    CHECK(h.bandwidth.in(byte_per_s) > 0.0);
+    CHECK_FALSE(h.sources.empty());
+  }
+}
+
+TEST_CASE("an unknown hardware preset names the closest one", "[specs][hardware]") {
+  CHECK_THROWS_WITH(specs::load_hardware("h100-sxm5"),
+                    "unknown hardware preset 'h100-sxm5'; did you mean 'h100-sxm'? (napkin presets hardware)");
+}
+
+TEST_CASE("a hardware preset fills the hardware flags a command was not given", "[cli][hardware]") {
+  using napkin_test::run_napkin;
+  // 989.5 TFLOP/s over 3.35 TB/s: the ridge at 295.37 FLOP/B.
+  auto r = run_napkin("roofline --hw h100-sxm --intensity 10 --csv");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find(",295.3731343283582,") != std::string::npos);
+  // A flag given on the command line wins over the preset.
+  r = run_napkin("roofline --hw h100-sxm --peak 100TFLOP/s --intensity 10 --csv");
+  CHECK(r.out.find(",29.850746268656717,") != std::string::npos);
+  // 108 SMs on an A100: the notes' 1793² output needs two waves.
+  r = run_napkin("kernel waves --m 1793 --n 1793 --tile 256x128 --hw a100-sxm-80gb --json");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("\"waves\":{\"value\":2,") != std::string::npos);
+  // A 256×256 fp32 tile pair (512 KiB) does not fit an H100 SM's 228 KiB of shared memory.
+  r = run_napkin("kernel tiling --m 4096 --k 4096 --n 4096 --tile 256 --dtype fp32 --hw h100-sxm");
+  CHECK(r.code == 2);
+  CHECK(r.out.rfind("napkin: error: --tile: '256'", 0) == 0);
+  // The memory of the preset is the capacity of the fit verdict.
+  r = run_napkin("memory llama-3.1-8b --hw l4 --context 8Ki --require-fit");
+  CHECK(r.code == 0);
+  r = run_napkin("memory llama-3.1-70b --hw l4 --require-fit");
+  CHECK(r.code == 1);
+}
