@@ -28,6 +28,7 @@ Commands
   params           exact parameter counts of a model   napkin params llama-3.1-8b
   memory           does it fit: the ledger per GPU     napkin memory llama-3.1-8b --batch 32 --context 8Ki --gpu-memory 80GiB
   presets models   bundled model presets               napkin presets models
+  presets hardware bundled hardware presets (--hw)     napkin presets hardware
   kernel grid      launch grid, idle threads, warps    napkin kernel grid --n 1920x1080 --block 16x16
   kernel waves     wave quantization on SMs            napkin kernel waves --m 1793 --n 1793 --tile 256x128 --sms 108
   kernel tiling    naive vs tiled matmul HBM traffic   napkin kernel tiling --m 4096 --k 4096 --n 4096 --tile 32 --dtype fp32
