@@ -146,6 +146,13 @@ void attention_flops(const AttentionInput& in, ResultSet& out) {
 
 // ---- training -------------------------------------------------------------------------------
 
+Recompute parse_recompute(std::string_view text, std::string_view field) {
+  if (text == "none") return Recompute::none;
+  if (text == "selective") return Recompute::selective;
+  if (text == "full") return Recompute::full;
+  throw InputError(std::string(field), std::string(text), "none, selective or full");
+}
+
 namespace {
 bool given(Count c) { return c.in(one) != 0.0; }
 }  // namespace

@@ -6,6 +6,8 @@
 // Preconditions (violations throw InputError naming the input): sizes are positive and finite.
 #pragma once
 
+#include <string_view>
+
 #include "napkin/result.h"
 #include "napkin/units.h"
 
@@ -63,6 +65,9 @@ void attention_flops(const AttentionInput& in, ResultSet& out);
 // ---- training -------------------------------------------------------------------------------
 
 enum class Recompute { none, selective, full };
+
+/// "none", "selective" or "full"; anything else is InputError naming `field`.
+Recompute parse_recompute(std::string_view text, std::string_view field);
 
 struct TrainingFlopsInput {
   Params params{};           // dense, non-embedding parameters on the active path (notes 7.3)

@@ -104,13 +104,6 @@ struct TrainCmd {
   OutputOptions out;
 };
 
-Recompute parse_recompute(const std::string& s) {
-  if (s == "none") return Recompute::none;
-  if (s == "selective") return Recompute::selective;
-  if (s == "full") return Recompute::full;
-  throw InputError("--recompute", s, "none, selective or full");
-}
-
 void add_train(CLI::App* flops, int& exit_code) {
   auto* sub = flops->add_subcommand("train", "Dense training FLOP: C ≈ 6·P·D (2P forward + 4P backward per token)");
   auto c = std::make_shared<TrainCmd>();
@@ -133,7 +126,7 @@ void add_train(CLI::App* flops, int& exit_code) {
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin flops train --params 8B --tokens 15T");
   sub->callback([c, sub, &exit_code] {
-    const Recompute rc = parse_recompute(c->recompute);
+    const Recompute rc = parse_recompute(c->recompute, "--recompute");
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
       TrainingFlopsInput in;
       in.params = p.get<Params>(c->params);

@@ -44,13 +44,6 @@ ModelStatesInput states_of(const MemoryCmd& c, const Point& p) {
   return in;
 }
 
-Recompute parse_recompute_mode(const std::string& s) {
-  if (s == "none") return Recompute::none;
-  if (s == "selective") return Recompute::selective;
-  if (s == "full") return Recompute::full;
-  throw InputError("--recompute", s, "none, selective or full");
-}
-
 // The --params path: weights (inference) or model states (training) of P parameters; nothing
 // that needs an architecture.
 void bare_params(const MemoryCmd& c, const Point& p, ResultSet& rs) {
@@ -197,7 +190,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       throw InputError(c->min_gpus ? "--min-gpus" : "--max", c->min_gpus ? "(given)" : c->max,
                        "--gpu-memory (the capacity to solve against)");
     if (!bare) c->spec = load_model(c->model);
-    const Recompute rc = parse_recompute_mode(c->recompute);
+    const Recompute rc = parse_recompute(c->recompute, "--recompute");
     if (c->lora_targets != "attention" && c->lora_targets != "all-linear")
       throw InputError("--lora-targets", c->lora_targets, "attention or all-linear");
     if ((c->qlora || !c->nf.flags()[c->lora_rank].raw.empty()) && !c->train)

@@ -10,8 +10,6 @@
 
 namespace napkin::specs {
 
-const std::vector<ModelPresetText>& hardware_preset_texts();  // generated from data/presets/hardware
-
 namespace {
 
 using nlohmann::json;

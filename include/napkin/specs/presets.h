@@ -21,6 +21,8 @@ struct ModelPresetText {
 
 /// Every bundled preset, sorted by name (generated source).
 const std::vector<ModelPresetText>& model_preset_texts();
+/// The hardware presets, data/presets/hardware/*.json, compiled in the same way.
+const std::vector<ModelPresetText>& hardware_preset_texts();
 
 std::vector<std::string> model_preset_names();
 bool is_model_preset(std::string_view name);
