@@ -58,3 +58,14 @@ TEST_CASE("a hardware preset fills the hardware flags a command was not given", 
   r = run_napkin("memory llama-3.1-70b --hw l4 --require-fit");
   CHECK(r.code == 1);
 }
+
+TEST_CASE("a preset's links: NVLink 4 at 900 GB/s both ways is 450 GB/s one way; a card without NVLink falls back to PCIe", "[specs][hardware]") {
+  const specs::HardwareSpec h = specs::load_hardware("h100-sxm");
+  CHECK(h.interconnect_bidirectional->in(byte_per_s) == 900e9);
+  CHECK(h.link_bandwidth_per_direction()->in(byte_per_s) == 450e9);
+  CHECK(h.pcie_bidirectional->in(byte_per_s) == 128e9);
+  CHECK(h.l2->in(MiB) == 50.0);
+  const specs::HardwareSpec l4 = specs::load_hardware("l4");
+  CHECK_FALSE(l4.interconnect_bidirectional.has_value());
+  CHECK(l4.link_bandwidth_per_direction()->in(byte_per_s) == 32e9);  // PCIe 4.0 x16, 64 GB/s both ways
+}

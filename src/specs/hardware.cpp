@@ -57,6 +57,16 @@ HardwareSpec from_json(const json& j, const std::string& name, const std::string
   else if (const auto cu = optional_number(j, "cu_count")) h.sm_count = *cu;
   if (const auto v = optional_number(j, "smem_per_sm_bytes")) h.smem_per_sm = *v * byte;
   if (const auto v = optional_number(j, "tdp_watts")) h.tdp = *v * watt;
+  if (const auto v = optional_number(j, "l2_bytes")) h.l2 = *v * byte;
+  if (j.contains("interconnect") && j.at("interconnect").is_object()) {
+    const json& ic = j.at("interconnect");
+    if (const auto v = optional_number(ic, "bandwidth_bytes_per_s_bidirectional"))
+      h.interconnect_bidirectional = *v * byte_per_s;
+    if (ic.contains("type") && ic.at("type").is_string()) h.interconnect_type = ic.at("type").get<std::string>();
+  }
+  if (j.contains("pcie") && j.at("pcie").is_object())
+    if (const auto v = optional_number(j.at("pcie"), "bandwidth_bytes_per_s_bidirectional"))
+      h.pcie_bidirectional = *v * byte_per_s;
   if (j.contains("source") && j.at("source").is_array())
     for (const auto& s : j.at("source"))
       if (s.is_string()) h.sources.push_back(s.get<std::string>());
@@ -79,6 +89,12 @@ std::optional<FlopRate> HardwareSpec::peak(Dtype d) const {
     case Dtype::nf4: return std::nullopt;
     case Dtype::fp4: return fp4;
   }
+  return std::nullopt;
+}
+
+std::optional<Bandwidth> HardwareSpec::link_bandwidth_per_direction() const {
+  if (interconnect_bidirectional) return *interconnect_bidirectional / 2.0;
+  if (pcie_bidirectional) return *pcie_bidirectional / 2.0;
   return std::nullopt;
 }
 

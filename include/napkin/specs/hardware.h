@@ -25,6 +25,16 @@ struct HardwareSpec {
   std::optional<double> sm_count;        // SMs (NVIDIA) or CUs (AMD)
   std::optional<Bytes> smem_per_sm;      // max shared memory (LDS) per SM
   std::optional<Watts> tdp;
+  std::optional<Bytes> l2;               // L2 cache (last-level on-chip cache)
+  // Scale-up link between devices (NVLink, Infinity Fabric, ICI) and the host link (PCIe), each
+  // as the datasheet's bidirectional aggregate; one direction carries half. A device without a
+  // scale-up link talks over PCIe.
+  std::optional<Bandwidth> interconnect_bidirectional;
+  std::string interconnect_type;         // "NVLink 4 (18 links)"
+  std::optional<Bandwidth> pcie_bidirectional;
+  /// Bandwidth one device sends at in one direction to its peers: half the bidirectional scale-up
+  /// figure, else half the PCIe figure; nullopt when neither is known.
+  std::optional<Bandwidth> link_bandwidth_per_direction() const;
   std::vector<std::string> sources;
   std::string confidence;
 
