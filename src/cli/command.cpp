@@ -63,7 +63,7 @@ std::size_t NumericFlags::add(CLI::App* sub, std::string flag, std::string name,
                               std::optional<double> fallback, double plain_scale) {
   if (flags_.size() >= kMax) throw std::logic_error("too many numeric flags on one command");
   NumericFlag f;
-  f.flag = flag;
+  f.flag = flag.substr(0, flag.find(','));  // "--gpu-memory,--memory": messages use the first name
   f.name = std::move(name);
   f.dim = dim;
   f.constraint = c;
