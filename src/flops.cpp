@@ -185,6 +185,29 @@ TrainingFlops training_flops(const TrainingFlopsInput& in) {
   return r;
 }
 
+TrainingFlops megatron_training_flops(const MegatronFlopsInput& in) {
+  require_positive_integer(in.layers, "layers");
+  require_positive_integer(in.hidden, "hidden");
+  require_positive_integer(in.seq, "seq");
+  require_positive_integer(in.vocab, "vocab");
+  require_positive(in.tokens, "tokens");
+  const double l = in.layers.in(one), h = in.hidden.in(one), s = in.seq.in(one), v = in.vocab.in(one);
+  const double tok = in.tokens.in(token);
+  // Forward per token (Narayanan et al. 2021, §5.1): Q/K/V/O 8h², MLP 16h² (h→4h→h), scores and
+  // weighted sum 4·s·h, per layer, at 2 FLOP per multiply-add; the logit layer 2·h·V once.
+  const Flops layers_fwd = (24.0 * l * h * h + 4.0 * s * l * h) * tok * flop;
+  const Flops logits_fwd = 2.0 * h * v * tok * flop;
+  TrainingFlops r;
+  r.forward = layers_fwd + logits_fwd;
+  r.backward = 2.0 * r.forward;
+  switch (in.recompute) {
+    case Recompute::none: break;
+    case Recompute::full: r.recompute = layers_fwd; break;  // eq. 3: 96 = 72 + 24, logits not rerun
+    case Recompute::selective: r.recompute = 4.0 * s * l * h * tok * flop; break;
+  }
+  return r;
+}
+
 void training_flops(const TrainingFlopsInput& in, ResultSet& out) {
   const TrainingFlops r = training_flops(in);
   const bool has_att = given(in.layers) && given(in.seq) && given(in.d_model);

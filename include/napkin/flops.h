@@ -96,4 +96,23 @@ struct TrainingFlops {
 TrainingFlops training_flops(const TrainingFlopsInput& in);
 void training_flops(const TrainingFlopsInput& in, ResultSet& out);
 
+/// The GPT layer of Narayanan et al. 2021 ("Efficient Large-Scale Language Model Training on GPU
+/// Clusters Using Megatron-LM", §5.1, eq. 3): MHA, a plain 4h MLP, the logit layer at the end.
+struct MegatronFlopsInput {
+  Count layers{};  // l
+  Count hidden{};  // h
+  Count seq{};     // s
+  Count vocab{};   // V (as the run pads it)
+  Tokens tokens{};  // B·s·iterations
+  Recompute recompute = Recompute::none;
+};
+
+/// Per token: forward 24·l·h² + 4·s·l·h + 2·h·V, backward twice that, so
+///   none       72·l·h²·(1 + s/(6h) + V/(12·l·h))
+///   full       96·l·h²·(1 + s/(6h) + V/(16·l·h))   (eq. 3: the layers' forward reruns, the
+///                                                   logit layer does not)
+///   selective  the `none` count + 4·s·l·h (QKᵀ and A·V rerun, Korthikanti et al. 2022)
+/// times the tokens.
+TrainingFlops megatron_training_flops(const MegatronFlopsInput& in);
+
 }  // namespace napkin

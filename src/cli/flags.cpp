@@ -94,6 +94,16 @@ constexpr KeyFlag kKeyFlags[] = {
     {"backward", "--backward"},
     {"online_softmax", ""},
     {"blocks", "--blocks"},
+    // train
+    {"flops_formula", "--flops-formula"},
+    {"vocab_padding", "--vocab"},
+    {"megatron_shape", ""},
+    {"recompute_flops", "--recompute"},
+    {"layout", "--gpus/--tp/--pp/--dp"},
+    {"seq", "--seq/--micro-batch"},
+    {"utilization", "--mfu/--achieved"},
+    {"price_per_gpu_hour", "--price-per-gpu-hour"},
+    {"train_overheads", ""},
 };
 }  // namespace
 

@@ -1,0 +1,212 @@
+// napkin train MODEL: how long, how many GPU-hours, how much energy and money a training run
+// takes, and whether its parallel layout fits in memory. See napkin/train.h for the formulas.
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "command.h"
+#include "model_arg.h"
+#include "napkin/dtype.h"
+#include "napkin/error.h"
+#include "napkin/memory.h"
+#include "napkin/train.h"
+
+namespace napkin::cli {
+
+namespace {
+
+constexpr DimRt kCount = dim_rt<Count::dim>();
+constexpr DimRt kBytes = dim_rt<Bytes::dim>();
+constexpr double kPerKwh = 1.0 / 3.6e6;  // a plain number per kWh, in per-joule base units
+constexpr double kPerHour = 1.0 / 3600.0;  // a plain number per hour, in per-second base units
+
+struct TrainCmd {
+  std::string model;
+  specs::ModelSpec spec;  // outlives the ResultSet, which points into it
+  NumericFlags nf;
+  std::size_t tokens = 0, params = 0, vocab = 0, gpus = 0, tp = 0, pp = 0, dp = 0, micro_batch = 0, seq = 0,
+              cuda = 0, frag = 0, capacity = 0, mfu = 0, achieved = 0, peak = 0, power = 0, node_power = 0,
+              gpus_per_node = 0, pue = 0, price_gpu_hour = 0, price_kwh = 0, carbon = 0;
+  std::string formula = "6pd", dtype = "bf16", precision = "mixed", optimizer = "adamw", recompute = "none";
+  int zero = 0;
+  bool flash_attention = false, sequence_parallel = false, require_fit = false;
+  HardwareOption hw;
+  OutputOptions out;
+};
+
+}  // namespace
+
+void add_train_command(CLI::App& app, int& exit_code) {
+  auto* sub = app.add_subcommand("train", "A training run: FLOP, time, GPU-hours, energy, cost, CO2 and memory per GPU");
+  auto c = std::make_shared<TrainCmd>();
+  sub->add_option("MODEL", c->model, "A preset (napkin presets models), a config.json, a model directory or "
+                                     "napkin model JSON")
+      ->type_name("MODEL")
+      ->required()
+      ->group("Model");
+  c->tokens = c->nf.add(sub, "--tokens", "tokens", dim_rt<Tokens::dim>(), Constraint::positive,
+                        "Training tokens D, e.g. 300B or 15.6T", "TOKENS");
+  sub->get_option("--tokens")->required()->group("Compute");
+  sub->add_option("--flops-formula", c->formula, "How FLOP are counted: 6pd (default), palm (adds attention's "
+                                                 "12·L·H·Q·T) or megatron (Narayanan et al. 2021, eq. 3)")
+      ->type_name("6pd|palm|megatron")->group("Compute");
+  c->params = c->nf.add(sub, "--params", "params", dim_rt<Params::dim>(), Constraint::positive,
+                        "P for 6pd/palm instead of the model's active count, e.g. 175B", "PARAMS");
+  sub->get_option("--params")->group("Compute");
+  c->vocab = c->nf.add(sub, "--vocab", "vocab", kCount, Constraint::positive_integer,
+                       "V for megatron (default: the model's, padded to a multiple of 128·tp)", "COUNT");
+  sub->get_option("--vocab")->group("Compute");
+  c->mfu = c->nf.add(sub, "--mfu", "mfu", kCount, Constraint::positive,
+                     "Model FLOP utilisation, a fraction of --peak (default 0.4)", "RATIO");
+  c->achieved = c->nf.add(sub, "--achieved", "achieved", dim_rt<FlopRate::dim>(), Constraint::positive,
+                          "Achieved rate per GPU, every FLOP executed, instead of --mfu, e.g. 140TFLOP/s", "FLOP/s");
+  c->peak = c->nf.add(sub, "--peak", "peak", dim_rt<FlopRate::dim>(), Constraint::positive,
+                      "Dense peak of one GPU (default: --hw at --dtype), e.g. 989TFLOP/s", "FLOP/s");
+  sub->add_option("--dtype", c->dtype, "Training math type whose --hw peak is used (default bf16; fp8, fp16, tf32)")
+      ->type_name("DTYPE")->group("Hardware");
+  for (const char* f : {"--mfu", "--achieved"}) sub->get_option(f)->group("Compute");
+  sub->get_option("--peak")->group("Hardware");
+  add_hw_option(sub, c->hw);
+  c->capacity = c->nf.add(sub, "--gpu-memory", "gpu_memory", kBytes, Constraint::positive,
+                          "Memory of one GPU for the fit verdict (default: --hw), e.g. 80GiB", "BYTES");
+  sub->get_option("--gpu-memory")->group("Hardware");
+  sub->add_flag("--require-fit", c->require_fit, "Exit 1 when the per-GPU ledger does not fit")->group("Hardware");
+
+  c->gpus = c->nf.add(sub, "--gpus", "gpus", kCount, Constraint::positive_integer,
+                      "GPUs in the run (= tp·pp·dp; default tp·pp·dp)", "COUNT");
+  c->tp = c->nf.add(sub, "--tp", "tp", kCount, Constraint::positive_integer, "Tensor-parallel degree (default 1)",
+                    "COUNT", 1.0);
+  c->pp = c->nf.add(sub, "--pp", "pp", kCount, Constraint::positive_integer, "Pipeline stages (default 1)", "COUNT",
+                    1.0);
+  c->dp = c->nf.add(sub, "--dp", "dp", kCount, Constraint::positive_integer,
+                    "Data-parallel degree (default gpus / (tp·pp), or 1)", "COUNT");
+  for (const char* f : {"--gpus", "--tp", "--pp", "--dp"}) sub->get_option(f)->group("Parallelism");
+  sub->add_flag("--sequence-parallel", c->sequence_parallel, "Megatron sequence parallelism over --tp")
+      ->group("Parallelism");
+  sub->add_option("--zero", c->zero, "ZeRO stage 0-3 over dp (3 = FSDP full sharding)")->type_name("0-3")
+      ->group("Training");
+
+  c->micro_batch = c->nf.add(sub, "--micro-batch", "micro_batch", kCount, Constraint::positive_integer,
+                             "Sequences per micro-batch (default 1)", "COUNT", 1.0);
+  c->seq = c->nf.add(sub, "--seq", "seq", kCount, Constraint::positive_integer,
+                     "Training sequence length (default 4096, or the model's context if shorter)", "COUNT", 4096.0);
+  sub->add_option("--recompute", c->recompute, "Activation recomputation: none (default), selective or full")
+      ->type_name("none|selective|full")->group("Training");
+  sub->add_option("--precision", c->precision, "mixed (default: 2+2+4+8 B/param), fp32 or bf16")
+      ->type_name("mixed|fp32|bf16")->group("Training");
+  sub->add_option("--optimizer", c->optimizer, "adamw (default), adam-8bit, sgd, sgd-momentum, adafactor")
+      ->type_name("NAME")->group("Training");
+  sub->add_flag("--flash-attention", c->flash_attention, "Attention scores never stored (drops the 5as/h term)")
+      ->group("Training");
+  c->cuda = c->nf.add(sub, "--cuda-context", "cuda_context", kBytes, Constraint::non_negative,
+                      "Per-GPU CUDA context, libraries and kernels (default 512MiB)", "BYTES", 512.0 * 1048576.0);
+  c->frag = c->nf.add(sub, "--fragmentation", "fragmentation", kCount, Constraint::non_negative,
+                      "Allocator slack as a fraction of the ledger (default 0.05)", "RATIO", 0.05);
+  for (const char* f : {"--micro-batch", "--seq", "--cuda-context", "--fragmentation"})
+    sub->get_option(f)->group("Training");
+
+  c->power = c->nf.add(sub, "--power", "power", dim_rt<Watts::dim>(), Constraint::positive,
+                       "Average draw of one GPU (default: the --hw TDP), e.g. 700W", "W");
+  c->node_power = c->nf.add(sub, "--node-power", "node_power", dim_rt<Watts::dim>(), Constraint::positive,
+                            "Average draw of a whole node instead of --power, e.g. 10.2kW", "W");
+  c->gpus_per_node = c->nf.add(sub, "--gpus-per-node", "gpus_per_node", kCount, Constraint::positive_integer,
+                               "GPUs per node for --node-power (default 8)", "COUNT", 8.0);
+  c->pue = c->nf.add(sub, "--pue", "pue", kCount, Constraint::pue,
+                     "Power usage effectiveness: facility / IT energy (default 1)", "RATIO", 1.0);
+  c->price_gpu_hour = c->nf.add(sub, "--price-per-gpu-hour", "price_per_gpu_hour",
+                                dim_rt<UsdPerSecond::dim>(), Constraint::non_negative,
+                                "Rental price of one GPU for one hour, in USD, e.g. 2.5", "USD/h", std::nullopt,
+                                kPerHour);
+  c->price_kwh = c->nf.add(sub, "--price-per-kwh", "price_per_kwh", dim_rt<UsdPerJoule::dim>(),
+                           Constraint::non_negative, "Electricity price in USD/kWh, applied to facility energy",
+                           "USD/kWh", std::nullopt, kPerKwh);
+  c->carbon = c->nf.add(sub, "--carbon-intensity", "carbon_intensity", dim_rt<Co2PerJoule::dim>(),
+                        Constraint::non_negative, "Grid carbon intensity in kgCO2e/kWh (or 400gCO2e/kWh)",
+                        "kgCO2e/kWh", std::nullopt, kPerKwh);
+  for (const char* f : {"--power", "--node-power", "--gpus-per-node", "--pue", "--price-per-gpu-hour",
+                        "--price-per-kwh", "--carbon-intensity"})
+    sub->get_option(f)->group("Energy and cost");
+  add_output_flags(sub, c->out);
+  sub->footer(
+      "Example: napkin train llama-3.1-8b --tokens 15T --hw h100-sxm --gpus 1024 --mfu 0.4 --zero 1\n"
+      "         napkin train gpt3-175b --tokens 300B --hw a100-sxm-80gb --gpus 1024 --tp 8 --pp 8 \\\n"
+      "                --achieved 140TFLOP/s --flops-formula megatron --recompute full --seq 2048\n"
+      "         napkin train llama-3.1-70b --tokens 2T --hw h100-sxm --gpus 512,1024,2048 --tp 8 --zero 1 \\\n"
+      "                --price-per-gpu-hour 2.5 --pue 1.2 --carbon-intensity 0.4");
+  sub->callback([c, sub, &exit_code] {
+    reject_extras(sub);
+    if (c->zero < 0 || c->zero > 3) throw InputError("--zero", std::to_string(c->zero), "a ZeRO stage 0, 1, 2 or 3");
+    const FlopsFormula formula = parse_flops_formula(c->formula, "--flops-formula");
+    const Recompute rc = parse_recompute(c->recompute, "--recompute");
+    const Dtype dtype = parse_dtype(c->dtype, "--dtype");
+    const Precision precision = parse_precision(c->precision, "--precision");
+    const Optimizer optimizer = parse_optimizer(c->optimizer, "--optimizer");
+    auto& flags = c->nf.flags();
+    if (!flags[c->params].raw.empty() && formula == FlopsFormula::megatron)
+      throw InputError("--params", flags[c->params].raw,
+                       "--flops-formula 6pd or palm (megatron's formula reads l, h, s and V from the model)");
+    if (!flags[c->vocab].raw.empty() && formula != FlopsFormula::megatron)
+      throw InputError("--vocab", flags[c->vocab].raw, "--flops-formula megatron (the only formula with a V term)");
+    c->hw.load();
+    const bool peak_given = !flags[c->peak].raw.empty(), power_given = !flags[c->power].raw.empty();
+    if (c->hw.spec) {
+      const auto peak = c->hw.spec->peak(dtype);
+      if (!peak && !peak_given && flags[c->achieved].raw.empty())
+        throw InputError("--dtype", c->dtype, "a type " + c->hw.spec->name + " publishes a peak for (or give --peak)");
+      c->hw.fill(flags[c->peak], peak ? std::optional<double>(peak->in_base_units()) : std::nullopt);
+      c->hw.fill(flags[c->capacity], c->hw.spec->memory.in_base_units());
+      if (flags[c->node_power].raw.empty())
+        c->hw.fill(flags[c->power], c->hw.spec->tdp ? std::optional<double>(c->hw.spec->tdp->in_base_units())
+                                                    : std::nullopt);
+    }
+    if (c->require_fit && flags[c->capacity].raw.empty() && !c->hw.spec)
+      throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
+    c->spec = load_model(c->model);
+    // A sequence longer than the model's context is not a training run anyone does by default.
+    if (flags[c->seq].raw.empty() && c->spec.max_context > 0)
+      flags[c->seq].fallback = std::min(4096.0, static_cast<double>(c->spec.max_context));
+    bool all_fit = true;
+    exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
+      TrainInput in;
+      in.tokens = p.get<Tokens>(c->tokens);
+      in.formula = formula;
+      in.params = p.maybe<Params>(c->params);
+      in.vocab = p.maybe<Count>(c->vocab);
+      in.gpus = p.maybe<Count>(c->gpus);
+      in.dp = p.maybe<Count>(c->dp);
+      in.memory.states.precision = precision;
+      in.memory.states.optimizer = optimizer;
+      in.memory.states.zero_stage = c->zero;
+      in.memory.micro_batch = p.get<Count>(c->micro_batch);
+      in.memory.seq = p.get<Count>(c->seq);
+      in.memory.tp = p.get<Count>(c->tp);
+      in.memory.pp = p.get<Count>(c->pp);
+      in.memory.sequence_parallel = c->sequence_parallel;
+      in.memory.recompute = rc;
+      in.memory.flash_attention = c->flash_attention;
+      in.memory.cuda_context = p.get<Bytes>(c->cuda);
+      in.memory.fragmentation = p[c->frag];
+      in.memory.capacity = p.maybe<Bytes>(c->capacity);
+      if (p.has(c->mfu)) in.mfu = p[c->mfu];
+      in.achieved = p.maybe<FlopRate>(c->achieved);
+      in.peak = p.maybe<FlopRate>(c->peak);
+      in.peak_dtype = dtype_name(dtype);
+      in.gpu_power = p.maybe<Watts>(c->power);
+      in.node_power = p.maybe<Watts>(c->node_power);
+      in.gpus_per_node = p.get<Count>(c->gpus_per_node);
+      in.pue = p[c->pue];
+      in.price_per_gpu_hour = p.maybe<UsdPerSecond>(c->price_gpu_hour);
+      in.price_per_kwh = p.maybe<UsdPerJoule>(c->price_kwh);
+      in.carbon_intensity = p.maybe<Co2PerJoule>(c->carbon);
+      if (c->hw.spec) in.hardware = c->hw.spec->name;
+      in.peak_from_hw = c->hw.spec && !peak_given;
+      in.power_from_hw = c->hw.spec && !power_given;
+      train(c->spec, in, rs);
+      c->hw.assume(rs);
+      if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
+    });
+    if (c->require_fit && !all_fit && exit_code == 0) exit_code = 1;
+  });
+}
+
+}  // namespace napkin::cli

@@ -1,0 +1,446 @@
+#include "napkin/train.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "napkin/check.h"
+#include "napkin/energy.h"
+#include "napkin/error.h"
+#include "napkin/params.h"
+
+namespace napkin {
+
+using namespace units;
+
+FlopsFormula parse_flops_formula(std::string_view text, std::string_view field) {
+  if (text == "6pd" || text == "6PD") return FlopsFormula::six_pd;
+  if (text == "palm" || text == "PaLM") return FlopsFormula::palm;
+  if (text == "megatron") return FlopsFormula::megatron;
+  throw InputError(std::string(field), std::string(text), "6pd, palm or megatron");
+}
+
+std::string_view to_string(FlopsFormula f) {
+  switch (f) {
+    case FlopsFormula::six_pd: return "6pd";
+    case FlopsFormula::palm: return "palm";
+    case FlopsFormula::megatron: return "megatron";
+  }
+  return "6pd";
+}
+
+namespace {
+
+double num(Count c) { return c.in(one); }
+
+// Megatron-LM pads the vocabulary to a multiple of make_vocab_size_divisible_by (default 128)
+// times the tensor-parallel degree, so every TP rank holds an equal slice of the logit layer
+// (Megatron-LM, megatron/training/tokenizer/tokenizer.py, _vocab_size_with_padding): GPT-2's
+// 50257 becomes 51200 at tp 8, the V of Narayanan et al.'s GPT-3 runs.
+constexpr double kVocabMultiple = 128.0;
+
+double padded_vocab(double vocab, double tp) {
+  const double multiple = kVocabMultiple * tp;
+  return std::ceil(vocab / multiple) * multiple;
+}
+
+struct Layout {
+  Count gpus{}, dp{};
+};
+
+Layout layout(const TrainInput& in) {
+  const double tp = num(in.memory.tp), pp = num(in.memory.pp);
+  require_positive_integer(in.memory.tp, "tp");
+  require_positive_integer(in.memory.pp, "pp");
+  if (in.dp) require_positive_integer(*in.dp, "dp");
+  if (in.gpus) require_positive_integer(*in.gpus, "gpus");
+  const double model_parallel = tp * pp;
+  if (in.gpus && in.dp) {
+    const double want = model_parallel * num(*in.dp);
+    if (num(*in.gpus) != want)
+      throw InputError("gpus", format_plain_number(num(*in.gpus)),
+                       "tp·pp·dp = " + format_plain_number(tp) + "·" + format_plain_number(pp) + "·" +
+                           format_plain_number(num(*in.dp)) + " = " + format_plain_number(want) +
+                           " (or leave out --dp: dp = gpus / (tp·pp))");
+    return {*in.gpus, *in.dp};
+  }
+  if (in.gpus) {
+    const double g = num(*in.gpus);
+    if (std::fmod(g, model_parallel) != 0.0)
+      throw InputError("gpus", format_plain_number(g),
+                       "a multiple of tp·pp = " + format_plain_number(tp) + "·" + format_plain_number(pp) + " = " +
+                           format_plain_number(model_parallel) + " (dp = gpus / (tp·pp) must be whole)");
+    return {*in.gpus, (g / model_parallel) * one};
+  }
+  const Count dp = in.dp.value_or(1.0 * one);
+  return {model_parallel * num(dp) * one, dp};
+}
+
+void check(const TrainInput& in) {
+  require_positive(in.tokens, "tokens");
+  if (in.params) require_positive(*in.params, "params");
+  if (in.vocab) require_positive_integer(*in.vocab, "vocab");
+  if (in.mfu && in.achieved)
+    throw InputError("achieved", "(given with --mfu)", "either --mfu (a fraction of the peak) or --achieved, not both");
+  if (in.mfu && !(*in.mfu > 0.0 && *in.mfu <= 1.0))
+    throw InputError("mfu", format_plain_number(*in.mfu), "a fraction of the peak in (0, 1], e.g. 0.4");
+  if (in.peak) require_positive(*in.peak, "peak");
+  if (in.achieved) require_positive(*in.achieved, "achieved");
+  if (!in.achieved && !in.peak)
+    throw InputError("peak", "(missing)",
+                     "a per-GPU peak FLOP/s (--peak, or --hw with a preset) to apply --mfu to, or --achieved "
+                     "(an achieved per-GPU rate such as 140TFLOP/s)");
+  if (in.achieved && in.peak && *in.achieved > *in.peak)
+    throw InputError("achieved", format_plain_number(in.achieved->in(TFLOP_per_s)) + " TFLOP/s",
+                     "at most the peak, " + format_plain_number(in.peak->in(TFLOP_per_s)) + " TFLOP/s");
+  if (in.gpu_power && in.node_power)
+    throw InputError("node_power", "(given with --power)", "either --power (one GPU) or --node-power (one node)");
+  if (in.gpu_power) require_positive(*in.gpu_power, "power");
+  if (in.node_power) {
+    require_positive(*in.node_power, "node_power");
+    require_positive_integer(in.gpus_per_node, "gpus_per_node");
+  }
+  const bool power = in.gpu_power || in.node_power;
+  if (in.price_per_kwh && !power)
+    throw InputError("price_per_kwh", "(given)", "a power figure to price: --power, --node-power or --hw with a TDP");
+  if (in.carbon_intensity && !power)
+    throw InputError("carbon_intensity", "(given)", "a power figure: --power, --node-power or --hw with a TDP");
+  if (in.price_per_gpu_hour) require_non_negative(*in.price_per_gpu_hour, "price_per_gpu_hour");
+}
+
+struct Counted {
+  TrainingFlops flops;
+  Params p{};       // 6pd, palm
+  double v = 0.0;   // megatron: V used
+  double hq = 0.0;  // palm: heads · head_dim
+};
+
+Counted count_flops(const specs::ModelSpec& m, const TrainInput& in) {
+  Counted c;
+  const ParamCount pc = count_params(m);
+  c.p = in.params.value_or(static_cast<double>(pc.active) * param);
+  switch (in.formula) {
+    case FlopsFormula::six_pd:
+      c.flops = training_flops({.params = c.p, .tokens = in.tokens, .recompute = in.memory.recompute});
+      break;
+    case FlopsFormula::palm: {
+      const double head_dim = m.head_dim > 0 ? static_cast<double>(m.head_dim)
+                                             : static_cast<double>(m.hidden) / static_cast<double>(m.heads);
+      c.hq = static_cast<double>(m.heads) * head_dim;
+      // The attention term of training_flops is 4·L·T·D forward per token: D = H·Q gives PaLM's
+      // 12·L·H·Q·T with backward. N includes the embeddings, as PaLM's 6N does (its 540B MFU,
+      // 238.3k tokens/s · 6 · 540B / (6144 · 275 TFLOP/s) = 45.7%, uses the total count).
+      c.flops = training_flops({.params = c.p, .tokens = in.tokens, .recompute = in.memory.recompute,
+                                .layers = static_cast<double>(m.layers) * one, .seq = in.memory.seq,
+                                .d_model = c.hq * one});
+      break;
+    }
+    case FlopsFormula::megatron:
+      c.v = in.vocab ? num(*in.vocab) : padded_vocab(static_cast<double>(m.vocab), num(in.memory.tp));
+      c.flops = megatron_training_flops({.layers = static_cast<double>(m.layers) * one,
+                                         .hidden = static_cast<double>(m.hidden) * one, .seq = in.memory.seq,
+                                         .vocab = c.v * one, .tokens = in.tokens, .recompute = in.memory.recompute});
+      break;
+  }
+  return c;
+}
+
+TrainingMemoryInput memory_input(const TrainInput& in, Count dp) {
+  TrainingMemoryInput mi = in.memory;
+  mi.states.dp = dp;
+  return mi;
+}
+
+}  // namespace
+
+TrainEstimate train(const specs::ModelSpec& m, const TrainInput& in) {
+  check(in);
+  const Layout lay = layout(in);
+  TrainEstimate r;
+  r.gpus = lay.gpus;
+  r.dp = lay.dp;
+  r.memory = training_memory(m, memory_input(in, lay.dp));
+  r.flops = count_flops(m, in).flops;
+  r.model_flops = r.flops.forward + r.flops.backward;
+  const double n = num(r.gpus);
+  // MFU divides model FLOP by the peak; an achieved rate already counts every FLOP executed.
+  Flops counted{};
+  if (in.achieved) {
+    r.rate = n * *in.achieved;
+    counted = r.flops.total();
+  } else {
+    r.rate = n * *in.peak * in.mfu.value_or(kDefaultMfu);
+    counted = r.model_flops;
+  }
+  r.time = counted / r.rate;
+  if (in.peak) r.mfu = r.model_flops / (r.time * n * *in.peak);
+  r.gpu_hours = n * r.time.in(hour);
+  if (in.gpu_power) r.it_power = n * *in.gpu_power;
+  if (in.node_power) r.it_power = std::ceil(n / num(in.gpus_per_node)) * *in.node_power;
+  if (r.it_power) {
+    EnergyInput e;
+    e.flops = counted;
+    e.throughput = r.rate;
+    e.power = *r.it_power;
+    e.pue = in.pue;
+    e.price = in.price_per_kwh;
+    e.carbon_intensity = in.carbon_intensity;
+    const EnergyEstimate est = energy(e);
+    r.energy = est.energy;
+    r.facility_energy = est.facility_energy;
+    r.electricity_cost = est.cost;
+    r.co2 = est.co2;
+  } else if (!(in.pue >= 1.0 && in.pue <= 10.0)) {
+    throw InputError("pue", format_plain_number(in.pue), "a ratio between 1 and 10 (1.0 = no facility overhead)");
+  }
+  if (in.price_per_gpu_hour) r.rental_cost = (n * r.time) * *in.price_per_gpu_hour;
+  if (r.rental_cost || r.electricity_cost) r.cost = r.rental_cost.value_or(Usd{}) + r.electricity_cost.value_or(Usd{});
+  return r;
+}
+
+void train(const specs::ModelSpec& m, const TrainInput& in, ResultSet& out) {
+  const TrainEstimate r = train(m, in);
+  const Counted c = count_flops(m, in);
+  const Recompute rc = in.memory.recompute;
+  const double l = static_cast<double>(m.layers), h = static_cast<double>(m.hidden), s = num(in.memory.seq);
+
+  // The per-GPU memory ledger first: the layout has to fit before its time means anything.
+  training_memory(m, memory_input(in, r.dp), out);
+  out.command = "train";
+  for (auto it = out.inputs.begin(); it != out.inputs.end(); ++it)
+    if (it->name == "train") {
+      out.inputs.erase(it);
+      break;
+    }
+  out.input("tokens", value(in.tokens));
+  out.input("flops_formula", verdict(to_string(in.formula)));
+  out.input("recompute", verdict(rc == Recompute::full ? "full" : rc == Recompute::selective ? "selective" : "none"));
+  out.input("gpus", value(r.gpus));
+  if (in.formula != FlopsFormula::megatron) out.input("params", value(c.p));
+  if (in.formula == FlopsFormula::megatron) out.input("vocab", value(c.v));
+  if (in.achieved) out.input("achieved", value(*in.achieved));
+  else out.input("mfu", value(in.mfu.value_or(kDefaultMfu)));
+  if (in.peak) out.input("peak", value(*in.peak));
+  if (in.gpu_power) out.input("power", value(*in.gpu_power));
+  if (in.node_power) out.input("node_power", value(*in.node_power));
+  out.input("pue", value(in.pue));
+  if (in.price_per_gpu_hour)
+    out.inputs.push_back(Input{"price_per_gpu_hour", value(*in.price_per_gpu_hour), hour.in(second), "USD/h"});
+  if (in.price_per_kwh)
+    out.inputs.push_back(Input{"price_per_kwh", value(*in.price_per_kwh), kWh.in(joule), "USD/kWh"});
+  if (in.carbon_intensity)
+    out.inputs.push_back(Input{"carbon_intensity", value(*in.carbon_intensity), kWh.in(joule), "kgCO2e/kWh"});
+
+  // ---- compute
+  const bool extra = r.flops.recompute.in(flop) > 0.0;
+  if (extra) {
+    out.item("model_flops", "model FLOP (forward + backward)", value(r.model_flops), "forward + backward",
+             text("{} + {}", r.flops.forward, r.flops.backward));
+    out.item("recompute_flops", "recomputation", value(r.flops.recompute),
+             rc == Recompute::full ? "forward rerun in backward" : "attention scores rerun in backward",
+             text("{}", r.flops.recompute));
+  }
+  const Value tf = value(r.flops.total());
+  switch (in.formula) {
+    case FlopsFormula::six_pd:
+      if (rc == Recompute::full)
+        out.item("training_flops", "training FLOP", tf, "C = 8·P·D_tok", text("8 · {} · {}", c.p, in.tokens));
+      else
+        out.item("training_flops", "training FLOP", tf, "C = 6·P·D_tok", text("6 · {} · {}", c.p, in.tokens));
+      break;
+    case FlopsFormula::palm:
+      if (rc == Recompute::full)
+        out.item("training_flops", "training FLOP", tf, "C = (8·N + 16·L·H·Q·T) · D_tok",
+                 text("(8 · {} + 16 · {} · {} · {}) · {}", c.p, l, c.hq, s, in.tokens));
+      else if (rc == Recompute::selective)
+        out.item("training_flops", "training FLOP", tf, "C = (6·N + 16·L·H·Q·T) · D_tok",
+                 text("(6 · {} + 16 · {} · {} · {}) · {}", c.p, l, c.hq, s, in.tokens));
+      else
+        out.item("training_flops", "training FLOP", tf, "C = (6·N + 12·L·H·Q·T) · D_tok",
+                 text("(6 · {} + 12 · {} · {} · {}) · {}", c.p, l, c.hq, s, in.tokens));
+      break;
+    case FlopsFormula::megatron:
+      if (rc == Recompute::full)
+        out.item("training_flops", "training FLOP", tf, "C = 96·D_tok·l·h²·(1 + s/6h + V/16lh)",
+                 text("96 · {} · {} · {}² · (1 + {}/(6·{}) + {}/(16·{}·{}))", in.tokens, l, h, s, h, c.v, l, h));
+      else if (rc == Recompute::selective)
+        out.item("training_flops", "training FLOP", tf, "C = 72·D_tok·l·h²·(1 + s/6h + V/12lh) + 4·D_tok·s·l·h",
+                 text("{} + 4 · {} · {} · {} · {}", r.model_flops, in.tokens, s, l, h));
+      else
+        out.item("training_flops", "training FLOP", tf, "C = 72·D_tok·l·h²·(1 + s/6h + V/12lh)",
+                 text("72 · {} · {} · {}² · (1 + {}/(6·{}) + {}/(12·{}·{}))", in.tokens, l, h, s, h, c.v, l, h));
+      break;
+  }
+
+  // ---- time
+  if (in.achieved)
+    out.item("throughput", "cluster rate", value(r.rate), "R = N_gpu · X", text("{} · {}", r.gpus, *in.achieved));
+  else
+    out.item("throughput", "cluster rate", value(r.rate), "R = N_gpu · peak · MFU",
+             text("{} · {} · {}", r.gpus, *in.peak, in.mfu.value_or(kDefaultMfu)));
+  if (in.achieved || !extra)
+    out.item("time", "wall-clock time", value(r.time), "t = C / R", text("{} / {}", r.flops.total(), r.rate));
+  else
+    out.item("time", "wall-clock time", value(r.time), "t = C_model / R", text("{} / {}", r.model_flops, r.rate));
+  out.item("tokens_per_second", "tokens per second", value(in.tokens / r.time), "D_tok / t",
+           text("{} / {}", in.tokens, r.time));
+  out.item("gpu_hours", "GPU-hours", value(r.gpu_hours), "N_gpu · t", text("{} · {}", r.gpus, r.time));
+  if (in.peak && in.achieved)
+    out.item("mfu", "model FLOP utilisation", value(r.mfu), "C_model / (t · N_gpu · peak)",
+             text("{} / ({} · {} · {})", r.model_flops, r.time, r.gpus, *in.peak));
+  if (in.peak && extra)
+    out.item("hfu", "hardware FLOP utilisation", value(r.flops.total() / (r.time * num(r.gpus) * *in.peak)),
+             "C / (t · N_gpu · peak)", text("{} / ({} · {} · {})", r.flops.total(), r.time, r.gpus, *in.peak));
+
+  // ---- energy and money
+  if (r.it_power) {
+    if (in.gpu_power)
+      out.item("it_power", "IT power", value(*r.it_power), "P = N_gpu · P_gpu", text("{} · {}", r.gpus, *in.gpu_power));
+    else
+      out.item("it_power", "IT power", value(*r.it_power), "P = ⌈N_gpu / GPUs per node⌉ · P_node",
+               text("⌈{} / {}⌉ · {}", r.gpus, in.gpus_per_node, *in.node_power));
+    out.item("energy", "energy", value(*r.energy), "E = P · t", text("{} · {}", *r.it_power, r.time));
+    out.item("facility_energy", "facility energy", value(*r.facility_energy), "E_fac = PUE · E",
+             text("{} · {}", in.pue, *r.energy));
+  }
+  if (r.rental_cost)
+    out.item("rental_cost", "GPU rental", value(*r.rental_cost), "GPU-hours · price per GPU-hour",
+             text("{} · {} USD/h", r.gpu_hours, in.price_per_gpu_hour->in(usd / hour)));
+  if (r.electricity_cost)
+    out.item("electricity_cost", "electricity", value(*r.electricity_cost), "E_fac · price per kWh",
+             text("{} · {} USD/kWh", *r.facility_energy, in.price_per_kwh->in(usd / kWh)));
+  if (r.cost) {
+    if (r.rental_cost && r.electricity_cost)
+      out.item("cost", "cost", value(*r.cost), "rental + electricity", text("{} + {}", *r.rental_cost, *r.electricity_cost));
+    else
+      out.item("cost", "cost", value(*r.cost), r.rental_cost ? "rental" : "electricity", text("{}", *r.cost));
+  }
+  if (r.co2)
+    out.item("co2", "emissions", value(*r.co2), "CO2 = E_fac · carbon intensity",
+             text("{} · {} kgCO2e/kWh", *r.facility_energy, in.carbon_intensity->in(kg_co2e / kWh)));
+
+  // ---- assumptions
+  switch (in.formula) {
+    case FlopsFormula::six_pd:
+      out.assume("flops_formula", text("6PD (course notes 7.3): 2 FLOP forward and 4 backward per parameter per token; "
+                                       "attention's T² term and the optimizer step not counted (palm adds the T² term)"));
+      break;
+    case FlopsFormula::palm:
+      out.assume("flops_formula", text("PaLM's count (Chowdhery et al. 2022, appendix B): 6·N + 12·L·H·Q·T per token, "
+                                       "attention scores without causal skipping; L = {}, H·Q = {}, T = {}",
+                                       l, c.hq, s));
+      break;
+    case FlopsFormula::megatron:
+      out.assume("flops_formula", text("Megatron-LM's count (Narayanan et al. 2021, §5.1, eq. 3): a GPT layer, l = {}, "
+                                       "h = {}, s = {}, logit layer once, not recomputed", l, h, s));
+      break;
+  }
+  if (in.formula != FlopsFormula::megatron) {
+    if (in.params)
+      out.assume("params", text("{} as given (the model's active count is not used)", c.p));
+    else if (m.moe.is_moe())
+      out.assume("params", text("{} active per token (MoE: compute follows the active path, memory holds all "
+                                "experts), embeddings and head included", c.p));
+    else
+      out.assume("params", text("{}: every parameter of the model, embeddings and head included (as Meta's 3.8e25 "
+                                "for Llama 3 405B and Narayanan's 8TP count it); give --params for another P",
+                                c.p));
+  } else {
+    if (in.vocab)
+      out.assume("vocab_padding", text("V = {} as given", c.v));
+    else
+      out.assume("vocab_padding", text("V = {}: the vocabulary {} padded to a multiple of 128·tp as Megatron-LM "
+                                       "pads it (--make-vocab-size-divisible-by 128)",
+                                       c.v, static_cast<double>(m.vocab)));
+    // Eq. 3 counts 12·h² parameters per layer (MHA, plain 4h MLP); say how far this model is from it.
+    const double gpt_params = 12.0 * l * h * h;
+    const ParamCount pc = count_params(m);
+    const double model_params = static_cast<double>(pc.active - pc.embedding);
+    const bool gpt_layer = m.ffn_kind == specs::FfnKind::plain && m.ffn == 4 * m.hidden && !m.moe.is_moe() &&
+                           (m.kv_heads == 0 || m.kv_heads == m.heads);
+    if (gpt_layer)
+      out.assume("megatron_shape", text("the model has the GPT layer eq. 3 assumes (MHA, plain 4h MLP)"));
+    else
+      out.assume("megatron_shape", text("eq. 3 assumes a GPT layer (MHA, plain 4h MLP): 12·l·h² = {} parameters, "
+                                        "this model has {} active non-embedding ones; 6pd or palm follow the "
+                                        "model's own count", gpt_params * param, model_params * param));
+    if (!gpt_layer && std::fabs(gpt_params - model_params) > 0.1 * model_params)
+      out.warn(text("--flops-formula megatron: the formula's GPT layer (12·l·h² = {} params) is more than 10% off "
+                    "this model's {} active non-embedding params; use --flops-formula 6pd or palm",
+                    gpt_params * param, model_params * param));
+  }
+  switch (rc) {
+    case Recompute::none:
+      out.assume("recompute_flops", text("no recomputation: each layer's forward runs once"));
+      break;
+    case Recompute::full:
+      out.assume("recompute_flops", text("full recomputation reruns the forward pass in backward: 8 instead of 6 FLOP "
+                                         "per parameter per token (Narayanan et al. 2021, §5.1)"));
+      break;
+    case Recompute::selective:
+      out.assume("recompute_flops", text("selective recomputation reruns the attention scores only (Korthikanti et "
+                                         "al. 2022){}", in.formula == FlopsFormula::six_pd
+                                                            ? std::string_view(": 6PD has no attention term, so no FLOP "
+                                                                               "are added")
+                                                            : std::string_view("")));
+      break;
+  }
+  if (in.gpus && in.dp)
+    out.assume("layout", text("{} GPUs = tp {} × pp {} × dp {}", r.gpus, in.memory.tp, in.memory.pp, r.dp));
+  else if (in.gpus)
+    out.assume("layout", text("{} GPUs = tp {} × pp {} × dp {} (dp = gpus / (tp·pp))", r.gpus, in.memory.tp,
+                              in.memory.pp, r.dp));
+  else
+    out.assume("layout", text("{} GPU(s) = tp {} × pp {} × dp {} (give --gpus to scale out)", r.gpus, in.memory.tp,
+                              in.memory.pp, r.dp));
+  out.assume("seq", text("training sequence length s = {}, micro-batch {}", s, in.memory.micro_batch));
+  if (in.achieved) {
+    out.assume("utilization", text("{} per GPU achieved, counting every FLOP executed (recomputation included), as "
+                                   "Narayanan et al. report 140 TFLOP/s", *in.achieved));
+  } else if (in.mfu) {
+    out.assume("utilization", text("MFU {} of the peak: model FLOP (no recomputation) over time · peak, PaLM's "
+                                   "definition (appendix B); recomputation costs are inside that figure", *in.mfu));
+  } else {
+    out.assume("utilization", text("MFU {} of the peak (default; Llama 3 405B reports 38-43%, PaLM 540B 46.2%): "
+                                   "model FLOP over time · peak, recomputation inside that figure", kDefaultMfu));
+  }
+  if (in.peak) {
+    if (in.peak_from_hw)
+      out.assume("peak", text("{} per GPU: dense {} peak of {} (datasheet; a kernel sees less)", *in.peak,
+                              in.peak_dtype, in.hardware));
+    else
+      out.assume("peak", text("{} per GPU as given: a dense peak, not a sparse datasheet figure", *in.peak));
+  }
+  if (in.gpu_power) {
+    if (in.power_from_hw)
+      out.assume("power", text("{} per GPU: the TDP of {}, GPU board only (CPUs, network, storage and cooling "
+                               "inside the node not counted; --node-power for the whole node)",
+                               *in.gpu_power, in.hardware));
+    else
+      out.assume("power", text("{} per GPU, average draw of the GPU only (--node-power for the whole node)",
+                               *in.gpu_power));
+  } else if (in.node_power) {
+    out.assume("power", text("{} per node of {} GPUs: whole-node average draw (GPUs, CPUs, memory, NICs)",
+                             *in.node_power, in.gpus_per_node));
+  } else {
+    out.assume("power", text("no power figure: energy, electricity cost and CO2 not computed (give --power, "
+                             "--node-power or --hw)"));
+  }
+  if (r.it_power) out.assume("pue", text("facility overhead PUE {} (1.00 = none)", in.pue));
+  if (in.price_per_gpu_hour)
+    out.assume("price_per_gpu_hour", text("{} USD per GPU-hour for every GPU for the whole run{}",
+                                          in.price_per_gpu_hour->in(usd / hour),
+                                          in.price_per_kwh ? std::string_view("; cloud prices usually include power: "
+                                                                              "the electricity row may double-count")
+                                                           : std::string_view("")));
+  if (in.price_per_kwh)
+    out.assume("price_per_kwh", text("electricity at {} USD/kWh, applied to facility energy",
+                                     in.price_per_kwh->in(usd / kWh)));
+  if (in.carbon_intensity)
+    out.assume("carbon_intensity", text("grid carbon intensity {} kgCO2e/kWh, applied to facility energy",
+                                        in.carbon_intensity->in(kg_co2e / kWh)));
+  out.assume("train_overheads", text("the rate holds for the whole run: no failures, restarts, checkpoint writes, "
+                                     "evaluation or data stalls (Llama 3 405B reports > 90% effective training time)"));
+}
+
+}  // namespace napkin

@@ -1,0 +1,265 @@
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "command.h"
+#include "napkin/error.h"
+#include "napkin/params.h"
+#include "napkin/report/human_units.h"
+#include "napkin/specs/presets.h"
+#include "napkin/train.h"
+#include "run_napkin.h"
+
+using namespace napkin;
+using namespace napkin::units;
+using Catch::Matchers::WithinRel;
+using napkin_test::run_napkin;
+
+namespace {
+
+// GPT-3 175B as Narayanan et al. 2021 train it (table 1: t = 8, p = 8 on 1024 A100s, s = 2048).
+TrainInput gpt3_run() {
+  TrainInput in;
+  in.tokens = 300e9 * token;
+  in.gpus = 1024.0 * one;
+  in.memory.tp = 8.0 * one;
+  in.memory.pp = 8.0 * one;
+  in.memory.seq = 2048.0 * one;
+  in.memory.recompute = Recompute::full;
+  in.achieved = 140.0 * TFLOP_per_s;
+  return in;
+}
+
+std::string all_assumptions(const ResultSet& rs) {
+  std::string all;
+  for (const auto& a : rs.assumptions) all += report::expand(rs, a.text) + "\n";
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("GPT-3 175B on 300B tokens, 1024 A100 at 140 TFLOP/s, megatron with full recompute: about 34 days",
+          "[train]") {
+  const specs::ModelSpec m = specs::load_model_preset("gpt3-175b");
+  TrainInput in = gpt3_run();
+  in.formula = FlopsFormula::megatron;
+  const TrainEstimate r = train(m, in);
+  // Narayanan et al. 2021, §5.1: "we estimate ... 34 days"; eq. 3 with V = 51200 gives 34.7.
+  CHECK(r.time.in(day) > 33.5);
+  CHECK(r.time.in(day) < 35.0);
+  CHECK(r.dp.in(one) == 16.0);
+  // Eq. 3 per iteration, summed over 300B tokens: 96·D·l·h²·(1 + s/6h + V/16lh).
+  const double l = 96, h = 12288, s = 2048, v = 51200;
+  const double eq3 = 96.0 * 300e9 * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));
+  CHECK_THAT(r.flops.total().in(flop), WithinRel(eq3, 1e-12));
+}
+
+TEST_CASE("the 8TP rule (6pd with full recompute, P = 175B) gives 8·300e9·175e9/(1024·140e12) s = 33.9 days",
+          "[train]") {
+  const specs::ModelSpec m = specs::load_model_preset("gpt3-175b");
+  TrainInput in = gpt3_run();
+  in.params = 175e9 * param;
+  const TrainEstimate r = train(m, in);
+  CHECK_THAT(r.flops.total().in(flop), WithinRel(8.0 * 300e9 * 175e9, 1e-12));
+  CHECK_THAT(r.time.in(second), WithinRel(8.0 * 300e9 * 175e9 / (1024.0 * 140e12), 1e-12));
+  CHECK_THAT(r.time.in(day), WithinRel(33.91, 1e-3));
+}
+
+TEST_CASE("6PD of GPT-3 175B on 300B tokens is 3.15e23 FLOP", "[train]") {
+  const specs::ModelSpec m = specs::load_model_preset("gpt3-175b");
+  TrainInput in = gpt3_run();
+  in.memory.recompute = Recompute::none;
+  in.params = 175e9 * param;
+  CHECK_THAT(train(m, in).flops.total().in(flop), WithinRel(3.15e23, 1e-12));
+  // The preset's own count (174.6B: the paper's 175.0B is nominal) lands within 0.3%.
+  in.params.reset();
+  CHECK_THAT(train(m, in).flops.total().in(flop), WithinRel(3.15e23, 3e-3));
+}
+
+TEST_CASE("6PD of Llama 3.1 405B on 15.6T tokens is 3.8e25 FLOP, as the Llama 3 paper states", "[train]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-405b");
+  CHECK(count_params(m).total == 405853388800);
+  TrainInput in;
+  in.tokens = 15.6e12 * token;
+  in.memory.seq = 8192.0 * one;
+  in.memory.tp = 8.0 * one;
+  in.memory.pp = 16.0 * one;
+  in.gpus = 16384.0 * one;
+  in.peak = 989.0 * TFLOP_per_s;
+  const TrainEstimate r = train(m, in);
+  CHECK_THAT(r.flops.total().in(flop), WithinRel(6.0 * 405853388800.0 * 15.6e12, 1e-12));
+  CHECK_THAT(r.flops.total().in(flop), WithinRel(3.8e25, 0.01));
+}
+
+TEST_CASE("palm adds 12·L·H·Q·T FLOP per token to 6PD", "[train]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  TrainInput in;
+  in.tokens = 1e9 * token;
+  in.memory.seq = 8192.0 * one;
+  in.peak = 989.0 * TFLOP_per_s;
+  const double six_pd = train(m, in).flops.total().in(flop);
+  in.formula = FlopsFormula::palm;
+  const double palm = train(m, in).flops.total().in(flop);
+  CHECK_THAT(palm - six_pd, WithinRel(12.0 * 32 * 32 * 128 * 8192 * 1e9, 1e-9));
+}
+
+TEST_CASE("MFU counts model FLOP: full recomputation does not change the time at a given MFU", "[train]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  TrainInput in;
+  in.tokens = 1e12 * token;
+  in.gpus = 64.0 * one;
+  in.peak = 989.0 * TFLOP_per_s;
+  in.mfu = 0.5;
+  in.memory.seq = 4096.0 * one;
+  const TrainEstimate plain = train(m, in);
+  in.memory.recompute = Recompute::full;
+  const TrainEstimate rc = train(m, in);
+  CHECK(rc.time == plain.time);
+  CHECK_THAT(rc.flops.total().in(flop), WithinRel(plain.flops.total().in(flop) * 8.0 / 6.0, 1e-12));
+  // t = 6·P·D / (N · peak · MFU)
+  const double p = static_cast<double>(count_params(m).active);
+  CHECK_THAT(plain.time.in(second), WithinRel(6.0 * p * 1e12 / (64.0 * 989e12 * 0.5), 1e-12));
+  CHECK_THAT(plain.gpu_hours, WithinRel(64.0 * plain.time.in(hour), 1e-12));
+}
+
+TEST_CASE("energy is GPUs · power · time, facility energy · PUE, cost on GPU-hours and facility kWh", "[train]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  TrainInput in;
+  in.tokens = 1e12 * token;
+  in.gpus = 64.0 * one;
+  in.achieved = 400.0 * TFLOP_per_s;
+  in.memory.seq = 4096.0 * one;
+  in.gpu_power = 700.0 * watt;
+  in.pue = 1.2;
+  in.price_per_gpu_hour = 2.0 * usd / hour;
+  in.price_per_kwh = 0.1 * usd / kWh;
+  in.carbon_intensity = 0.4 * kg_co2e / kWh;
+  const TrainEstimate r = train(m, in);
+  const double t = r.time.in(hour);
+  CHECK_THAT(r.energy->in(kWh), WithinRel(64 * 0.7 * t, 1e-12));
+  CHECK_THAT(r.facility_energy->in(kWh), WithinRel(1.2 * 64 * 0.7 * t, 1e-12));
+  CHECK_THAT(r.rental_cost->in(usd), WithinRel(2.0 * 64 * t, 1e-12));
+  CHECK_THAT(r.electricity_cost->in(usd), WithinRel(0.1 * 1.2 * 64 * 0.7 * t, 1e-12));
+  CHECK_THAT(r.cost->in(usd), WithinRel(2.0 * 64 * t + 0.1 * 1.2 * 64 * 0.7 * t, 1e-12));
+  CHECK_THAT(r.co2->in(kg_co2e), WithinRel(0.4 * 1.2 * 64 * 0.7 * t, 1e-12));
+  SECTION("whole-node power counts nodes, rounded up") {
+    in.gpu_power.reset();
+    in.node_power = 10.0 * kW;
+    in.gpus = 60.0 * one;
+    const TrainEstimate n = train(m, in);
+    CHECK(n.it_power->in(kW) == 80.0);  // ⌈60 / 8⌉ = 8 nodes
+  }
+}
+
+TEST_CASE("only --gpus given: dp = gpus / (tp·pp), and the memory ledger is sharded over it", "[train]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-70b");
+  TrainInput in;
+  in.tokens = 1e12 * token;
+  in.gpus = 256.0 * one;
+  in.memory.tp = 8.0 * one;
+  in.memory.pp = 4.0 * one;
+  in.memory.seq = 4096.0 * one;
+  in.memory.states.zero_stage = 1;
+  in.memory.capacity = 80.0 * GiB;
+  in.peak = 989.0 * TFLOP_per_s;
+  const TrainEstimate r = train(m, in);
+  CHECK(r.dp.in(one) == 8.0);
+  TrainingMemoryInput mi = in.memory;
+  mi.states.dp = 8.0 * one;
+  CHECK(r.memory.per_gpu() == training_memory(m, mi).per_gpu());
+  CHECK(r.memory.fits.has_value());
+}
+
+TEST_CASE("the report lists memory, compute, time, GPU-hours and energy, and every assumption has a flag", "[train]") {
+  const specs::ModelSpec m = specs::load_model_preset("gpt3-175b");
+  for (FlopsFormula f : {FlopsFormula::six_pd, FlopsFormula::palm, FlopsFormula::megatron})
+    for (Recompute rc : {Recompute::none, Recompute::selective, Recompute::full}) {
+      TrainInput in = gpt3_run();
+      in.formula = f;
+      in.memory.recompute = rc;
+      in.peak = 312.0 * TFLOP_per_s;
+      in.gpu_power = 400.0 * watt;
+      in.price_per_gpu_hour = 1.0 * usd / hour;
+      in.price_per_kwh = 0.1 * usd / kWh;
+      in.carbon_intensity = 0.4 * kg_co2e / kWh;
+      in.memory.capacity = 80.0 * GiB;
+      ResultSet rs;
+      train(m, in, rs);
+      CHECK(rs.command == "train");
+      for (const char* key : {"per_gpu", "fits", "training_flops", "time", "gpu_hours", "energy", "facility_energy",
+                              "cost", "co2"}) {
+        INFO(key);
+        CHECK(rs.find(key) != nullptr);
+      }
+      for (const auto& a : rs.assumptions) {
+        INFO(a.key);
+        CHECK_NOTHROW(cli::flag_for_assumption(a.key));
+      }
+    }
+}
+
+TEST_CASE("the megatron formula says when the model is not the GPT layer it assumes", "[train]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  TrainInput in;
+  in.tokens = 1e9 * token;
+  in.memory.seq = 4096.0 * one;
+  in.peak = 989.0 * TFLOP_per_s;
+  in.formula = FlopsFormula::megatron;
+  ResultSet rs;
+  train(m, in, rs);
+  CHECK(all_assumptions(rs).find("eq. 3 assumes a GPT layer (MHA, plain 4h MLP)") != std::string::npos);
+  CHECK(all_assumptions(rs).find("V = 128256: the vocabulary 128256 padded to a multiple of 128·tp") !=
+        std::string::npos);
+}
+
+TEST_CASE("train GPT-3 on the command line prints 34.73 d and the memory per GPU", "[train][cli]") {
+  const auto r = run_napkin("train gpt3-175b --tokens 300B --hw a100-sxm-80gb --gpus 1024 --tp 8 --pp 8 "
+                            "--achieved 140TFLOP/s --flops-formula megatron --recompute full --seq 2048");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("34.73 d") != std::string::npos);
+  CHECK(r.out.find("per_gpu") != std::string::npos);
+  CHECK(r.out.find("--flops-formula") != std::string::npos);
+}
+
+TEST_CASE("bad train input is exit 2 with one line naming the flag, the value and what was expected", "[train][cli]") {
+  SECTION("an MFU above 1") {
+    const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --mfu 1.5");
+    CHECK(r.code == 2);
+    CHECK(r.out == "napkin: error: --mfu: '1.5': expected a fraction of the peak in (0, 1], e.g. 0.4\n");
+  }
+  SECTION("GPUs that tp·pp does not divide") {
+    const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --gpus 7 --tp 8");
+    CHECK(r.code == 2);
+    CHECK(r.out == "napkin: error: --gpus: '7': expected a multiple of tp·pp = 8·1 = 8 (dp = gpus / (tp·pp) "
+                   "must be whole)\n");
+  }
+  SECTION("GPUs that disagree with tp·pp·dp") {
+    const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --gpus 16 --tp 8 --dp 4");
+    CHECK(r.code == 2);
+    CHECK(r.out == "napkin: error: --gpus: '16': expected tp·pp·dp = 8·1·4 = 32 (or leave out --dp: dp = gpus / "
+                   "(tp·pp))\n");
+  }
+  SECTION("an unknown formula") {
+    const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --flops-formula 8pd");
+    CHECK(r.code == 2);
+    CHECK(r.out == "napkin: error: --flops-formula: '8pd': expected 6pd, palm or megatron\n");
+  }
+  SECTION("no peak and no achieved rate") {
+    const auto r = run_napkin("train llama-3.1-8b --tokens 1T");
+    CHECK(r.code == 2);
+    CHECK(r.out.rfind("napkin: error: --peak: '(missing)': expected a per-GPU peak FLOP/s", 0) == 0);
+  }
+  SECTION("--mfu with --achieved") {
+    const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --mfu 0.4 --achieved 400TFLOP/s");
+    CHECK(r.code == 2);
+    CHECK(r.out == "napkin: error: --achieved: '(given with --mfu)': expected either --mfu (a fraction of the "
+                   "peak) or --achieved, not both\n");
+  }
+}
+
+TEST_CASE("--gpus sweeps: one result set per GPU count, time halving as GPUs double", "[train][cli]") {
+  const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --gpus 64,128 --csv");
+  CHECK(r.code == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 3);
+}
