@@ -114,6 +114,10 @@ void append_plain(std::string& out, double v) {
     fmt::format_to(std::back_inserter(out), "{}", static_cast<std::int64_t>(v));
     return;
   }
+  if (!std::isfinite(v)) {  // a finite base value can overflow in display units (per kWh)
+    fmt::format_to(std::back_inserter(out), "{}", v);
+    return;
+  }
   if (v != 0.0 && (std::fabs(v) >= 1e6 || std::fabs(v) < 1e-3)) {
     const int e = static_cast<int>(std::floor(std::log10(std::fabs(v))));
     double m = v / std::pow(10.0, e);

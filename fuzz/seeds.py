@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Writes the seed inputs of the fuzz harnesses into fuzz/seeds/<harness>/ (not committed:
+scripts/fuzz merges them into fuzz/corpus/<harness>/, which is). Sources: the model and
+hardware presets, the examples' flag values, and synthetic safetensors and GGUF headers built
+like tests/checkpoint_files.h builds them."""
+import json, os, pathlib, struct, sys
+
+root = pathlib.Path(__file__).resolve().parent.parent
+out = root / "fuzz" / "seeds"
+
+def put(h, name, data):
+    d = out / h
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_bytes(data if isinstance(data, bytes) else data.encode())
+
+# quantity: byte 0 = dimension index, byte 1 = plain scale index (see fuzz_quantity.cpp).
+quantities = [
+    (0, "4096"), (0, "8k"), (0, "8Ki"), (1, "1e18"), (1, "2.5PFLOP"), (2, "989TFLOP/s"),
+    (3, "80GiB"), (3, "16GB"), (3, "228KiB"), (4, "3.35TB/s"), (5, "10FLOP/B"), (6, "2.5h"),
+    (6, "5us"), (6, "10 ms"), (6, "3min"), (6, "1d"), (7, "10kWh"), (7, "3.6MJ"), (8, "1kW"),
+    (8, "409.6kW"), (9, "15T"), (9, "8192"), (10, "8B"), (10, "70e9"), (11, "1pJ/FLOP"),
+    (12, "0.12USD/kWh"), (13, "400gCO2e/kWh"), (13, "0.4kgCO2e/kWh"), (14, "12"), (15, "2"),
+    (3, "-1GiB"), (6, "1µs"), (2, "1e400FLOP/s"), (0, "nan"), (3, "0x10"),
+]
+for i, (d, t) in enumerate(quantities):
+    put("quantity", f"seed{i:02}", bytes([d, 1 if d == 12 else 0]) + t.encode())
+
+# sweep: byte 0 = dimension, byte 1 = constraint (+6: per-kWh scale) (see fuzz_sweep.cpp).
+sweeps = [
+    (0, 3, "1..64:x2"), (0, 3, "1024..3072:+1024"), (0, 1, "1024,2048"), (1, 1, "1GiB..8GiB:x2"),
+    (0, 0, "1..1000:x10"), (0, 4, "1790..1796"), (1, 1, "1Ki,8Ki,128Ki"), (2, 1, "1s..1h:x60"),
+    (0, 5, "1.0..1.5:+0.1"), (7, 7, "0.1..0.3:+0.05"), (0, 2, "0..10:+2.5"), (0, 3, "8"),
+    (0, 0, "-4"), (0, 1, "1..2:*1.5"), (3, 1, "100TFLOP/s..1PFLOP/s:x2"),
+]
+for i, (d, c, t) in enumerate(sweeps):
+    put("sweep", f"seed{i:02}", bytes([d, c]) + t.encode())
+
+# model_json: the preset configs and a napkin model JSON per family of docs/model-spec.md.
+for p in sorted((root / "data/presets/models").glob("*.json")):
+    cfg = json.loads(p.read_text())["config"]
+    put("model_json", p.stem, json.dumps(cfg, indent=1))
+put("model_json", "napkin-tiny", json.dumps({
+    "napkin_model": 1, "name": "tiny", "hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2,
+    "vocab": 1000, "ffn": 256, "positions": "learned", "max_context": 128, "norm": "layernorm",
+    "bias": {"qkv": True, "o": True, "mlp": True}}))
+put("model_json", "napkin-moe-mla", json.dumps({
+    "napkin_model": 1, "name": "moe", "hidden": 128, "layers": 4, "heads": 4, "vocab": 500,
+    "ffn": 512, "attention": "mla",
+    "mla": {"q_lora_rank": 32, "kv_lora_rank": 16, "qk_rope_head_dim": 8, "qk_nope_head_dim": 16,
+            "v_head_dim": 16},
+    "moe": {"experts": 8, "experts_per_token": 2, "shared_experts": 1, "first_k_dense": 1,
+            "expert_ffn": 64, "router_bias": True}}))
+
+# hardware: the presets.
+for p in sorted((root / "data/presets/hardware").glob("*.json")):
+    put("hardware", p.stem, p.read_bytes())
+
+# safetensors: length, JSON header, data.
+def st(header, data_bytes):
+    h = json.dumps(header, separators=(",", ":")).encode()
+    return struct.pack("<Q", len(h)) + h + bytes(data_bytes)
+put("safetensors", "tiny", st({
+    "__metadata__": {"format": "pt"},
+    "model.embed_tokens.weight": {"dtype": "BF16", "shape": [4, 2], "data_offsets": [0, 16]},
+    "model.layers.0.self_attn.q_proj.weight": {"dtype": "F32", "shape": [2, 2], "data_offsets": [16, 32]},
+    "model.norm.weight": {"dtype": "F16", "shape": [2], "data_offsets": [32, 36]},
+    "lm_head.weight": {"dtype": "F8_E4M3", "shape": [4, 2], "data_offsets": [36, 44]}}, 44))
+put("safetensors", "subbyte", st({
+    "a": {"dtype": "F4", "shape": [4], "data_offsets": [0, 2]},
+    "b": {"dtype": "F6_E2M3", "shape": [4], "data_offsets": [2, 5]},
+    "empty": {"dtype": "I64", "shape": [0, 3], "data_offsets": [5, 5]},
+    "scalar": {"dtype": "BOOL", "shape": [], "data_offsets": [5, 6]}}, 6))
+put("safetensors", "empty", st({}, 0))
+
+# gguf: magic, version, tensor_count, kv_count, kvs, tensor infos, padding, data.
+def s(x): return struct.pack("<Q", len(x)) + x.encode()
+def kv(key, t, payload): return s(key) + struct.pack("<I", t) + payload
+def gguf(kvs, tensors, version=3):
+    body = b"".join(kvs)
+    infos, off = b"", 0
+    for name, dims, t, nbytes in tensors:
+        infos += s(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
+        infos += struct.pack("<IQ", t, off)
+        off += (nbytes + 31) // 32 * 32
+    b = b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(kvs)) + body + infos
+    b += bytes((32 - len(b) % 32) % 32)
+    return b + bytes(off)
+U8, I8, U16, I16, U32, I32, F32V, BOOL, STRING, ARRAY, U64, I64, F64V = range(13)
+def arr(t, items, fmt=None):
+    p = struct.pack("<IQ", t, len(items))
+    return p + b"".join(s(i) if t == STRING else struct.pack(fmt, i) for i in items)
+put("gguf", "llama", gguf([
+    kv("general.architecture", STRING, s("llama")),
+    kv("general.alignment", U32, struct.pack("<I", 32)),
+    kv("llama.block_count", U32, struct.pack("<I", 2)),
+    kv("llama.embedding_length", U64, struct.pack("<Q", 64)),
+    kv("llama.attention.head_count", U32, struct.pack("<I", 4)),
+    kv("llama.rope.freq_base", F32V, struct.pack("<f", 10000.0)),
+    kv("general.some_double", F64V, struct.pack("<d", 0.5)),
+    kv("general.flag", BOOL, b"\x01"),
+    kv("general.small", I8, b"\xff"),
+    kv("general.short", I16, struct.pack("<h", -2)),
+    kv("general.ushort", U16, struct.pack("<H", 2)),
+    kv("general.int", I32, struct.pack("<i", -3)),
+    kv("general.long", I64, struct.pack("<q", -4)),
+    kv("general.byte", U8, b"\x07"),
+    kv("tokenizer.ggml.tokens", ARRAY, arr(STRING, ["<unk>", "<s>", "</s>", "a", "b", "c"])),
+    kv("tokenizer.ggml.scores", ARRAY, arr(F32V, [0.0] * 6, "<f")),
+    kv("llama.nested", ARRAY, struct.pack("<IQ", ARRAY, 1) + arr(U8, [1, 2], "<B")),
+    kv("split.count", U16, struct.pack("<H", 2)),
+], [("token_embd.weight", [64, 6], 1, 64 * 6 * 2), ("blk.0.attn_q.weight", [64, 64], 2, 64 * 2 * 18),
+    ("blk.0.ffn_down.weight", [256, 2], 12, 2 * 144), ("output_norm.weight", [64], 0, 256),
+    ("blk.0.ffn_gate_inp.weight", [64, 4], 8, 4 * 2 * 34)]))
+put("gguf", "v2-empty", gguf([], [], version=2))
+put("gguf", "minimal", gguf([kv("general.architecture", STRING, s("qwen2"))],
+                            [("output.weight", [32, 1], 39, 17)]))
+print(f"seeds written to {out}")
