@@ -81,6 +81,7 @@ void add_memory_command(CLI::App& app, int& exit_code);
 void add_params_command(CLI::App& app, int& exit_code);
 void add_presets_command(CLI::App& app, int& exit_code);
 void add_kernel_command(CLI::App& app, int& exit_code);
+void add_serve_command(CLI::App& app, int& exit_code);
 void add_train_command(CLI::App& app, int& exit_code);
 
 }  // namespace napkin::cli

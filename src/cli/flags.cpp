@@ -104,6 +104,20 @@ constexpr KeyFlag kKeyFlags[] = {
     {"utilization", "--mfu/--achieved"},
     {"price_per_gpu_hour", "--price-per-gpu-hour"},
     {"train_overheads", ""},
+    // serve
+    {"serve_shape", "--batch/--prompt/--generate"},
+    {"compute_dtype", "--compute-dtype"},
+    {"cuda_graphs", "--cuda-graphs"},
+    {"graph_overhead", "--graph-overhead"},
+    {"kernel_count", ""},
+    {"op_counting", ""},
+    {"attention_kernel", ""},
+    {"mla_attention", ""},
+    {"moe_routing", ""},
+    {"prefill_pass", ""},
+    {"link_bandwidth", "--link-bandwidth"},
+    {"memory_ledger", ""},
+    {"serve_extras", ""},
 };
 }  // namespace
 

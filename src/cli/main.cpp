@@ -27,6 +27,7 @@ Commands
   energy           time, kWh, cost and CO2             napkin energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --pue 1.2
   params           exact parameter counts of a model   napkin params llama-3.1-8b
   memory           does it fit: the ledger per GPU     napkin memory llama-3.1-8b --batch 32 --context 8Ki --gpu-memory 80GiB
+  serve            prefill, decode, tokens/s, bound    napkin serve llama-3.1-8b --hw h100-sxm --batch 1
   train            time, GPU-hours, kWh, cost, memory  napkin train llama-3.1-8b --tokens 15T --hw h100-sxm --gpus 1024
   presets models   bundled model presets               napkin presets models
   presets hardware bundled hardware presets (--hw)     napkin presets hardware
@@ -115,6 +116,7 @@ int main(int argc, char** argv) {
   napkin::cli::add_params_command(app, exit_code);
   napkin::cli::add_presets_command(app, exit_code);
   napkin::cli::add_kernel_command(app, exit_code);
+  napkin::cli::add_serve_command(app, exit_code);
   napkin::cli::add_train_command(app, exit_code);
 
   // Extras are collected rather than rejected so that an unknown flag is reported by name (with

@@ -90,7 +90,8 @@ void append_prefixed(std::string& out, double v, double step, const std::string_
   if (a != 0.0) {
     while (i + 1 < n_up && std::round(a / std::pow(step, static_cast<double>(i)) * 100.0) / 100.0 >= step) ++i;
     if (i == 0)
-      while (j + 1 < n_down && a * std::pow(step, static_cast<double>(j)) < 1.0) ++j;
+      // 1e-6 · 1000² is 0.9999999999999999 in binary: a relative 1e-12 keeps 1 µs in µs.
+      while (j + 1 < n_down && a * std::pow(step, static_cast<double>(j)) * (1.0 + 1e-12) < 1.0) ++j;
   }
   const double scaled = i > 0 ? v / std::pow(step, static_cast<double>(i)) : v * std::pow(step, static_cast<double>(j));
   if (i == 0 && j == 0 && is_integral(scaled))
@@ -209,6 +210,7 @@ void append_compact(std::string& out, double v, DimRt d) {
   if (d == kJoule) return append_energy(out, v);
   if (d == kToken) return append_count(out, v, "tokens");
   if (d == kParam) return append_count(out, v, "params");
+  if (d == dim_rt<Dim<0, 0, -1, 0, 1, 0>>()) return append_count(out, v, "tokens/s");  // a token rate
   if (d == kUsd) {
     fmt::format_to(std::back_inserter(out), "{:.2f} USD", v);
     return;

@@ -1,0 +1,146 @@
+// napkin serve MODEL: prefill time (time to first token), decode time per token, throughput and
+// the bound of each phase from a per-kernel roofline, beside the per-GPU memory ledger and fit.
+// Course notes 7.2, 7.4, 7.5; the model is described in include/napkin/serve.h.
+#include <memory>
+
+#include "command.h"
+#include "model_arg.h"
+#include "napkin/dtype.h"
+#include "napkin/error.h"
+#include "napkin/serve.h"
+
+namespace napkin::cli {
+
+namespace {
+
+constexpr DimRt kCount = dim_rt<Count::dim>();
+constexpr DimRt kSeconds = dim_rt<Seconds::dim>();
+
+struct ServeCmd {
+  std::string model;
+  specs::ModelSpec spec;  // outlives the ResultSet, which points into it
+  NumericFlags nf;
+  std::size_t batch = 0, prompt = 0, generate = 0, tp = 0, group = 0, peak = 0, bandwidth = 0, capacity = 0,
+              link = 0, overhead = 0, graph_overhead = 0;
+  std::string weights_dtype = "bf16", kv_dtype = "bf16", compute_dtype;
+  HardwareOption hw;
+  bool quantize_all = false, cuda_graphs = false, per_op = false, require_fit = false;
+  OutputOptions out;
+};
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, int& exit_code) {
+  auto* sub = app.add_subcommand("serve", "Serving: time to first token, time per output token, tokens/s and the "
+                                          "bound of each phase (per-kernel roofline), with the memory fit");
+  auto c = std::make_shared<ServeCmd>();
+  sub->add_option("MODEL", c->model, "A preset (napkin presets models), a config.json, a model directory or "
+                                     "napkin model JSON")
+      ->type_name("MODEL")
+      ->group("Model");
+  sub->add_option("--weights-dtype", c->weights_dtype, "Weight storage: bf16 (default), fp16, fp8, int8, int4, nf4")
+      ->type_name("DTYPE")->group("Model");
+  c->group = c->nf.add(sub, "--group-size", "group_size", kCount, Constraint::non_negative_integer,
+                       "Quantization group size (one fp16 scale per group; 0 = none, the default)", "COUNT", 0.0);
+  sub->get_option("--group-size")->group("Model");
+  sub->add_flag("--quantize-all", c->quantize_all, "Quantize embeddings, LM head and norms too (kept in bf16 by default)")
+      ->group("Model");
+  sub->add_option("--kv-dtype", c->kv_dtype, "KV cache storage: bf16 (default), fp16, fp8, int8")
+      ->type_name("DTYPE")->group("Model");
+  c->batch = c->nf.add(sub, "--batch", "batch", kCount, Constraint::positive_integer,
+                       "Concurrent sequences (default 1)", "COUNT", 1.0);
+  c->prompt = c->nf.add(sub, "--prompt", "prompt", kCount, Constraint::positive_integer,
+                        "Prompt tokens per sequence (default 1024)", "COUNT", 1024.0);
+  c->generate = c->nf.add(sub, "--generate", "generate", kCount, Constraint::positive_integer,
+                          "Generated tokens per sequence (default 256)", "COUNT", 256.0);
+  for (const char* f : {"--batch", "--prompt", "--generate"}) sub->get_option(f)->group("Workload");
+  c->tp = c->nf.add(sub, "--tp", "tp", kCount, Constraint::positive_integer, "Tensor-parallel GPUs (default 1)",
+                    "COUNT", 1.0);
+  sub->get_option("--tp")->group("Parallelism");
+  add_hw_option(sub, c->hw);
+  c->peak = c->nf.add(sub, "--peak", "peak", dim_rt<FlopRate::dim>(), Constraint::positive,
+                      "Dense peak for the compute dtype, e.g. 989TFLOP/s (default: from --hw)", "FLOP/s");
+  c->bandwidth = c->nf.add(sub, "--bandwidth", "bandwidth", dim_rt<Bandwidth::dim>(), Constraint::positive,
+                           "Memory bandwidth, e.g. 3.35TB/s (default: from --hw)", "B/s");
+  c->capacity = c->nf.add(sub, "--gpu-memory", "gpu_memory", dim_rt<Bytes::dim>(), Constraint::positive,
+                          "Memory of one GPU for the fit verdict, e.g. 80GiB (default: from --hw)", "BYTES");
+  c->link = c->nf.add(sub, "--link-bandwidth", "link_bandwidth", dim_rt<Bandwidth::dim>(), Constraint::positive,
+                      "GPU-to-GPU bandwidth per direction for the TP all-reduce, e.g. 450GB/s (default: from --hw, "
+                      "half the NVLink or PCIe bidirectional figure)", "B/s");
+  sub->add_option("--compute-dtype", c->compute_dtype, "The dtype of the peak: bf16 (default; fp8 for fp8 weights when "
+                                                       "the hardware has an fp8 peak)")
+      ->type_name("DTYPE")->group("Hardware");
+  for (const char* f : {"--peak", "--bandwidth", "--gpu-memory", "--link-bandwidth"}) sub->get_option(f)->group("Hardware");
+  c->overhead = c->nf.add(sub, "--launch-overhead", "launch_overhead", kSeconds, Constraint::non_negative,
+                          "Per-kernel launch overhead from the CPU, the floor of each kernel's time (default 5us)",
+                          "TIME", 5e-6);
+  sub->add_flag("--cuda-graphs", c->cuda_graphs, "Decode replayed from a CUDA graph: one launch per step, "
+                                                 "--graph-overhead per kernel");
+  c->graph_overhead = c->nf.add(sub, "--graph-overhead", "graph_overhead", kSeconds, Constraint::non_negative,
+                                "Per-kernel overhead inside a CUDA graph (default 1us)", "TIME", 1e-6);
+  for (const char* f : {"--launch-overhead", "--cuda-graphs", "--graph-overhead"}) sub->get_option(f)->group("Launch");
+  sub->add_flag("--per-op", c->per_op, "The per-op table (op, FLOP, bytes, intensity, bound, time) for prefill and "
+                                       "decode")->group("Output");
+  sub->add_flag("--require-fit", c->require_fit, "Exit 1 when the ledger does not fit the GPU memory")->group("Hardware");
+  add_output_flags(sub, c->out);
+  sub->footer("Example: napkin serve llama-3.1-8b --hw h100-sxm --batch 1\n"
+              "         napkin serve llama-3.1-8b --hw h100-sxm --batch 1..512:x2 --prompt 128 --generate 128\n"
+              "         napkin serve llama-3.1-70b --hw h100-sxm --tp 4 --batch 16 --per-op\n"
+              "         napkin serve gpt2 --hw h100-sxm --cuda-graphs");
+  sub->callback([c, sub, &exit_code] {
+    reject_extras(sub);
+    if (c->model.empty()) throw InputError("serve: give MODEL (a preset, config.json or model directory)");
+    const Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
+    const Dtype kd = parse_dtype(c->kv_dtype, "--kv-dtype");
+    c->hw.load();
+    // The compute dtype: bf16, or fp8 when the weights are fp8 and the hardware has an fp8 peak
+    // (W8A8); int8/int4 weights are taken as weight-only quantization (bf16 matmuls).
+    Dtype cd = Dtype::bf16;
+    if (!c->compute_dtype.empty())
+      cd = parse_dtype(c->compute_dtype, "--compute-dtype");
+    else if (wd == Dtype::fp8 && (!c->hw.spec || c->hw.spec->peak(Dtype::fp8)))
+      cd = Dtype::fp8;
+    if (c->hw.spec) {
+      const auto peak = c->hw.spec->peak(cd);
+      if (!peak && c->nf.flags()[c->peak].raw.empty())
+        throw InputError("--hw", c->hw.arg, std::string("hardware with a published dense ") +
+                                                std::string(dtype_name(cd)) + " peak, or --peak, or --compute-dtype");
+      if (peak) c->hw.fill(c->nf.flags()[c->peak], peak->in_base_units());
+      c->hw.fill(c->nf.flags()[c->bandwidth], c->hw.spec->bandwidth.in_base_units());
+      c->hw.fill(c->nf.flags()[c->capacity], c->hw.spec->memory.in_base_units());
+      if (const auto link = c->hw.spec->link_bandwidth_per_direction())
+        c->hw.fill(c->nf.flags()[c->link], link->in_base_units());
+    }
+    require_value(c->nf.flags()[c->peak], "a peak rate such as 989TFLOP/s");
+    require_value(c->nf.flags()[c->bandwidth], "a bandwidth such as 3.35TB/s");
+    if (c->require_fit && c->nf.flags()[c->capacity].raw.empty() && !c->nf.flags()[c->capacity].fallback)
+      throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
+    c->spec = load_model(c->model);
+    bool all_fit = true;
+    exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
+      ServeInput in;
+      in.weights_dtype = wd;
+      in.group_size = p.get<Count>(c->group);
+      in.quantize_all = c->quantize_all;
+      in.kv_dtype = kd;
+      in.compute_dtype = cd;
+      in.batch = p.get<Count>(c->batch);
+      in.prompt = p.get<Count>(c->prompt);
+      in.generate = p.get<Count>(c->generate);
+      in.tp = p.get<Count>(c->tp);
+      in.peak = p.get<FlopRate>(c->peak);
+      in.bandwidth = p.get<Bandwidth>(c->bandwidth);
+      in.link_bandwidth = p.maybe<Bandwidth>(c->link);
+      in.capacity = p.maybe<Bytes>(c->capacity);
+      in.launch_overhead = p.get<Seconds>(c->overhead);
+      in.cuda_graphs = c->cuda_graphs;
+      in.graph_overhead = p.get<Seconds>(c->graph_overhead);
+      serve(c->spec, in, c->per_op, rs);
+      c->hw.assume(rs);
+      if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
+    });
+    if (c->require_fit && !all_fit && exit_code == 0) exit_code = 1;
+  });
+}
+
+}  // namespace napkin::cli

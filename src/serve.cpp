@@ -1,0 +1,675 @@
+#include "napkin/serve.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "napkin/check.h"
+#include "napkin/error.h"
+#include "napkin/parallel.h"
+#include "napkin/params.h"
+
+namespace napkin {
+
+using namespace units;
+
+namespace {
+
+// Activations move in bf16 between kernels; logits are written in fp32 (as memory.cpp's ledger
+// counts them).
+constexpr double kActBytes = 2.0;
+constexpr double kLogitBytes = 4.0;
+constexpr double kScaleBytes = 2.0;  // one fp16 scale per quantization group
+
+// Operation counts per element of the small kernels (a counting convention, stated as the
+// "kernel_count" assumption):
+//   fused residual add + RMSNorm: add, square, sum, normalise, scale by the weight = 5
+//   RoPE: (x1·cos − x2·sin, x1·sin + x2·cos) = 4 multiplies + 2 adds per pair = 3 per element
+//   SiLU(g)·u = g / (1 + exp(−g)) · u: negate, exp, add, divide, multiply = 5
+//   GELU (tanh form): 9, as roofline.cpp counts it
+constexpr double kNormFlop = 5.0;
+constexpr double kRopeFlop = 3.0;
+constexpr double kSiluMulFlop = 5.0;
+constexpr double kGeluFlop = 9.0;
+
+// Bytes one fused residual-add + norm moves per element: reads the input and the residual,
+// writes the new residual and the normalised output.
+constexpr double kNormAccesses = 4.0;
+
+bool is_windowed(const specs::ModelSpec& m, std::int64_t layer) {
+  // The rule of parallel.cpp (and so of the memory ledger): Gemma 2 windows the even layers.
+  if (m.sliding_window <= 0) return false;
+  if (m.sliding_every <= 1) return true;
+  return layer % m.sliding_every == 0;
+}
+
+// Query-key pairs of a causal prompt of p tokens when each query sees at most w keys:
+// Σ_{i=1..p} min(i, w).
+double causal_pairs(double p, double w) {
+  if (w >= p) return p * (p + 1.0) / 2.0;
+  return w * (w + 1.0) / 2.0 + (p - w) * w;
+}
+
+struct Setup {
+  const specs::ModelSpec& m;
+  const ServeInput& in;
+  ParamCount c;
+  StageShard st;
+  double t = 1;          // TP degree
+  double wb = 2;         // bytes per quantized weight, scales included
+  double kept_b = 2;     // bytes per weight kept unquantized (norms, embedding, head)
+  double heads_t = 0;    // query heads per GPU
+  double kv_heads_t = 0; // KV heads per GPU
+  double kv_token_layer = 0;  // KV bytes per token per layer per GPU
+};
+
+struct Pass {
+  bool prefill = false;
+  double seqs = 0;         // B
+  double tokens = 0;       // tokens through the layers (B·P, or B)
+  double head_tokens = 0;  // positions whose logits are computed (B)
+  double ctx = 0;          // prefill: prompt length; decode: keys per sequence
+};
+
+class PhaseBuilder {
+ public:
+  PhaseBuilder(const ServeInput& in, Seconds per_kernel) : in_(in), per_kernel_(per_kernel) {}
+
+  void add(std::string_view name, double kernels, double flops, double bytes, double weight_bytes = 0.0,
+           double kv_bytes = 0.0, double comm_bytes = 0.0, bool matmul = false) {
+    OpCost* op = nullptr;
+    for (auto& o : phase_.ops)
+      if (o.name == name) op = &o;
+    if (op == nullptr) {
+      phase_.ops.push_back(OpCost{});
+      op = &phase_.ops.back();
+      op->name = name;
+    }
+    const Seconds tc = flops * flop / in_.peak;
+    const Seconds tm = bytes * byte / in_.bandwidth;
+    Seconds tl{};
+    if (comm_bytes > 0.0) {
+      // Ring all-reduce: each GPU sends and receives 2(t−1)/t of the payload (reduce-scatter,
+      // then all-gather), at the per-direction link bandwidth.
+      const double t = in_.tp.in(one);
+      tl = 2.0 * (t - 1.0) / t * comm_bytes * byte / *in_.link_bandwidth;
+    }
+    const Seconds roof = std::max({tc, tm, tl});
+    const Seconds launch = kernels * per_kernel_;
+    op->count += 1.0;
+    op->matmul = matmul;
+    op->kernels += kernels;
+    op->flops += flops * flop;
+    op->bytes += bytes * byte;
+    op->weight_bytes += weight_bytes * byte;
+    op->kv_bytes += kv_bytes * byte;
+    op->comm_bytes += comm_bytes * byte;
+    op->compute += tc;
+    op->memory += tm;
+    op->comm += tl;
+    op->launch += launch;
+    op->roof += roof;
+    op->time += std::max(roof, launch);
+  }
+
+  PhaseCost done() {
+    PhaseCost& p = phase_;
+    for (const OpCost& o : p.ops) {
+      p.flops += o.flops;
+      p.bytes += o.bytes;
+      p.weight_bytes += o.weight_bytes;
+      p.kv_bytes += o.kv_bytes;
+      p.comm_bytes += o.comm_bytes;
+      p.compute += o.compute;
+      p.memory += o.memory;
+      p.comm += o.comm;
+      p.launch += o.launch;
+      p.roof += o.roof;
+      p.time += o.time;
+      p.kernels += o.kernels;
+      if (o.matmul) {
+        p.matmul_flops += o.flops;
+        p.matmul_bytes += o.bytes;
+      }
+    }
+    return std::move(phase_);
+  }
+
+ private:
+  const ServeInput& in_;
+  Seconds per_kernel_;
+  PhaseCost phase_;
+};
+
+// A linear layer of W weights (per GPU) on n tokens: 2·n·W FLOP; reads the weights and the
+// inputs, writes the outputs.
+void linear(PhaseBuilder& b, std::string_view name, double kernels, double n, double w, double bytes_per_w,
+            double in_width, double out_width) {
+  const double wbytes = w * bytes_per_w;
+  b.add(name, kernels, 2.0 * n * w, wbytes + n * (in_width + out_width) * kActBytes, wbytes, 0.0, 0.0, true);
+}
+
+void norm(PhaseBuilder& b, const Setup& s, std::string_view name, double n) {
+  const double d = static_cast<double>(s.m.hidden);
+  const double w = (s.m.norm == specs::NormKind::layernorm ? 2.0 : 1.0) * d * s.kept_b;
+  b.add(name, 1, kNormFlop * n * d, kNormAccesses * n * d * kActBytes + w, w);
+}
+
+void attention(PhaseBuilder& b, const Setup& s, const Pass& p, bool windowed) {
+  const auto& m = s.m;
+  const double w = windowed ? static_cast<double>(m.sliding_window) : std::numeric_limits<double>::infinity();
+  const double h = s.heads_t, n = p.tokens, kvtl = s.kv_token_layer;
+  const bool mla = m.attention == specs::AttentionKind::mla;
+  // Widths of the query-key product and of the values. MLA prefill decompresses K and V per
+  // head; MLA decode attends over the latent with the up-projections absorbed into q and o
+  // (DeepSeek-V2 §2.1.2), so its "heads" share one (d_c + d_rope)-wide key and d_c-wide value.
+  double dqk = static_cast<double>(m.head_dim), dv = dqk;
+  if (mla && p.prefill) {
+    dqk = static_cast<double>(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
+    dv = static_cast<double>(m.mla.v_head_dim);
+  } else if (mla) {
+    dqk = static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
+    dv = static_cast<double>(m.mla.kv_lora_rank);
+  }
+  if (p.prefill) {
+    const double pairs = causal_pairs(p.ctx, w);
+    const double flops = p.seqs * pairs * h * 2.0 * (dqk + dv);
+    // Q and O once; K and V written to the cache and read once (kept on chip across query
+    // blocks, the FlashAttention assumption). MLA prefill also reads its decompressed K and V.
+    double bytes = n * h * (dqk + dv) * kActBytes + 2.0 * n * kvtl;
+    if (mla) bytes += n * h * (dqk + dv) * kActBytes;
+    b.add("attention", 1, flops, bytes, 0.0, 2.0 * n * kvtl);
+  } else {
+    const double keys = std::min(p.ctx, w);
+    const double flops = p.seqs * keys * h * 2.0 * (dqk + dv);
+    const double kv_read = p.seqs * keys * kvtl;
+    b.add("attention", 1, flops, kv_read + p.seqs * kvtl + p.seqs * h * (dqk + dv) * kActBytes, 0.0,
+          kv_read + p.seqs * kvtl);
+  }
+}
+
+// gate_up, activation and down of an MLP of width f_total (split over TP) for `assignments`
+// token rows; `copies` is how many such MLPs' weights are read (the touched experts; 1 for a
+// dense MLP).
+void mlp(PhaseBuilder& b, const Setup& s, double assignments, double f_total, double copies,
+         std::string_view gate_up, std::string_view act, std::string_view down) {
+  const auto& m = s.m;
+  const double d = static_cast<double>(m.hidden), t = s.t;
+  const bool gated = m.ffn_kind == specs::FfnKind::gated;
+  const double mats = gated ? 2.0 : 1.0;
+  const double up_w = (mats * d * f_total + (m.mlp_bias ? mats * f_total : 0.0)) / t;
+  const double down_w = (f_total * d + (m.mlp_bias ? d : 0.0)) / t;
+  const double f = f_total / t;
+  const double n = assignments;
+  b.add(gate_up, 1, 2.0 * n * up_w, copies * up_w * s.wb + n * (d + mats * f) * kActBytes,
+        copies * up_w * s.wb, 0.0, 0.0, true);
+  const double el = n * f;
+  if (gated)
+    b.add(act, 1, kSiluMulFlop * el, 3.0 * el * kActBytes);
+  else
+    b.add(act, 1, kGeluFlop * el, 2.0 * el * kActBytes);
+  b.add(down, 1, 2.0 * n * down_w, copies * down_w * s.wb + n * (f + d) * kActBytes,
+        copies * down_w * s.wb, 0.0, 0.0, true);
+}
+
+void all_reduce(PhaseBuilder& b, const Setup& s, const Pass& p) {
+  if (s.t <= 1.0) return;
+  b.add("all_reduce", 1, 0.0, 0.0, 0.0, 0.0, p.tokens * static_cast<double>(s.m.hidden) * kActBytes);
+}
+
+void layer(PhaseBuilder& b, const Setup& s, const Pass& p, std::int64_t l, double& touched) {
+  const auto& m = s.m;
+  const bool moe = m.is_moe_layer(l);
+  const LayerParams& lp = moe ? s.c.moe_layer : s.c.dense_layer;
+  const double d = static_cast<double>(m.hidden), n = p.tokens, t = s.t, h = s.heads_t;
+  const bool mla = m.attention == specs::AttentionKind::mla;
+  const double dv = mla ? static_cast<double>(m.mla.v_head_dim) : static_cast<double>(m.head_dim);
+  const double o_params = static_cast<double>(m.heads) * dv * d + (m.o_bias ? d : 0.0);
+  const double qkv_params = static_cast<double>(lp.attention) - o_params;
+
+  norm(b, s, "attn_norm", n);
+  if (mla) {
+    // q_a_proj, q_a_layernorm, q_b_proj (or q_proj), kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj.
+    const double kernels = m.mla.q_lora_rank > 0 ? 6.0 : 4.0;
+    const double out = h * static_cast<double>(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim) +
+                       static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
+    linear(b, "qkv_proj", kernels, n, qkv_params / t, s.wb, d, out);
+  } else {
+    const double out = (h + 2.0 * s.kv_heads_t) * static_cast<double>(m.head_dim);
+    linear(b, "qkv_proj", 1, n, qkv_params / t, s.wb, d, out);
+  }
+  if (m.qk_norm) {
+    const double el = n * (h + s.kv_heads_t) * static_cast<double>(m.head_dim);
+    const double w = 2.0 * static_cast<double>(m.head_dim) * s.kept_b;
+    b.add("qk_norm", 1, 4.0 * el, 2.0 * el * kActBytes + w, w);
+  }
+  if (m.positions == specs::PositionKind::rotary) {
+    const double el = mla ? n * (h + 1.0) * static_cast<double>(m.mla.qk_rope_head_dim)
+                          : n * (h + s.kv_heads_t) * static_cast<double>(m.head_dim);
+    b.add("rope", 1, kRopeFlop * el, 2.0 * el * kActBytes);
+  }
+  attention(b, s, p, is_windowed(m, l));
+  linear(b, "o_proj", 1, n, o_params / t, s.wb, h * dv, d);
+  all_reduce(b, s, p);
+  for (int i = 2; i < m.norms_per_layer; ++i) norm(b, s, "post_norm", n);
+  norm(b, s, "mlp_norm", n);
+  if (!moe) {
+    mlp(b, s, n, static_cast<double>(m.ffn), 1.0, "gate_up", "act", "down");
+  } else {
+    const double e = static_cast<double>(m.moe.n_experts), k = static_cast<double>(m.moe.experts_per_token);
+    touched = expected_experts_touched(e, k, n);
+    const double router_w = static_cast<double>(lp.router);
+    // Router GEMM and the top-k softmax; the router is replicated on every TP rank.
+    b.add("router", 2, 2.0 * n * d * e, router_w * s.wb + n * d * kActBytes + n * e * kLogitBytes,
+          router_w * s.wb, 0.0, 0.0, true);
+    // Every expert is split over TP, so each rank reads 1/t of each touched expert.
+    mlp(b, s, n * k, static_cast<double>(m.moe.expert_ffn), touched, "experts_gate_up",
+        "experts_act", "experts_down");
+    // Token permutation to the experts and the weighted combine of the k outputs.
+    b.add("moe_combine", 2, 2.0 * n * k * d, 2.0 * (n * d + n * k * d) * kActBytes);
+    const double shared =
+        static_cast<double>(m.moe.n_shared_experts * m.moe.expert_ffn + m.moe.shared_ffn);
+    if (shared > 0.0) mlp(b, s, n, shared, 1.0, "shared_gate_up", "shared_act", "shared_down");
+  }
+  all_reduce(b, s, p);
+}
+
+PhaseCost pass_cost(const Setup& s, const Pass& p, Seconds per_kernel, double& touched) {
+  const auto& m = s.m;
+  PhaseBuilder b(s.in, per_kernel);
+  const double d = static_cast<double>(m.hidden);
+  const double ew = static_cast<double>(m.embed_proj_dim > 0 ? m.embed_proj_dim : m.hidden);
+  // Only the rows of the tokens in the pass are read from the embedding table.
+  b.add("embedding", 1, 0.0, p.tokens * (ew * s.kept_b + d * kActBytes), p.tokens * ew * s.kept_b);
+  for (std::int64_t l = 0; l < m.layers; ++l) layer(b, s, p, l, touched);
+  if (m.final_norm) norm(b, s, "final_norm", p.tokens);
+  const double v = static_cast<double>(m.vocab);
+  const double head_w = (v * ew + (m.lm_head_bias ? v : 0.0)) / s.t;
+  b.add("lm_head", 1, 2.0 * p.head_tokens * head_w,
+        head_w * s.kept_b + p.head_tokens * (ew * kActBytes + v / s.t * kLogitBytes), head_w * s.kept_b, 0.0, 0.0,
+        true);
+  return b.done();
+}
+
+Setup make_setup(const specs::ModelSpec& m, const ServeInput& in) {
+  Setup s{m, in, count_params(m), {}};
+  const std::vector<StageShard> stages = shard_stages(m, s.c, in.tp, 1.0 * one);
+  s.st = stages.front();
+  s.t = in.tp.in(one);
+  const double bits = dtype_bits(in.weights_dtype);
+  const double group = in.group_size.in(one);
+  s.wb = bits / 8.0 + (group > 0.0 ? kScaleBytes / group : 0.0);
+  const bool keep = !in.quantize_all && bits < 16.0;
+  s.kept_b = keep ? 2.0 : s.wb;
+  s.heads_t = static_cast<double>(m.heads) / s.t;
+  s.kv_heads_t = s.st.kv_heads;
+  s.kv_token_layer = m.attention == specs::AttentionKind::mla
+                         ? kv_bytes_per_token_per_layer(m, in.kv_dtype).in(byte)
+                         : 2.0 * s.kv_heads_t * static_cast<double>(m.head_dim) * dtype_size(in.kv_dtype).in(byte);
+  return s;
+}
+
+Pass decode_pass(double batch, double ctx) {
+  return Pass{false, batch, batch, batch, ctx};
+}
+
+void check(const specs::ModelSpec& m, const ServeInput& in) {
+  if (m.encoder_only)
+    throw InputError("MODEL", m.name, "a decoder model (an encoder-only model does not generate tokens)");
+  require_positive_integer(in.batch, "batch");
+  require_positive_integer(in.prompt, "prompt");
+  require_positive_integer(in.generate, "generate");
+  require_positive_integer(in.tp, "tp");
+  require_positive(in.peak, "peak");
+  require_positive(in.bandwidth, "bandwidth");
+  require_non_negative(in.launch_overhead, "launch_overhead");
+  require_non_negative(in.graph_overhead, "graph_overhead");
+  if (in.group_size.in(one) != 0.0) require_positive_integer(in.group_size, "group_size");
+}
+
+// After shard_stages has checked the TP degree against the heads (the error memory gives).
+void check_link(const ServeInput& in) {
+  if (in.tp.in(one) > 1.0) {
+    if (!in.link_bandwidth)
+      throw InputError("--link-bandwidth", "(missing)",
+                       "the per-direction GPU-to-GPU bandwidth for --tp > 1, e.g. 450GB/s (or --hw)");
+    require_positive(*in.link_bandwidth, "link_bandwidth");
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(Bound b) {
+  switch (b) {
+    case Bound::compute: return "compute";
+    case Bound::memory: return "memory";
+    case Bound::overhead: return "overhead";
+    case Bound::communication: return "communication";
+  }
+  return "";
+}
+
+namespace {
+Bound bound_of(Seconds compute, Seconds memory, Seconds comm, Seconds launch) {
+  Bound b = compute >= memory ? Bound::compute : Bound::memory;
+  Seconds top = std::max(compute, memory);
+  if (comm > top) {
+    b = Bound::communication;
+    top = comm;
+  }
+  if (launch > top) b = Bound::overhead;
+  return b;
+}
+}  // namespace
+
+Bound OpCost::bound() const { return bound_of(compute, memory, comm, launch); }
+Intensity OpCost::intensity() const { return bytes.in(byte) > 0.0 ? flops / bytes : 0.0 * flop_per_byte; }
+Bound PhaseCost::bound() const { return bound_of(compute, memory, comm, launch); }
+
+Seconds Serve::latency() const {
+  return prefill.time + decode_steps * decode.time;
+}
+
+double expected_experts_touched(double experts, double top_k, double tokens) {
+  if (experts <= 0.0) return 0.0;
+  return experts * (1.0 - std::pow(1.0 - top_k / experts, tokens));
+}
+
+Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
+  check(m, in);
+  const Setup s = make_setup(m, in);
+  check_link(in);
+  Serve r;
+  const double b = in.batch.in(one), p = in.prompt.in(one), g = in.generate.in(one);
+  r.decode_context = p + g / 2.0;
+  r.decode_steps = g - 1.0;
+  const Seconds eager = in.launch_overhead;
+  const Seconds graphed = in.graph_overhead;
+  r.prefill = pass_cost(s, Pass{true, b, b * p, b, p}, eager, r.touched_experts_prefill);
+  double touched = 0.0;
+  r.decode = pass_cost(s, decode_pass(b, r.decode_context), in.cuda_graphs ? graphed : eager,
+                       r.touched_experts_decode);
+  r.decode_alternative = pass_cost(s, decode_pass(b, r.decode_context), in.cuda_graphs ? eager : graphed, touched);
+  // A graph replay costs one launch from the CPU per step.
+  auto add_graph_launch = [&](PhaseCost& c) {
+    OpCost o;
+    o.name = "graph_launch";
+    o.count = 1;
+    o.kernels = 1;
+    o.launch = eager;
+    o.time = eager;
+    c.ops.push_back(o);
+    c.launch += eager;
+    c.time += eager;
+    c.kernels += 1;
+  };
+  if (in.cuda_graphs)
+    add_graph_launch(r.decode);
+  else
+    add_graph_launch(*r.decode_alternative);
+
+  // The batch at which the decode step's intensity ΣC/ΣQ reaches the ridge R/BW. ΣC grows as B;
+  // ΣQ as W + B·(KV + activations) for a dense model (the experts touched grow with B too, up to
+  // all of them), so the intensity rises with B towards the per-sequence ratio; when that limit
+  // is below the ridge, decode never turns compute-bound at this context.
+  const double ridge = (in.peak / in.bandwidth).in(flop_per_byte);
+  auto crossing = [&](bool matmul_only, Intensity& limit) -> std::optional<std::int64_t> {
+    auto intensity_at = [&](double batch) {
+      double ignored = 0.0;
+      const PhaseCost c = pass_cost(s, decode_pass(batch, r.decode_context), eager, ignored);
+      return matmul_only ? (c.matmul_flops / c.matmul_bytes).in(flop_per_byte) : c.intensity().in(flop_per_byte);
+    };
+    limit = intensity_at(1e12) * flop_per_byte;
+    if (limit.in(flop_per_byte) < ridge) return std::nullopt;
+    double lo = 0.0, hi = 1.0;  // intensity(lo) < ridge ≤ intensity(hi); lo = 0 stands for "below 1"
+    while (intensity_at(hi) < ridge && hi < 1e12) {
+      lo = hi;
+      hi *= 2.0;
+    }
+    while (hi - lo > 1.0) {
+      const double mid = std::floor((lo + hi) / 2.0);
+      if (intensity_at(mid) >= ridge)
+        hi = mid;
+      else
+        lo = mid;
+    }
+    return static_cast<std::int64_t>(hi);
+  };
+  r.compute_bound_batch = crossing(false, r.decode_limit_intensity);
+  r.matmul_compute_bound_batch = crossing(true, r.matmul_limit_intensity);
+
+  InferenceMemoryInput mi;
+  mi.weights_dtype = in.weights_dtype;
+  mi.group_size = in.group_size;
+  mi.quantize_all = in.quantize_all;
+  mi.kv_dtype = in.kv_dtype;
+  mi.batch = in.batch;
+  mi.context = in.prompt + in.generate;
+  mi.tp = in.tp;
+  mi.capacity = in.capacity;
+  r.memory = inference_memory(m, mi);
+  if (in.capacity) r.max_batch = solve_inference(m, mi, SolveFor::max_batch);
+  return r;
+}
+
+}  // namespace napkin
+
+// ---- the serve command's result ---------------------------------------------------------------
+
+namespace napkin {
+
+using namespace units;
+
+namespace {
+
+void op_series(ResultSet& out, std::string_view key, std::string_view label, const PhaseCost& c) {
+  Series& se = out.add_series(key, label, {"op", "count", "kernels", "flops", "bytes", "intensity", "bound", "time",
+                                           "share"});
+  for (const OpCost& o : c.ops) {
+    se.cells.push_back(verdict(o.name));
+    se.cells.push_back(value(o.count));
+    se.cells.push_back(value(o.kernels));
+    se.cells.push_back(value(o.flops));
+    se.cells.push_back(value(o.bytes));
+    se.cells.push_back(value(o.intensity()));
+    se.cells.push_back(verdict(to_string(o.bound())));
+    se.cells.push_back(value(o.time));
+    se.cells.push_back(value(c.time.in(second) > 0.0 ? o.time / c.time : 0.0));
+  }
+}
+
+void phase_items(ResultSet& out, const ServeInput& in, const PhaseCost& c, std::string_view time_key,
+                 std::string_view time_label, std::string_view bound_key, std::string_view bound_label) {
+  const bool tp = in.tp.in(one) > 1.0;
+  if (tp)
+    out.item(time_key, time_label, value(c.time), "Σ_ops max(C/R, Q/BW, link, n_k·t_k)",
+             text("{} kernels: {} / {} = {}, {} / {} = {}, link {}, launch {}", c.kernels, c.flops, in.peak,
+                  c.compute, c.bytes, in.bandwidth, c.memory, c.comm, c.launch));
+  else
+    out.item(time_key, time_label, value(c.time), "Σ_ops max(C/R, Q/BW, n_k·t_k)",
+             text("{} kernels: {} / {} = {}, {} / {} = {}, launch {}", c.kernels, c.flops, in.peak, c.compute,
+                  c.bytes, in.bandwidth, c.memory, c.launch));
+  if (tp)
+    out.item(bound_key, bound_label, verdict(to_string(c.bound())), "largest of ΣC/R, ΣQ/BW, Σ link, n_k·t_k",
+             text("max({}, {}, {}, {})", c.compute, c.memory, c.comm, c.launch));
+  else
+    out.item(bound_key, bound_label, verdict(to_string(c.bound())), "largest of ΣC/R, ΣQ/BW, n_k·t_k",
+             text("max({}, {}, {})", c.compute, c.memory, c.launch));
+}
+
+const OpCost* find_op(const PhaseCost& c, std::string_view name) {
+  for (const auto& o : c.ops)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+}  // namespace
+
+void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultSet& out) {
+  const Serve r = serve(m, in);
+  const bool tp = in.tp.in(one) > 1.0;
+  const bool moe = m.moe.is_moe();
+  const bool mla = m.attention == specs::AttentionKind::mla;
+  const Count batch = in.batch;
+  const Count ctx = r.decode_context * one;
+  out.command = "serve";
+  out.input("model", verdict(m.name));
+  out.input("weights_dtype", verdict(dtype_name(in.weights_dtype)));
+  out.input("kv_dtype", verdict(dtype_name(in.kv_dtype)));
+  out.input("compute_dtype", verdict(dtype_name(in.compute_dtype)));
+  out.input("batch", value(in.batch));
+  out.input("prompt", value(in.prompt));
+  out.input("generate", value(in.generate));
+  out.input("tp", value(in.tp));
+  out.input("peak", value(in.peak));
+  out.input("bandwidth", value(in.bandwidth));
+  if (tp) out.input("link_bandwidth", value(*in.link_bandwidth));
+  out.input("launch_overhead", value(in.launch_overhead));
+  out.input("cuda_graphs", boolean(in.cuda_graphs));
+
+  phase_items(out, in, r.prefill, "prefill_time", "prefill (time to first token)", "prefill_bound", "prefill bound");
+  phase_items(out, in, r.decode, "decode_time_per_token", "decode step (time per output token)", "decode_bound",
+              "decode bound");
+  out.item("tokens_per_second", "decode throughput, all sequences", value((batch.in(one) * token) / r.decode.time),
+           "B / t_decode", text("{} / {}", batch, r.decode.time));
+  out.item("tokens_per_second_per_sequence", "decode speed of one sequence", value((1.0 * token) / r.decode.time),
+           "1 / t_decode", text("1 / {}", r.decode.time));
+  out.item("latency", "request latency", value(r.latency()), "t_prefill + (G − 1) · t_decode",
+           text("{} + {} · {}", r.prefill.time, r.decode_steps, r.decode.time));
+  out.item("decode_weight_bytes", "weights read per decode step", value(r.decode.weight_bytes),
+           "Σ weights of the step's kernels", text("{} of the {} stored (embedding: the batch's rows only)",
+                                                   r.decode.weight_bytes, r.memory.weights));
+  out.item("decode_kv_bytes", "KV cache read and written per step", value(r.decode.kv_bytes),
+           "Σ_layers B · (min(ctx, W) + 1) · KV/token/layer", text("{} sequence(s) at mean context {}", batch, ctx));
+  out.item("decode_intensity", "decode intensity", value(r.decode.intensity()), "ΣC / ΣQ",
+           text("{} / {}", r.decode.flops, r.decode.bytes));
+  const Intensity ridge = in.peak / in.bandwidth;
+  out.item("ridge_intensity", "ridge point", value(ridge), "I* = R_peak / BW", text("{} / {}", in.peak, in.bandwidth));
+  if (r.compute_bound_batch)
+    out.item("compute_bound_batch", "decode turns compute-bound at batch", value(static_cast<double>(*r.compute_bound_batch)),
+             "min B with ΣC(B) / ΣQ(B) ≥ I*",
+             text("at context {}: ΣC/ΣQ rises with B towards {}, reaching {} at B = {}", ctx, r.decode_limit_intensity,
+                  ridge, static_cast<double>(*r.compute_bound_batch)));
+  else
+    out.item("compute_bound_batch", "decode turns compute-bound at batch", verdict("never"),
+             "ΣC(B) / ΣQ(B) < I* for every B",
+             text("at context {}: ΣC/ΣQ → {} as B → ∞ (KV reads grow with B like the FLOP), below {}", ctx,
+                  r.decode_limit_intensity, ridge));
+  if (r.matmul_compute_bound_batch)
+    out.item("matmul_compute_bound_batch", "weight matmuls turn compute-bound at batch",
+             value(static_cast<double>(*r.matmul_compute_bound_batch)), "min B with ΣC_mm(B) / ΣQ_mm(B) ≥ I*",
+             text("the weight GEMMs alone (their weights and activations): → {} as B → ∞, reaching {} at B = {}",
+                  r.matmul_limit_intensity, ridge, static_cast<double>(*r.matmul_compute_bound_batch)));
+  else
+    out.item("matmul_compute_bound_batch", "weight matmuls turn compute-bound at batch", verdict("never"),
+             "ΣC_mm(B) / ΣQ_mm(B) < I* for every B",
+             text("the weight GEMMs alone: → {} as B → ∞, below {}", r.matmul_limit_intensity, ridge));
+  out.item("decode_launch_time", "decode time lost to launch overhead", value(r.decode.time - r.decode.roof),
+           "Σ_ops max(0, n_k·t_k − roofline time)", text("{} − {}", r.decode.time, r.decode.roof));
+  if (in.cuda_graphs)
+    out.item("decode_time_eager", "decode step without CUDA graphs", value(r.decode_alternative->time),
+             "as decode, t_k = t_launch", text("{} kernels · {} floor", r.decode_alternative->kernels, in.launch_overhead));
+  else
+    out.item("decode_time_cuda_graphs", "decode step with --cuda-graphs", value(r.decode_alternative->time),
+             "as decode, t_k = t_graph, + one graph launch",
+             text("{} kernels · {} floor + {}", r.decode_alternative->kernels - 1.0, in.graph_overhead,
+                  in.launch_overhead));
+  if (tp) {
+    if (const OpCost* ar = find_op(r.decode, "all_reduce"))
+      out.item("decode_all_reduce_time", "decode all-reduce time", value(ar->time),
+               "2 · L · max(2(t−1)/t · B·D·2 B / BW_link, t_k)",
+               text("{} · max(2 · ({} − 1)/{} · {} / {}, {})", ar->count, in.tp, in.tp, ar->comm_bytes / ar->count,
+                    *in.link_bandwidth, in.cuda_graphs ? in.graph_overhead : in.launch_overhead));
+  }
+
+  // The ledger, as napkin memory computes it at the final context.
+  const InferenceMemory& mem = r.memory;
+  const Count context = in.prompt + in.generate;
+  out.item("weights", "weights", value(mem.weights), "napkin memory ledger", text(""));
+  out.item("kv_cache", "KV cache", value(mem.kv_cache), "napkin memory ledger",
+           text("{} sequence(s) · {} tokens", batch, context));
+  out.item("activations", "activations (transient)", value(mem.activations), "napkin memory ledger", text(""));
+  out.item("runtime_reserve", "runtime reserve", value(mem.runtime_reserve), "napkin memory ledger", text(""));
+  out.item("per_gpu", "per GPU", value(mem.per_gpu()), "sum of the rows above",
+           text("{} + {} + {} + {}", mem.weights, mem.kv_cache, mem.activations, mem.runtime_reserve))
+      .is_total = true;
+  if (in.capacity) {
+    fit_items(mem.per_gpu(), *in.capacity, out);
+    out.item("max_batch", "largest batch that fits", value(static_cast<double>(*r.max_batch)),
+             "napkin memory --max batch", text("at context {}", context));
+  }
+
+  if (r.compute_bound_batch && r.max_batch && *r.compute_bound_batch > *r.max_batch)
+    out.note(text("decode turns compute-bound at batch {}, but the GPU memory holds at most {} sequences of {} tokens",
+                  static_cast<double>(*r.compute_bound_batch), static_cast<double>(*r.max_batch), context));
+  if (per_op) {
+    op_series(out, "prefill_ops", "Prefill ops (per GPU, summed over layers)", r.prefill);
+    op_series(out, "decode_ops", "Decode ops (one step, per GPU, summed over layers)", r.decode);
+  }
+
+  out.assume("serve_shape", text("{} sequence(s): {}-token prompt, {} generated tokens; prefill gives the first token, "
+                                 "{} decode steps at the mean context P + G/2 = {}",
+                                 batch, in.prompt, in.generate, r.decode_steps, ctx));
+  out.assume("weights_dtype", text("weights stored and read in {} ({} bits per parameter)", dtype_name(in.weights_dtype),
+                                   dtype_bits(in.weights_dtype)));
+  if (!in.quantize_all && dtype_bits(in.weights_dtype) < 16)
+    out.assume("unquantized", text("embeddings, LM head and norms kept in bf16"));
+  if (in.group_size.in(one) > 0.0)
+    out.assume("group_size", text("one fp16 scale per group of {} weights, read with them", in.group_size));
+  out.assume("kv_dtype", text("KV cache stored in {} ({} per element)", dtype_name(in.kv_dtype), dtype_size(in.kv_dtype)));
+  out.assume("compute_dtype", text("matmuls run at the dense {} peak (lower-precision weights dequantized in the kernel)",
+                                   dtype_name(in.compute_dtype)));
+  out.assume("peak", text("{} is the peak compute rate (dense)", in.peak));
+  out.assume("bandwidth", text("{} memory bandwidth for weights, KV cache and activations", in.bandwidth));
+  out.assume("roofline_model", text("each kernel takes max(C/R, Q/BW): compute and memory overlap perfectly; caches, "
+                                    "latency, occupancy and wave quantization ignored"));
+  out.assume("launch_overhead", text("{} per kernel launch, not hidden: a kernel takes at least that long (the CPU does "
+                                     "not run ahead); {} kernels in prefill, {} in a decode step",
+                                     in.launch_overhead, r.prefill.kernels, r.decode.kernels));
+  if (in.cuda_graphs) {
+    out.assume("cuda_graphs", text("decode replayed from a CUDA graph: one {} launch per step, then {} per kernel; "
+                                   "prefill launched eagerly", in.launch_overhead, in.graph_overhead));
+    out.assume("graph_overhead", text("{} per kernel inside a CUDA graph (a round figure, not a measurement)",
+                                      in.graph_overhead));
+  } else {
+    out.assume("cuda_graphs", text("decode launched kernel by kernel (no CUDA graphs)"));
+  }
+  if (moe)
+    out.assume("kernel_count",
+               text("kernels per layer: norm + residual, QKV, RoPE, attention, O, norm + residual, then dense layers "
+                    "gate/up, activation, down; MoE layers router 2, experts 3 (grouped GEMMs), permute/combine 2, "
+                    "shared expert 3{}", tp ? "; 2 all-reduces" : ""));
+  else
+    out.assume("kernel_count",
+               text("kernels per layer: norm + residual, fused QKV, RoPE, attention, O, norm + residual, fused gate/up, "
+                    "activation, down (vLLM-style fusion){}", tp ? "; 2 all-reduces" : ""));
+  out.assume("op_counting", text("FLOP per element: norm + residual 5, RoPE 3, SiLU·mul 5, GELU 9; softmax, scaling and "
+                                 "masking not counted; activations move in bf16, logits in fp32"));
+  out.assume("attention_kernel", text("one fused FlashAttention-style kernel: scores stay on chip, K/V read once; "
+                                      "causal prefill computes P(P+1)/2 query-key pairs per sequence"));
+  if (mla)
+    out.assume("mla_attention", text("MLA: prefill decompresses K and V per head; decode attends over the cached latent "
+                                     "with the up-projections absorbed (DeepSeek-V2 §2.1.2)"));
+  if (m.sliding_window > 0)
+    out.assume("sliding_window", text("windowed layers attend to at most {} keys", static_cast<double>(m.sliding_window)));
+  if (moe)
+    out.assume("moe_routing", text("uniform, independent routing: n tokens touch E·(1 − (1 − k/E)^n) of a layer's {} "
+                                   "experts, {} in a decode step, {} in prefill; each touched expert read once",
+                                   static_cast<double>(m.moe.n_experts), r.touched_experts_decode,
+                                   r.touched_experts_prefill));
+  out.assume("prefill_pass", text("the {} prompt tokens run as one forward pass (weights read once); logits only for "
+                                  "the last position of each prompt", batch.in(one) * in.prompt));
+  if (tp) {
+    out.assume("tp", text("TP {}: heads, MLP columns and vocabulary split Megatron-style; 2 ring all-reduces of "
+                          "tokens·D·2 B per layer; collective latency beyond the kernel launch not modelled", in.tp));
+    out.assume("link_bandwidth", text("{} per direction between GPUs", *in.link_bandwidth));
+  }
+  out.assume("memory_ledger", text("weights … per_gpu: napkin memory's inference ledger at context {} (512 MiB CUDA "
+                                   "context, 5% fragmentation, 2048-token prefill chunk; napkin memory MODEL --context "
+                                   "{} for the details)", context, context));
+  out.assume("serve_extras", text("not counted: sampling, detokenization, the scheduler's CPU time, host-device copies, "
+                                  "speculative decoding; no pipeline parallelism"));
+}
+
+}  // namespace napkin
