@@ -212,6 +212,10 @@ void train(const specs::ModelSpec& m, const TrainInput& in, ResultSet& out) {
       out.inputs.erase(it);
       break;
     }
+  if (r.memory.fits && !*r.memory.fits)
+    out.warn(text("the ledger needs {} per GPU and the GPU holds {}: the time shown assumes a layout that does not "
+                  "fit; raise --zero, --tp or --pp, or use --recompute",
+                  r.memory.per_gpu(), *in.memory.capacity));
   out.input("tokens", value(in.tokens));
   out.input("flops_formula", verdict(to_string(in.formula)));
   out.input("recompute", verdict(rc == Recompute::full ? "full" : rc == Recompute::selective ? "selective" : "none"));

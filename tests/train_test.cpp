@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <set>
 #include <string>
 
@@ -7,6 +9,7 @@
 #include "napkin/error.h"
 #include "napkin/params.h"
 #include "napkin/report/human_units.h"
+#include "napkin/specs/hf_config.h"
 #include "napkin/specs/presets.h"
 #include "napkin/train.h"
 #include "run_napkin.h"
@@ -259,7 +262,21 @@ TEST_CASE("bad train input is exit 2 with one line naming the flag, the value an
 }
 
 TEST_CASE("--gpus sweeps: one result set per GPU count, time halving as GPUs double", "[train][cli]") {
-  const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --gpus 64,128 --csv");
+  const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --gpus 64,128 --zero 3 --recompute full --json");
+  REQUIRE(r.code == 0);
+  const auto j = specs::parse_json_text(r.out, "output");
+  REQUIRE(j.is_array());
+  REQUIRE(j.size() == 2);
+  const double t64 = j[0].at("results").at("time").at("value").get<double>();
+  const double t128 = j[1].at("results").at("time").at("value").get<double>();
+  CHECK_THAT(t64 / t128, WithinRel(2.0, 1e-12));
+  CHECK(j[1].at("inputs").at("dp").get<double>() == 128.0);
+  CHECK(j[1].at("results").at("fits").at("value").get<bool>());
+}
+
+TEST_CASE("a layout that does not fit is said on stderr, naming the flags that help", "[train][cli]") {
+  const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --gpus 8 --csv");
   CHECK(r.code == 0);
-  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 3);
+  CHECK(r.out.find("napkin: warning: the ledger needs ") != std::string::npos);
+  CHECK(r.out.find("raise --zero, --tp or --pp, or use --recompute") != std::string::npos);
 }
