@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "command.h"
+#include "napkin/error.h"
 #include "napkin/params.h"
 #include "napkin/specs/hardware.h"
 #include "napkin/specs/presets.h"
@@ -18,6 +19,7 @@ struct PresetsCmd {
 
 // napkin presets hardware: each accelerator with the figures the calculators use.
 int run_presets_hardware(const PresetsCmd& c) {
+  if (!c.out.plot.empty()) throw InputError("--plot", c.out.plot, "a command with a chart (presets print a list)");
   report::RenderOptions ropt;
   ropt.format = output_format(c.out);
   ropt.sweep = true;
@@ -51,6 +53,7 @@ int run_presets_hardware(const PresetsCmd& c) {
 }
 
 int run_presets_models(const PresetsCmd& c) {
+  if (!c.out.plot.empty()) throw InputError("--plot", c.out.plot, "a command with a chart (presets print a list)");
   report::RenderOptions ropt;
   ropt.format = output_format(c.out);
   ropt.sweep = true;

@@ -9,6 +9,7 @@
 
 #include "napkin/error.h"
 #include "napkin/report/human_units.h"
+#include "plot.h"
 
 namespace napkin::cli {
 
@@ -19,6 +20,14 @@ void add_output_flags(CLI::App* sub, OutputOptions& o) {
   sub->add_flag("--csv", o.csv, "A header, then one row per result set, values in base units")
       ->group("Output");
   sub->add_flag("--explain", o.explain, "The derivation step by step, units first")->group("Output");
+  sub->add_option("--plot", o.plot, "Also write a chart as SVG: the roofline, the memory ledger per GPU, or a "
+                                   "sweep's first swept flag against --plot-y")
+      ->type_name("FILE.svg")
+      ->group("Output");
+  sub->add_option("--plot-y", o.plot_y, "The result key a sweep's chart shows (default per command: per_gpu, "
+                                       "flops, wave_efficiency, ...)")
+      ->type_name("KEY")
+      ->group("Output");
 }
 
 report::Format output_format(const OutputOptions& o) {
@@ -100,6 +109,8 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
   const report::Format format = output_format(out);
   const std::vector<std::size_t> order = nf.resolve(sub);
   Sweep sweep(nf.flags(), order);
+  std::unique_ptr<Plot> plot;  // checked before anything is printed
+  if (!out.plot.empty()) plot = std::make_unique<Plot>(sub, out.plot, out.plot_y, nf.flags(), sweep);
   report::RenderOptions ropt;
   ropt.format = format;
   ropt.sweep = sweep.rows() > 1;
@@ -120,9 +131,11 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
         fmt::print(stderr, "napkin: warning: {}\n", report::expand(rs, w));
       }
     }
+    if (plot) plot->add(p, rs);
     renderer->row(rs);
   });
   renderer->finish();
+  if (plot) plot->finish();
   return 0;
 }
 

@@ -19,6 +19,7 @@ namespace napkin::cli {
 
 struct OutputOptions {
   bool json = false, jsonl = false, csv = false, explain = false;
+  std::string plot, plot_y;  // --plot FILE.svg, --plot-y KEY (plot.h)
 };
 void add_output_flags(CLI::App* sub, OutputOptions& o);
 /// Throws InputError when more than one format flag is given.

@@ -1,0 +1,80 @@
+// --plot FILE.svg: collects, from the result sets a command streams, only the numbers its chart
+// needs, and writes the chart at the end (report/svg.h draws it). The chart follows the command:
+//   roofline              the roofline, one point per result set (a roof per swept peak/bandwidth)
+//   memory                stacked ledger bars per GPU against the capacity (up to 24 result sets)
+//   a per-op series       one result set whose series has an `intensity` column (serve --per-op):
+//                         its ops as points under the roof of the inputs/items `peak`, `bandwidth`
+//   any other sweep       a line chart: the first swept flag against --plot-y KEY (a default key
+//                         per command), one line per combination of the other swept flags
+// Checks that can be made before the first result set (the file can be written, the sweep is
+// not too large) are made in the constructor, so a refused plot prints nothing on stdout.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "napkin/report/svg.h"
+#include "napkin/result.h"
+#include "sweep.h"
+
+namespace napkin::cli {
+
+/// At most this many points in a line chart (a sweep), and lines in it.
+inline constexpr std::size_t kMaxPlotPoints = 100000;
+inline constexpr std::size_t kMaxPlotSeries = 12;
+/// At most this many bars in a ledger chart; a longer memory sweep is drawn as a line chart.
+inline constexpr std::size_t kMaxPlotBars = 24;
+
+/// The result key a line chart plots by default for a command ("memory" → "per_gpu"), or "".
+std::string_view default_plot_key(std::string_view command);
+
+class Plot {
+ public:
+  /// `command`: the command path ("roofline", "kernel waves"); `title`: the command line.
+  /// Throws InputError naming --plot (or --plot-y) when the file cannot be written or the
+  /// command and sweep have no chart.
+  Plot(std::string path, std::string y_key, std::string command, std::string title,
+       const std::vector<NumericFlag>& flags, const Sweep& sweep);
+  /// The same for the command `sub` (its path and command line).
+  Plot(CLI::App* sub, std::string path, std::string y_key, const std::vector<NumericFlag>& flags,
+       const Sweep& sweep);
+  ~Plot();
+  Plot(const Plot&) = delete;
+  Plot& operator=(const Plot&) = delete;
+
+  /// Takes what the chart needs from one result set (call before rendering it: a bad --plot-y
+  /// is reported at the first one).
+  void add(const Point& p, const ResultSet& rs);
+  /// Draws the chart and writes the file.
+  void finish();
+
+ private:
+  enum class Kind { undecided, roofline, ops, ledger, line };
+  std::string label_of(const Point& p, bool skip_roof) const;
+  void first(const ResultSet& rs);
+
+  std::string path_, y_key_, command_, title_;
+  const std::vector<NumericFlag>& flags_;
+  std::vector<std::size_t> swept_;  // flag indices, slowest first
+  std::size_t rows_ = 1, row_ = 0, per_series_ = 1;
+  Kind kind_ = Kind::undecided;
+  std::FILE* file_ = nullptr;
+  bool done_ = false;
+
+  report::RooflineChart roofline_;
+  report::LedgerChart ledger_;
+  report::LineChart line_;
+  bool ref_constant_ = true;
+};
+
+/// The command's path without "napkin": "roofline", "kernel waves".
+std::string command_path(CLI::App* sub);
+/// The command line as the chart's title: "napkin memory llama-3.1-8b --batch 1..64:x2".
+std::string command_line(CLI::App* sub);
+
+}  // namespace napkin::cli
