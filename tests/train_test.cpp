@@ -280,3 +280,26 @@ TEST_CASE("a layout that does not fit is said on stderr, naming the flags that h
   CHECK(r.out.find("napkin: warning: the ledger needs ") != std::string::npos);
   CHECK(r.out.find("raise --zero, --tp or --pp, or use --recompute") != std::string::npos);
 }
+
+TEST_CASE("recomputation adds a forward pass: palm 8·N + 16·L·H·Q·T, megatron selective + 4·s·l·h per token",
+          "[train]") {
+  const specs::ModelSpec m = specs::load_model_preset("gpt3-175b");
+  TrainInput in = gpt3_run();
+  const double tok = 300e9, l = 96, h = 12288, s = 2048;
+  const double n = static_cast<double>(count_params(m).active);
+  in.formula = FlopsFormula::palm;
+  CHECK_THAT(train(m, in).flops.total().in(flop), WithinRel((8.0 * n + 16.0 * l * h * s) * tok, 1e-12));
+  in.memory.recompute = Recompute::selective;
+  CHECK_THAT(train(m, in).flops.total().in(flop), WithinRel((6.0 * n + 16.0 * l * h * s) * tok, 1e-12));
+  in.formula = FlopsFormula::megatron;
+  in.vocab = 51200.0 * one;
+  const double none = 72.0 * tok * l * h * h * (1.0 + s / (6.0 * h) + 51200.0 / (12.0 * l * h));
+  CHECK_THAT(train(m, in).flops.total().in(flop), WithinRel(none + 4.0 * tok * s * l * h, 1e-12));
+  in.memory.recompute = Recompute::none;
+  CHECK_THAT(train(m, in).flops.total().in(flop), WithinRel(none, 1e-12));
+}
+
+TEST_CASE("the overview lists train", "[train][cli]") {
+  const auto r = run_napkin("--help");
+  CHECK(r.out.find("\n  train            time, GPU-hours, kWh, cost, memory  napkin train ") != std::string::npos);
+}
