@@ -316,7 +316,8 @@ Pass decode_pass(double batch, double ctx) {
 
 void check(const specs::ModelSpec& m, const ServeInput& in) {
   if (m.encoder_only)
-    throw InputError("MODEL", m.name, "a decoder model (an encoder-only model does not generate tokens)");
+    throw InputError("serve: MODEL '" + m.name + "': expected a decoder model (an encoder-only model does not "
+                     "generate tokens)");
   require_positive_integer(in.batch, "batch");
   require_positive_integer(in.prompt, "prompt");
   require_positive_integer(in.generate, "generate");
@@ -635,15 +636,18 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
   } else {
     out.assume("cuda_graphs", text("decode launched kernel by kernel (no CUDA graphs)"));
   }
+  const std::string_view qkv_kernels = !mla ? "fused QKV" : m.mla.q_lora_rank > 0 ? "MLA projections and norms 6"
+                                                                                   : "MLA projections and norm 4";
+  const bool shared = m.moe.n_shared_experts > 0 || m.moe.shared_ffn > 0;
   if (moe)
     out.assume("kernel_count",
-               text("kernels per layer: norm + residual, QKV, RoPE, attention, O, norm + residual, then dense layers "
-                    "gate/up, activation, down; MoE layers router 2, experts 3 (grouped GEMMs), permute/combine 2, "
-                    "shared expert 3{}", tp ? "; 2 all-reduces" : ""));
+               text("kernels per layer: norm + residual, {}, RoPE, attention, O, norm + residual, then dense layers "
+                    "gate/up, activation, down; MoE layers router 2, experts 3 (grouped GEMMs), permute/combine 2{}{}",
+                    qkv_kernels, shared ? ", shared expert 3" : "", tp ? "; 2 all-reduces" : ""));
   else
     out.assume("kernel_count",
-               text("kernels per layer: norm + residual, fused QKV, RoPE, attention, O, norm + residual, fused gate/up, "
-                    "activation, down (vLLM-style fusion){}", tp ? "; 2 all-reduces" : ""));
+               text("kernels per layer: norm + residual, {}, RoPE, attention, O, norm + residual, fused gate/up, "
+                    "activation, down (vLLM-style fusion){}", qkv_kernels, tp ? "; 2 all-reduces" : ""));
   out.assume("op_counting", text("FLOP per element: norm + residual 5, RoPE 3, SiLU·mul 5, GELU 9; softmax, scaling and "
                                  "masking not counted; activations move in bf16, logits in fp32"));
   out.assume("attention_kernel", text("one fused FlashAttention-style kernel: scores stay on chip, K/V read once; "

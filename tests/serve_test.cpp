@@ -263,6 +263,12 @@ TEST_CASE("serve rejects a batch of 0, a fractional prompt and a bandwidth for -
     CHECK(r.out == "napkin: error: --peak: '(missing)': expected a peak rate such as 989TFLOP/s (or --hw with a "
                    "hardware preset)\n");
   }
+  SECTION("an encoder-only model") {
+    const auto r = run_napkin("serve bert-base-uncased --hw h100-sxm");
+    CHECK(r.code == 2);
+    CHECK(r.out == "napkin: error: serve: MODEL 'bert-base-uncased': expected a decoder model (an encoder-only model "
+                   "does not generate tokens)\n");
+  }
   SECTION("TP without a link bandwidth") {
     const auto r = run_napkin("serve llama-3.1-8b --peak 989TFLOP/s --bandwidth 3.35TB/s --tp 2");
     CHECK(r.code == 2);
