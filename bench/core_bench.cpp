@@ -7,6 +7,8 @@
 
 #include "napkin/energy.h"
 #include "napkin/flops.h"
+#include "napkin/memory.h"
+#include "napkin/specs/presets.h"
 #include "napkin/report/render.h"
 #include "napkin/roofline.h"
 
@@ -123,6 +125,45 @@ void BM_TableRender_Energy(benchmark::State& state) {
   std::fclose(null);
 }
 BENCHMARK(BM_TableRender_Energy);
+
+// The memory ledgers of a real model (Llama-3.1-8B): parameter counting, sharding and every row.
+void BM_InferenceMemory_Number(benchmark::State& state) {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  double batch = 32;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(batch);
+    const InferenceMemory r = inference_memory(m, {.batch = batch * one, .context = 8192 * one});
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_InferenceMemory_Number);
+
+void BM_InferenceMemory_ResultSet(benchmark::State& state) {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  ResultSet rs;
+  double batch = 32;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(batch);
+    rs.clear();
+    inference_memory(m, {.batch = batch * one, .context = 8192 * one}, rs);
+    benchmark::DoNotOptimize(rs.items.data());
+  }
+}
+BENCHMARK(BM_InferenceMemory_ResultSet);
+
+void BM_TrainingMemory_Number(benchmark::State& state) {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  TrainingMemoryInput in;
+  in.seq = 8192 * one;
+  in.states.zero_stage = 3;
+  in.states.dp = 8 * one;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(in.seq);
+    const TrainingMemory r = training_memory(m, in);
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_TrainingMemory_Number);
 
 }  // namespace
 

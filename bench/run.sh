@@ -30,14 +30,17 @@ hyperfine -N --warmup 20 --runs 300 --export-json /tmp/napkin_cold.json \
 jq -r '.results[] | "\(.command): median \(.median * 1e6 | round / 1000) ms, min \(.min * 1e6 | round / 1000) ms"' /tmp/napkin_cold.json
 
 echo
-echo "== 1,000,000-row sweep to CSV (hyperfine, 5 runs)"
-hyperfine --warmup 2 --runs 5 --export-json /tmp/napkin_sweep.json \
-  "$napkin flops matmul --m 1..1000000:+1 --k 8 --n 8 --csv > /dev/null" > /dev/null
-jq -r '.results[0] | "median \(.median * 1000 | round) ms -> \(1000000 / .median | round) rows/s"' /tmp/napkin_sweep.json
+echo "== 1,000,000-row sweeps to CSV (hyperfine, 5 runs each)"
+hyperfine --warmup 1 --runs 5 --export-json /tmp/napkin_sweep.json \
+  -n "flops matmul" -n "memory llama-3.1-8b (inference ledger)" \
+  "$napkin flops matmul --m 1..1000000:+1 --k 8 --n 8 --csv > /dev/null" \
+  "$napkin memory llama-3.1-8b --batch 1..1000000:+1 --context 8Ki --csv > /dev/null" > /dev/null
+jq -r '.results[] | "\(.command): median \(.median * 1000 | round) ms -> \(1000000 / .median | round) rows/s"' \
+  /tmp/napkin_sweep.json
 
 echo
 echo "== peak RSS (GNU time)"
 for n in 1000000 10000000; do
-  rss=$( { /usr/bin/time -f "%M" "$napkin" flops matmul --m "1..$n:+1" --k 8 --n 8 --csv > /dev/null; } 2>&1 )
-  echo "$n rows: ${rss} KiB"
+  rss=$( { /usr/bin/time -f "%M" "$napkin" memory llama-3.1-8b --batch "1..$n:+1" --context 8Ki --csv > /dev/null; } 2>&1 )
+  echo "memory sweep, $n rows: ${rss} KiB"
 done

@@ -137,21 +137,21 @@ void model_states(const ModelStatesInput& in, ResultSet& out) {
     out.item("optimizer_states", "optimizer states", value(m.optimizer_states), "P · bytes",
              text("{} · {}", in.params, s.optimizer_states));
   }
-  out.assume("precision", text("{} precision: weights {}, gradients {}, master weights {} per parameter",
+  out.assume("precision", text("{} precision: weights {}, gradients {}, master weights {}",
                                to_string(in.precision), s.weights, s.gradients, s.master_weights));
   switch (in.optimizer) {
     case Optimizer::adamw:
-      out.assume("optimizer", text("AdamW: two moments, {} per parameter", s.optimizer_states));
+      out.assume("optimizer", text("AdamW: two moments, {}", s.optimizer_states));
       break;
     case Optimizer::adam_8bit:
       out.assume("optimizer", text("8-bit Adam: two 1-byte moments plus an fp32 absmax per 2048 values, {} "
-                                   "per parameter (Dettmers et al. 2022)", s.optimizer_states));
+                                   "(Dettmers et al. 2022)", s.optimizer_states));
       break;
     case Optimizer::sgd:
       out.assume("optimizer", text("plain SGD keeps no optimizer state"));
       break;
     case Optimizer::sgd_momentum:
-      out.assume("optimizer", text("SGD with momentum: one buffer, {} per parameter", s.optimizer_states));
+      out.assume("optimizer", text("SGD with momentum: one buffer, {}", s.optimizer_states));
       break;
     case Optimizer::adafactor:
       out.assume("optimizer", text("Adafactor with β1 = 0: no momentum; the factored second moment "
@@ -280,49 +280,72 @@ void kv_cache(const specs::ModelSpec& m, const KvCacheInput& in, ResultSet& out)
 
 // ---- activations ------------------------------------------------------------------------------
 
+ActivationTerms activation_terms(const ActivationInput& in) {
+  require_positive_integer(in.hidden, "hidden");
+  require_positive_integer(in.heads, "heads");
+  require_non_negative(in.kv_width, "kv_width");
+  require_non_negative(in.ffn_width, "ffn_width");
+  const double h = in.hidden.in(one);
+  const double kv = in.kv_width.in(one) > 0.0 ? in.kv_width.in(one) / h : 1.0;   // h_kv / h
+  const double f = in.ffn_width.in(one) > 0.0 ? in.ffn_width.in(one) / h : 4.0;  // f / h
+  ActivationTerms t;
+  // Korthikanti §4.1: two norm inputs (2·2), the attention and MLP block inputs (2 + 2), and the
+  // two 1-byte dropout masks after attention and MLP.
+  t.outside = 4.0 + 2.0 + 2.0 + (in.dropout ? 2.0 : 0.0);
+  // Q (2), K and V (2·2·h_kv/h), the out-projection input (2), the MLP intermediates: GeLU input
+  // and output (2f + 2f), or for a gated MLP the gate and up outputs and their product (3 · 2f).
+  t.inside = 2.0 + 4.0 * kv + 2.0 + (in.gated ? 6.0 : 4.0) * f;
+  // The softmax output (2 bytes per score), its dropout mask (1) and the dropout output (2).
+  t.scores = in.dropout ? 5.0 : 2.0;
+  return t;
+}
+
 Bytes activations_per_layer(const ActivationInput& in) {
   require_positive_integer(in.seq, "seq");
   require_positive_integer(in.micro_batch, "micro_batch");
-  require_positive_integer(in.hidden, "hidden");
-  require_positive_integer(in.heads, "heads");
   require_positive_integer(in.tp, "tp");
+  const ActivationTerms c = activation_terms(in);
   const double s = in.seq.in(one), b = in.micro_batch.in(one), h = in.hidden.in(one);
   const double a = in.heads.in(one), t = in.tp.in(one);
   const double sbh = s * b * h;
   if (in.recompute == Recompute::full) return 2.0 * sbh * byte;
-  // The attention scores, softmax output and its dropout mask: 5·a·s²·b bytes, split by t.
   const bool keep_scores = in.recompute == Recompute::none && !in.flash_attention;
-  const double scores = keep_scores ? 5.0 * a * s / (h * t) : 0.0;
-  // 34 = 10 bytes per element outside the tensor-parallel region (layer norms, dropouts,
-  // residual inputs) + 24 inside it; sequence parallelism splits the 10 as well.
-  const double linear = in.sequence_parallel ? 34.0 / t : 10.0 + 24.0 / t;
+  const double scores = keep_scores ? c.scores * a * s / (h * t) : 0.0;
+  // Outside the tensor-parallel region everything is replicated, unless sequence parallelism
+  // splits it too (Korthikanti §4.2.2).
+  const double linear = in.sequence_parallel ? (c.outside + c.inside) / t : c.outside + c.inside / t;
   return sbh * (linear + scores) * byte;
 }
 
 void activations_per_layer(const ActivationInput& in, ResultSet& out) {
   const Bytes a = activations_per_layer(in);
+  const ActivationTerms c = activation_terms(in);
   const bool keep_scores = in.recompute == Recompute::none && !in.flash_attention;
+  const double all = c.outside + c.inside;
+  // c_s · a · s / h, the attention-score multiple before the TP split.
+  const double score_term = c.scores * in.heads.in(one) * in.seq.in(one) / in.hidden.in(one);
   if (in.recompute == Recompute::full)
     out.item("activations_per_layer", "activations per layer (detail)", value(a), "2·s·b·h (full recompute)",
              text("2 · {} · {} · {}", in.seq, in.micro_batch, in.hidden));
   else if (in.sequence_parallel && keep_scores)
-    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·(34/t + 5·a·s/(h·t))",
-             text("{} · {} · {} · (34/{} + 5 · {} · {} / ({} · {}))", in.seq, in.micro_batch, in.hidden, in.tp,
-                  in.heads, in.seq, in.hidden, in.tp));
+    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·(c/t + c_s·a·s/(h·t))",
+             text("{} · {} · {} · ({}/{} + {}/{})", in.seq, in.micro_batch, in.hidden, all, in.tp, score_term, in.tp));
   else if (in.sequence_parallel)
-    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·34/t",
-             text("{} · {} · {} · 34/{}", in.seq, in.micro_batch, in.hidden, in.tp));
+    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·c/t",
+             text("{} · {} · {} · {}/{}", in.seq, in.micro_batch, in.hidden, all, in.tp));
   else if (keep_scores)
-    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·(10 + 24/t + 5·a·s/(h·t))",
-             text("{} · {} · {} · (10 + 24/{} + 5 · {} · {} / ({} · {}))", in.seq, in.micro_batch, in.hidden,
-                  in.tp, in.heads, in.seq, in.hidden, in.tp));
+    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·(c_o + c_i/t + c_s·a·s/(h·t))",
+             text("{} · {} · {} · ({} + {}/{} + {}/{})", in.seq, in.micro_batch, in.hidden, c.outside, c.inside, in.tp,
+                  score_term, in.tp));
   else
-    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·(10 + 24/t)",
-             text("{} · {} · {} · (10 + 24/{})", in.seq, in.micro_batch, in.hidden, in.tp));
+    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·(c_o + c_i/t)",
+             text("{} · {} · {} · ({} + {}/{})", in.seq, in.micro_batch, in.hidden, c.outside, c.inside, in.tp));
   out.assume("activation_model",
-             text("Korthikanti et al. 2022, table 2: 16-bit activations, 1-byte dropout masks"));
+             text("Korthikanti et al. 2022 §4.1, 16-bit activations: c_o = {} outside TP, c_i = {} inside ({} MLP), "
+                  "c_s = {} per a·s/h (a GPT layer: 10, 24, 5)",
+                  c.outside, c.inside, in.gated ? "gated" : "GeLU", c.scores));
   if (in.flash_attention && in.recompute == Recompute::none)
-    out.assume("flash_attention", text("FlashAttention: attention scores never stored (the 5·a·s/h term drops)"));
+    out.assume("flash_attention", text("FlashAttention: attention scores never stored (the a·s/h term drops)"));
 }
 
 }  // namespace napkin
@@ -522,12 +545,45 @@ std::int64_t lora_layer_params(const specs::ModelSpec& m, std::int64_t r, bool a
 struct TrainingParts {
   TrainingMemory mem;
   StageShard stage;
-  ModelStatesInput states;
+  ModelStatesInput states;          // the trainable parameters outside the routed experts
+  ModelStatesInput expert_states;   // the routed experts' (params 0 without EP/MoE)
   Bytes frozen{};  // LoRA: the frozen base weights of the shown stage
   Bytes per_layer{};
   double in_flight = 1;
   Bytes logits{};
+  double largest_module = 0;  // parameters of the largest module per GPU (ZeRO-3 gather)
+  ActivationInput act;
 };
+
+// The widest single module (one weight matrix, as DeepSpeed walks modules) one GPU gathers
+// under ZeRO-3: the embedding or head, an attention projection, an MLP or expert matrix.
+double largest_module_params(const specs::ModelSpec& m, double t) {
+  const double d = static_cast<double>(m.hidden);
+  double widest = std::max({static_cast<double>(m.vocab) * d,
+                            static_cast<double>(m.heads * m.head_dim) * d,
+                            static_cast<double>(m.ffn) * d});
+  if (m.moe.is_moe())
+    widest = std::max({widest, static_cast<double>(m.moe.expert_ffn) * d, static_cast<double>(m.moe.shared_ffn) * d});
+  return std::ceil(widest / t);
+}
+
+// The activation shape of a model's layer: K/V width, the MLP intermediates one token passes
+// through (for MoE: its k routed experts and the shared ones), gated or not.
+ActivationInput activation_input(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
+  double ffn = static_cast<double>(m.ffn);
+  if (m.moe.is_moe())
+    ffn = std::max(ffn, static_cast<double>(m.moe.expert_ffn) *
+                            static_cast<double>(m.moe.experts_per_token + m.moe.n_shared_experts) +
+                        static_cast<double>(m.moe.shared_ffn));
+  const double kv = m.attention == specs::AttentionKind::mla
+                        ? static_cast<double>(m.heads * m.head_dim)
+                        : static_cast<double>(m.kv_heads * m.head_dim);
+  return ActivationInput{.seq = in.seq, .micro_batch = in.micro_batch, .hidden = static_cast<double>(m.hidden) * one,
+                         .heads = static_cast<double>(m.heads) * one, .tp = in.tp,
+                         .sequence_parallel = in.sequence_parallel, .recompute = in.recompute,
+                         .flash_attention = in.flash_attention, .kv_width = kv * one, .ffn_width = ffn * one,
+                         .gated = m.ffn_kind == specs::FfnKind::gated, .dropout = in.dropout};
+}
 
 TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
   const bool lora = in.lora_rank.in(one) > 0.0;
@@ -538,26 +594,36 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
                      "a model without MLA attention (LoRA on MLA projections is not modelled yet)");
   require_positive_integer(in.micro_batch, "micro_batch");
   require_positive_integer(in.seq, "seq");
+  require_positive_integer(in.ep, "ep");
+  require_positive_integer(in.states.dp, "dp");
   require_non_negative(in.cuda_context, "cuda_context");
   if (!(in.fragmentation >= 0.0 && in.fragmentation < 1.0))
     throw InputError("fragmentation", format_plain_number(in.fragmentation), "a fraction in [0, 1)");
+  const double t = in.tp.in(one), pp = in.pp.in(one), dp = in.states.dp.in(one), ep = in.ep.in(one);
+  if (std::fmod(dp, ep) != 0.0)
+    throw InputError("--ep", format_plain_number(ep),
+                     "a divisor of --dp " + format_plain_number(dp) + " (expert-parallel ranks are data-parallel ranks)");
+  if (in.offload_params && in.states.zero_stage != 3)
+    throw InputError("--offload-params", "(with --zero " + std::to_string(in.states.zero_stage) + ")",
+                     "--zero 3 (parameter offload partitions the weights)");
+  const bool offload_states = in.offload_optimizer || in.offload_params;
   const ParamCount c = count_params(m);
-  const std::vector<StageShard> stages = shard_stages(m, c, in.tp, in.pp);
-  const double t = in.tp.in(one), pp = in.pp.in(one), dp = in.states.dp.in(one);
-  const ActivationInput act{.seq = in.seq, .micro_batch = in.micro_batch, .hidden = static_cast<double>(m.hidden) * one,
-                            .heads = static_cast<double>(m.heads) * one, .tp = in.tp,
-                            .sequence_parallel = in.sequence_parallel, .recompute = in.recompute,
-                            .flash_attention = in.flash_attention};
+  const std::vector<StageShard> stages = shard_stages(m, c, in.tp, in.pp, in.ep);
+  const ActivationInput act = activation_input(m, in);
   const Bytes per_layer = activations_per_layer(act);
   // The cross-entropy input: fp32 logits of every position, vocabulary split over TP.
   const Bytes logits = in.seq.in(one) * in.micro_batch.in(one) * std::ceil(static_cast<double>(m.vocab) / t) * 4.0 * byte;
+  const double largest = largest_module_params(m, t);
 
   TrainingParts best;
   Bytes total{};
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const StageShard& st = stages[i];
     ModelStatesInput s = in.states;
-    s.params = std::ceil(st.params) * param;
+    ModelStatesInput se = in.states;  // routed experts: ZeRO shards them over the dp / ep ranks holding them
+    se.dp = dp / ep * one;
+    s.params = std::ceil(st.params - st.expert_params) * param;
+    se.params = std::ceil(st.expert_params) * param;
     Bytes frozen{};
     if (lora) {
       // Adapters are the trainable parameters; the base is frozen weights only.
@@ -566,28 +632,44 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
         adapters += static_cast<double>(lora_layer_params(m, static_cast<std::int64_t>(in.lora_rank.in(one)),
                                                           in.lora_all_linear, m.is_moe_layer(l)));
       s.params = std::ceil(adapters / t) * param;
+      se.params = Params{};
       const double base_bytes = in.qlora ? 0.0 : state_bytes(in.states).weights.in(byte / param);
       const double frozen_bytes = in.qlora ? (std::ceil(st.params) - std::ceil(st.kept_params)) * kQloraBitsPerParam / 8.0 +
                                                  std::ceil(st.kept_params) * 2.0
                                            : std::ceil(st.params) * base_bytes;
       frozen = std::ceil(in.states.zero_stage >= 3 ? frozen_bytes / dp : frozen_bytes) * byte;
     }
-    const ModelStates ms = s.params.in(param) > 0.0 ? model_states(s) : ModelStates{};
+    ModelStates ms = s.params.in(param) > 0.0 ? model_states(s) : ModelStates{};
+    if (se.params.in(param) > 0.0) {
+      const ModelStates mse = model_states(se);
+      ms.weights += mse.weights;
+      ms.gradients += mse.gradients;
+      ms.master_weights += mse.master_weights;
+      ms.optimizer_states += mse.optimizer_states;
+    }
     TrainingMemory r;
     r.weights = ms.weights + frozen;
     r.gradients = ms.gradients;
     r.master_weights = ms.master_weights;
     r.optimizer_states = ms.optimizer_states;
+    if (in.states.zero_stage == 3 && dp > 1.0)
+      r.gathered_params = 4.0 * largest * byte;
     const double in_flight = pp - static_cast<double>(i);  // 1F1B warm-up depth of stage i
     r.activations = static_cast<double>(st.layers) * in_flight * per_layer + (st.has_head ? logits : Bytes{});
-    if (in.offload_optimizer) {
-      // ZeRO-Offload (Ren et al. 2021, §4): the fp32 master weights and optimizer states live in
-      // CPU memory and the update runs there; bf16 weights and gradients stay on the GPU.
-      r.cpu_memory = r.master_weights + r.optimizer_states;
+    if (offload_states) {
+      // ZeRO-Offload (Ren et al. 2021, §4.1): gradients, fp32 master weights and optimizer states
+      // go to CPU memory and the update runs there; ZeRO-Infinity parameter offload moves the
+      // 16-bit weights as well, leaving the gathered working set on the GPU.
+      r.cpu_memory = r.gradients + r.master_weights + r.optimizer_states + (in.offload_params ? r.weights : Bytes{});
+      r.gradients = Bytes{};
       r.master_weights = Bytes{};
       r.optimizer_states = Bytes{};
+      if (in.offload_params) {
+        r.weights = Bytes{};
+        r.gathered_params = 4.0 * largest * byte;
+      }
     }
-    const Bytes rows = r.weights + r.gradients + r.master_weights + r.optimizer_states + r.activations;
+    const Bytes rows = r.weights + r.gradients + r.master_weights + r.optimizer_states + r.gathered_params + r.activations;
     r.runtime_reserve = std::ceil((in.cuda_context + in.fragmentation * rows).in(byte)) * byte;
     r.stage = static_cast<std::int64_t>(i);
     total += t * dp * r.per_gpu();
@@ -595,12 +677,15 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
       best.mem = r;
       best.stage = st;
       best.states = s;
+      best.expert_states = se;
       best.frozen = frozen;
       best.in_flight = in_flight;
     }
   }
   best.per_layer = per_layer;
   best.logits = best.stage.has_head ? logits : Bytes{};
+  best.largest_module = largest;
+  best.act = act;
   best.mem.total = total;
   if (in.capacity) best.mem.fits = best.mem.per_gpu() <= *in.capacity;
   return best;
@@ -618,9 +703,30 @@ std::int64_t lora_params(const specs::ModelSpec& m, std::int64_t rank, bool all_
   return p;
 }
 
+// Adds the routed experts' share to the model-state rows model_states() wrote for the rest: under
+// EP their states shard over dp / ep ranks, not dp.
+void add_expert_states(const ModelStatesInput& experts, ResultSet& out) {
+  const ModelStates e = model_states(experts);
+  const std::pair<const char*, Bytes> rows[] = {{"weights", e.weights}, {"gradients", e.gradients},
+                                                {"master_weights", e.master_weights},
+                                                {"optimizer_states", e.optimizer_states}};
+  for (const auto& [key, extra] : rows)
+    for (std::size_t i = 0; i < out.items.size(); ++i)
+      if (out.items[i].key == key) {
+        const Item old = out.items[i];
+        const Bytes rest = old.value.num * byte;
+        out.item(old.key, old.label, value(rest + extra), "dense part + routed experts' part (dp/ep shards)",
+                 text("{} + {} (routed experts: {} per GPU, ZeRO over dp/ep = {})", rest, extra, experts.params, experts.dp));
+        out.items[i] = out.items.back();
+        out.items.pop_back();
+        break;
+      }
+}
+
 void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, ResultSet& out) {
   const TrainingParts p = compute_training(m, in);
   const TrainingMemory& r = p.mem;
+  const bool offload_states = in.offload_optimizer || in.offload_params;
   out.command = "memory";
   out.input("model", verdict(m.name));
   out.input("train", boolean(true));
@@ -629,6 +735,7 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
   out.input("dp", value(in.states.dp));
   out.input("tp", value(in.tp));
   out.input("pp", value(in.pp));
+  if (in.ep.in(one) > 1.0) out.input("ep", value(in.ep));
   out.input("zero", value(static_cast<double>(in.states.zero_stage)));
   const bool lora = in.lora_rank.in(one) > 0.0;
   if (lora) {
@@ -649,7 +756,11 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
     out.items.erase(out.items.begin() + static_cast<std::ptrdiff_t>(before));  // its weights row: shown above
   } else {
     model_states(p.states, out);
+    if (p.expert_states.params.in(param) > 0.0) add_expert_states(p.expert_states, out);
   }
+  if (r.gathered_params.in(byte) > 0.0)
+    out.item("gathered_params", "ZeRO-3 gathered working set", value(r.gathered_params),
+             "4 B · largest module's params per GPU", text("4 B · {}", p.largest_module * param));
   if (p.stage.has_head)
     out.item("activations", "activations saved for backward", value(r.activations),
              "L_stage · in-flight micro-batches · per layer + logits",
@@ -660,7 +771,7 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
              text("{} · {} · {}", static_cast<double>(p.stage.layers), p.in_flight, p.per_layer));
   out.item("runtime_reserve", "runtime reserve", value(r.runtime_reserve), "CUDA context + fragmentation · rows above",
            text("{} + {} · {}", in.cuda_context, in.fragmentation,
-                r.weights + r.gradients + r.master_weights + r.optimizer_states + r.activations));
+                r.weights + r.gradients + r.master_weights + r.optimizer_states + r.gathered_params + r.activations));
   if (lora) {
     out.assume("lora", text("LoRA rank {} on {}: {} trainable adapter parameters per GPU; the base is frozen "
                             "(no gradients or optimizer states)",
@@ -669,32 +780,48 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
       out.assume("qlora", text("QLoRA: frozen base in NF4 with double-quantized scales, 4.127 bits per parameter "
                                "(Dettmers et al. 2023, §3); embeddings, head and norms in bf16"));
   }
-  out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
-           text("{} + {} + {} + {} + {} + {}", r.weights, r.gradients, r.master_weights, r.optimizer_states,
-                r.activations, r.runtime_reserve))
-      .is_total = true;
-  out.item("total", "all GPUs", value(r.total), "Σ over stages · tp · dp",
-           text("{} GPU(s)", in.tp.in(one) * in.pp.in(one) * in.states.dp.in(one)));
-  if (in.offload_optimizer)
+  if (offload_states)
     for (Item& it : out.items)
-      if (it.key == "master_weights" || it.key == "optimizer_states") {
+      if (it.key == "gradients" || it.key == "master_weights" || it.key == "optimizer_states" ||
+          (in.offload_params && it.key == "weights")) {
         it.value = value(Bytes{});
         it.symbolic = "offloaded to CPU memory (see cpu_memory)";
         it.substituted = TextRef{};
       }
-  if (in.offload_optimizer)
-    out.item("cpu_memory", "CPU memory per GPU rank (offloaded)", value(r.cpu_memory), "master weights + optimizer states",
+  if (r.gathered_params.in(byte) > 0.0)
+    out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
+             text("{} + {} + {} + {} + {} + {} + {}", r.weights, r.gradients, r.master_weights, r.optimizer_states,
+                  r.gathered_params, r.activations, r.runtime_reserve))
+        .is_total = true;
+  else
+    out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
+             text("{} + {} + {} + {} + {} + {}", r.weights, r.gradients, r.master_weights, r.optimizer_states,
+                  r.activations, r.runtime_reserve))
+        .is_total = true;
+  out.item("total", "all GPUs", value(r.total), "Σ over stages · tp · dp",
+           text("{} GPU(s)", in.tp.in(one) * in.pp.in(one) * in.states.dp.in(one)));
+  if (offload_states)
+    out.item("cpu_memory", "CPU memory per GPU rank (offloaded)", value(r.cpu_memory),
+             in.offload_params ? "weights + gradients + master weights + optimizer states"
+                               : "gradients + master weights + optimizer states",
              text("{} moved off the GPU", r.cpu_memory));
   if (in.capacity) fit_items(r.per_gpu(), *in.capacity, out);
-  if (in.offload_optimizer)
-    out.assume("offload", text("ZeRO-Offload: fp32 master weights and optimizer states in CPU memory, the update "
-                               "runs on the CPU; the GPU rows for them are 0"));
-  activations_per_layer(ActivationInput{.seq = in.seq, .micro_batch = in.micro_batch,
-                                        .hidden = static_cast<double>(m.hidden) * one,
-                                        .heads = static_cast<double>(m.heads) * one, .tp = in.tp,
-                                        .sequence_parallel = in.sequence_parallel, .recompute = in.recompute,
-                                        .flash_attention = in.flash_attention},
-                        out);
+  if (in.offload_params)
+    out.assume("offload", text("ZeRO-Infinity parameter offload: 16-bit weights, gradients, fp32 master weights and "
+                               "optimizer states in CPU memory; the GPU holds the gathered working set"));
+  else if (in.offload_optimizer)
+    out.assume("offload", text("ZeRO-Offload (Ren et al. 2021, §4.1): gradients, fp32 master weights and optimizer "
+                               "states in CPU memory, the update runs on the CPU; gradient buckets in flight not "
+                               "counted"));
+  if (r.gathered_params.in(byte) > 0.0)
+    out.assume("zero3_gather", text("ZeRO-3 gathers a module's 16-bit weights and gradients in full: 4 B × the largest "
+                                    "module, {} (DeepSpeed's ZeRO-3 estimator); prefetch not counted",
+                                    p.largest_module * param));
+  if (in.ep.in(one) > 1.0)
+    out.assume("ep", text("EP {}: routed experts split over {} ranks taken from the {} data-parallel ranks, each "
+                          "expert's matrices also split over TP; shared experts and routers replicated",
+                          in.ep, in.ep, in.states.dp));
+  activations_per_layer(p.act, out);
   switch (in.recompute) {
     case Recompute::none: out.assume("recompute", text("no activation recomputation")); break;
     case Recompute::selective:
@@ -702,10 +829,18 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
       break;
     case Recompute::full: out.assume("recompute", text("full recomputation: only each layer's input is kept")); break;
   }
+  out.assume("dropout", in.dropout ? text("dropout kept, as in Korthikanti's GPT layers (1-byte masks, dropout "
+                                          "outputs of the attention probabilities)")
+                                   : text("no dropout (most current LLMs train without): no masks"));
   out.assume("pipeline_schedule", text("1F1B schedule: stage {} of {} holds {} micro-batch(es) in flight",
                                        static_cast<double>(r.stage), in.pp, p.in_flight));
-  out.assume("activation_shape", text("Korthikanti's coefficients are for a GPT layer (MHA, 4h MLP); gated MLPs, "
-                                      "GQA and MoE layers differ; embedding-dropout activations not counted"));
+  out.assume("activation_shape",
+             m.moe.is_moe()
+                 ? text("MoE layers: each token's k routed and shared experts' intermediates kept; token dispatch "
+                        "buffers and router logits not counted; embedding-dropout activations not counted")
+                 : text("embedding-dropout activations and the final norm's input not counted"));
+  if (in.states.zero_stage > 0 && in.states.dp.in(one) == 1.0)
+    out.warn(text("--zero {} with --dp 1 shards over one rank: nothing is saved", static_cast<double>(in.states.zero_stage)));
   out.assume("cuda_context", text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));
   out.assume("fragmentation", text("allocator fragmentation {} of the rows above", in.fragmentation));
 }
@@ -747,21 +882,39 @@ std::int64_t search_limit(const specs::ModelSpec& m, SolveFor what) {
   return what == SolveFor::max_context && m.max_context > 0 ? m.max_context : kLimit;
 }
 
-std::int64_t largest_fitting(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what) {
-  if (!fits_with(m, in, what, 1.0)) return 0;
-  const std::int64_t limit = search_limit(m, what);
-  if (fits_with(m, in, what, static_cast<double>(limit))) return limit;
+// The largest x in [1, limit] with fits(x), for fits monotone (true, then false); 0 when even
+// 1 does not fit. Doubling, then bisection.
+template <class Fits>
+std::int64_t largest_fitting(std::int64_t limit, Fits fits) {
+  if (!fits(1.0)) return 0;
+  if (fits(static_cast<double>(limit))) return limit;
   std::int64_t lo = 1, hi = 2;
-  while (hi < limit && fits_with(m, in, what, static_cast<double>(hi))) {
+  while (hi < limit && fits(static_cast<double>(hi))) {
     lo = hi;
     hi *= 2;
   }
   hi = std::min(hi, limit);
   while (hi - lo > 1) {  // invariant: lo fits, hi does not
     const std::int64_t mid = lo + (hi - lo) / 2;
-    (fits_with(m, in, what, static_cast<double>(mid)) ? lo : hi) = mid;
+    (fits(static_cast<double>(mid)) ? lo : hi) = mid;
   }
   return lo;
+}
+
+std::int64_t largest_fitting(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what) {
+  return largest_fitting(search_limit(m, what), [&](double x) { return fits_with(m, in, what, x); });
+}
+
+// The row of a "largest value that fits" answer: `what` a fits and a + 1 does not, the model's
+// maximum context fits, or not even 1 fits.
+void largest_answer(ResultSet& out, std::string_view key, std::string_view label, std::string_view symbolic,
+                    std::string_view what, double a, bool at_max) {
+  if (at_max)
+    out.item(key, label, value(a), symbolic, text("the model's maximum context {} fits", a));
+  else if (a > 0.0)
+    out.item(key, label, value(a), symbolic, text("{} {} fits, {} does not", what, a, a + 1.0));
+  else
+    out.item(key, label, value(a), symbolic, text("even {} 1 does not fit", what));
 }
 
 }  // namespace
@@ -788,23 +941,11 @@ void solve_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, 
   const double a = static_cast<double>(answer);
   switch (what) {
     case SolveFor::max_batch:
-      if (answer > 0)
-        out.item("max_batch", "largest batch that fits", value(a), "max b: per GPU(b) ≤ capacity",
-                 text("batch {} fits, {} does not", a, a + 1.0));
-      else
-        out.item("max_batch", "largest batch that fits", value(a), "max b: per GPU(b) ≤ capacity",
-                 text("even batch 1 does not fit"));
+      largest_answer(out, "max_batch", "largest batch that fits", "max b: per GPU(b) ≤ capacity", "batch", a, false);
       break;
     case SolveFor::max_context:
-      if (answer > 0 && answer == search_limit(m, what))
-        out.item("max_context", "longest context that fits", value(a), "max ctx: per GPU(ctx) ≤ capacity",
-                 text("the model's maximum context {} fits", a));
-      else if (answer > 0)
-        out.item("max_context", "longest context that fits", value(a), "max ctx: per GPU(ctx) ≤ capacity",
-                 text("context {} fits, {} does not", a, a + 1.0));
-      else
-        out.item("max_context", "longest context that fits", value(a), "max ctx: per GPU(ctx) ≤ capacity",
-                 text("even one token of context does not fit"));
+      largest_answer(out, "max_context", "longest context that fits", "max ctx: per GPU(ctx) ≤ capacity", "context", a,
+                     answer > 0 && answer == search_limit(m, what));
       break;
     case SolveFor::min_gpus: {
       const std::vector<std::int64_t> tps = valid_tp(m);
@@ -825,6 +966,123 @@ void solve_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, 
   }
   out.assume("solver", text("solved on the per-GPU ledger above; TP degrees tried are divisors of the heads "
                             "compatible with the KV heads"));
+}
+
+}  // namespace napkin
+
+// ---- the training solver ----------------------------------------------------------------------
+
+namespace napkin {
+
+namespace {
+
+constexpr std::int64_t kMaxDp = std::int64_t{1} << 20;  // data-parallel ranks searched
+
+TrainingMemoryInput with_value(TrainingMemoryInput in, TrainSolveFor what, double x, bool by_dp) {
+  if (what == TrainSolveFor::max_micro_batch) in.micro_batch = x * one;
+  if (what == TrainSolveFor::max_seq) in.seq = x * one;
+  if (what == TrainSolveFor::min_gpus) {
+    if (by_dp)
+      in.states.dp = x * in.ep.in(one) * one;  // dp as a multiple of ep
+    else
+      in.tp = x * one;
+  }
+  return in;
+}
+
+bool train_fits(const specs::ModelSpec& m, const TrainingMemoryInput& in, TrainSolveFor what, double x, bool by_dp) {
+  return training_memory(m, with_value(in, what, x, by_dp)).per_gpu() <= *in.capacity;
+}
+
+// ZeRO shards the states over dp, so more data-parallel ranks shrink the per-GPU ledger; without
+// ZeRO only a higher TP degree does.
+bool solve_by_dp(const TrainingMemoryInput& in) { return in.states.zero_stage >= 1; }
+
+}  // namespace
+
+std::int64_t solve_training(const specs::ModelSpec& m, const TrainingMemoryInput& in, TrainSolveFor what) {
+  if (!in.capacity) throw InputError("--gpu-memory", "(missing)", "a GPU memory capacity for the solver");
+  require_positive(*in.capacity, "gpu_memory");
+  const bool by_dp = solve_by_dp(in);
+  if (what == TrainSolveFor::min_gpus) {
+    if (!by_dp) {
+      for (std::int64_t t : valid_tp(m))
+        if (train_fits(m, in, what, static_cast<double>(t), false)) return t;
+      return 0;
+    }
+    // Per-GPU memory does not rise with dp: find the smallest multiple of ep that fits.
+    const std::int64_t limit = kMaxDp;
+    if (!train_fits(m, in, what, static_cast<double>(limit), true)) return 0;
+    std::int64_t lo = 0, hi = limit;  // invariant: hi fits, lo does not (0: none tried)
+    if (train_fits(m, in, what, 1.0, true)) return 1;
+    lo = 1;
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      (train_fits(m, in, what, static_cast<double>(mid), true) ? hi : lo) = mid;
+    }
+    return hi;
+  }
+  const std::int64_t limit = what == TrainSolveFor::max_seq && m.max_context > 0 ? m.max_context : std::int64_t{1} << 40;
+  return largest_fitting(limit, [&](double x) { return train_fits(m, in, what, x, false); });
+}
+
+void solve_training(const specs::ModelSpec& m, const TrainingMemoryInput& in, TrainSolveFor what, ResultSet& out) {
+  const std::int64_t answer = solve_training(m, in, what);
+  const bool by_dp = solve_by_dp(in);
+  const double a = static_cast<double>(answer);
+  const double shown = answer > 0 ? a : (what == TrainSolveFor::min_gpus ? (by_dp ? 1.0 : in.tp.in(one)) : 1.0);
+  const TrainingMemoryInput at = with_value(in, what, what == TrainSolveFor::min_gpus && !by_dp && answer == 0
+                                                          ? in.tp.in(one) : shown, by_dp);
+  training_memory(m, at, out);
+  switch (what) {
+    case TrainSolveFor::max_micro_batch:
+      largest_answer(out, "max_micro_batch", "largest micro-batch that fits", "max b: per GPU(b) ≤ capacity",
+                     "micro-batch", a, false);
+      break;
+    case TrainSolveFor::max_seq:
+      largest_answer(out, "max_seq", "longest sequence that fits", "max s: per GPU(s) ≤ capacity", "sequence", a,
+                     answer > 0 && m.max_context > 0 && answer == m.max_context);
+      break;
+    case TrainSolveFor::min_gpus: {
+      const double tp = in.tp.in(one), pp = in.pp.in(one), ep = in.ep.in(one);
+      if (by_dp) {
+        const double dp = a * ep;
+        if (answer == 0)
+          out.item("min_gpus", "fewest GPUs that fit", value(0.0), "min tp·pp·dp: per GPU(dp) ≤ capacity",
+                   text("no data-parallel degree up to {} fits at TP {} and PP {} (activations and the unsharded "
+                        "rows do not shrink with dp)", static_cast<double>(kMaxDp) * ep, in.tp, in.pp));
+        else if (answer == 1)
+          out.item("min_gpus", "fewest GPUs that fit", value(tp * pp * dp), "min tp·pp·dp: per GPU(dp) ≤ capacity",
+                   text("dp {} fits (TP {}, PP {})", dp, in.tp, in.pp));
+        else
+          out.item("min_gpus", "fewest GPUs that fit", value(tp * pp * dp), "min tp·pp·dp: per GPU(dp) ≤ capacity",
+                   text("dp {} fits, dp {} does not (TP {}, PP {})", dp, dp - ep, in.tp, in.pp));
+      } else {
+        const std::vector<std::int64_t> tps = valid_tp(m);
+        const auto it = std::find(tps.begin(), tps.end(), answer);
+        if (answer == 0)
+          out.item("min_gpus", "fewest GPUs that fit", value(0.0), "min tp: per GPU(tp) ≤ capacity",
+                   text("no TP degree up to {} fits (PP {}, no ZeRO: dp does not shrink the ledger)",
+                        static_cast<double>(tps.back()), in.pp));
+        else if (it == tps.begin())
+          out.item("min_gpus", "fewest GPUs that fit", value(a * pp * in.states.dp.in(one)),
+                   "min tp: per GPU(tp) ≤ capacity", text("TP 1 fits (PP {}, dp {})", in.pp, in.states.dp));
+        else
+          out.item("min_gpus", "fewest GPUs that fit", value(a * pp * in.states.dp.in(one)),
+                   "min tp: per GPU(tp) ≤ capacity",
+                   text("TP {} fits, TP {} does not (PP {}, dp {})", a, static_cast<double>(*(it - 1)), in.pp,
+                        in.states.dp));
+      }
+      break;
+    }
+  }
+  if (by_dp && what == TrainSolveFor::min_gpus)
+    out.assume("solver", text("solved on the per-GPU ledger above: ZeRO-{} shards over dp, searched in multiples of "
+                              "EP {} at the given TP and PP",
+                              static_cast<double>(in.states.zero_stage), in.ep));
+  else
+    out.assume("solver", text("solved on the per-GPU ledger above; TP degrees tried are divisors of the heads "
+                              "compatible with the KV heads"));
 }
 
 }  // namespace napkin

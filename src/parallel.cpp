@@ -22,9 +22,16 @@ bool is_windowed(const specs::ModelSpec& m, std::int64_t layer) {
 }  // namespace
 
 std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount& c, Count tp_count,
-                                     Count pp_count) {
+                                     Count pp_count, Count ep_count) {
   require_positive_integer(tp_count, "tp");
   require_positive_integer(pp_count, "pp");
+  require_positive_integer(ep_count, "ep");
+  const auto ep = static_cast<std::int64_t>(ep_count.in(one));
+  if (ep > 1 && !m.moe.is_moe())
+    throw InputError("--ep", std::to_string(ep), "1 (expert parallelism needs a mixture-of-experts model)");
+  if (ep > 1 && m.moe.n_experts % ep != 0)
+    throw InputError("--ep", std::to_string(ep),
+                     "a divisor of the model's " + std::to_string(m.moe.n_experts) + " routed experts");
   const auto tp = static_cast<std::int64_t>(tp_count.in(one));
   const auto pp = static_cast<std::int64_t>(pp_count.in(one));
   if (pp > m.layers)
@@ -58,8 +65,8 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
   auto layer_params = [&](std::int64_t i) {
     const LayerParams& lp = m.is_moe_layer(i) ? c.moe_layer : c.dense_layer;
     const double attn = static_cast<double>(lp.attention);
-    return (attn - kv_proj) / t + kv_proj * kv_keep + static_cast<double>(lp.mlp + lp.routed + lp.shared) / t +
-           static_cast<double>(lp.router + lp.norm);
+    return (attn - kv_proj) / t + kv_proj * kv_keep + static_cast<double>(lp.mlp + lp.shared) / t +
+           static_cast<double>(lp.routed) / (t * static_cast<double>(ep)) + static_cast<double>(lp.router + lp.norm);
   };
   // Norms outside the layers (final norm, embedding norm) and "other" tensors (pooler,
   // projections) go with the last stage, replicated over TP.
@@ -80,6 +87,8 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
     st.kv_heads = kv_heads;
     for (std::int64_t i = first; i < first + st.layers; ++i) {
       st.params += layer_params(i);
+      st.expert_params +=
+          static_cast<double>((m.is_moe_layer(i) ? c.moe_layer : c.dense_layer).routed) / (t * static_cast<double>(ep));
       st.kept_params += static_cast<double>((m.is_moe_layer(i) ? c.moe_layer : c.dense_layer).norm);
       if (is_windowed(m, i)) ++st.windowed_layers;
     }

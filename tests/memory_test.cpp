@@ -125,7 +125,7 @@ TEST_CASE("model-state rows carry formulas and list each byte in the assumptions
   REQUIRE(rs.find("optimizer_states") != nullptr);
   CHECK(report::expand(rs, rs.find("optimizer_states")->substituted) == "7.50B params · 8 B/param / 64");
   CHECK(report::expand(rs, rs.assumptions[0].text) ==
-        "mixed precision: weights 2 B/param, gradients 2 B/param, master weights 4 B/param per parameter");
+        "mixed precision: weights 2 B/param, gradients 2 B/param, master weights 4 B/param");
 }
 
 TEST_CASE("the inference ledger of Llama-3.1-8B at 8192 tokens: 16,060,522,496 B weights, 1 GiB KV", "[memory]") {
@@ -173,11 +173,14 @@ TEST_CASE("the training ledger of a model adds activations to the ZeRO-sharded m
   const TrainingMemory r = training_memory(m, in);
   CHECK(r.weights.in(byte) == std::ceil(8030261248.0 * 2 / 8));
   CHECK(r.optimizer_states.in(byte) == std::ceil(8030261248.0 * 8 / 8));
-  // 32 layers of 34·s·b·h plus fp32 logits of every position.
-  const double per_layer = 34.0 * 8192 * 4096;
+  // 32 layers of 36·s·b·h (Korthikanti's inventory for a GQA, SwiGLU layer: 10 outside TP, 26
+  // inside) plus fp32 logits of every position.
+  const double per_layer = 36.0 * 8192 * 4096;
   CHECK(r.activations.in(byte) == 32 * per_layer + 8192.0 * 128256 * 4);
-  CHECK(r.per_gpu() == r.weights + r.gradients + r.master_weights + r.optimizer_states + r.activations +
-                           r.runtime_reserve);
+  // ZeRO-3 gathers the largest module in full: the 128256 × 4096 embedding, parameters and gradients.
+  CHECK(r.gathered_params.in(byte) == 4.0 * 128256 * 4096);
+  CHECK(r.per_gpu() == r.weights + r.gradients + r.master_weights + r.optimizer_states + r.gathered_params +
+                           r.activations + r.runtime_reserve);
   CHECK(r.total == 8.0 * r.per_gpu());
 }
 
@@ -189,7 +192,7 @@ TEST_CASE("under 1F1B the first pipeline stage holds p micro-batches of activati
   in.flash_attention = true;
   const TrainingMemory r = training_memory(m, in);
   CHECK(r.stage == 0);
-  CHECK(r.activations.in(byte) == 8.0 * 4 * 34.0 * 2048 * 4096);
+  CHECK(r.activations.in(byte) == 8.0 * 4 * 36.0 * 2048 * 4096);
 }
 
 TEST_CASE("the solver's largest batch fits and one more does not", "[memory][solver]") {
@@ -267,15 +270,17 @@ TEST_CASE("QLoRA stores the frozen base at 4.127 bits per parameter, embeddings 
   CHECK(r.weights.in(byte) == std::ceil((8030261248.0 - kept) * 4.127 / 8 + kept * 2) + 13631488.0 * 2);
 }
 
-TEST_CASE("optimizer offload moves master weights and optimizer states to CPU memory", "[memory]") {
+TEST_CASE("optimizer offload moves gradients, master weights and optimizer states to CPU memory", "[memory]") {
   const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
   TrainingMemoryInput in;
   in.seq = 4096 * one;
   in.offload_optimizer = true;
   const TrainingMemory r = training_memory(m, in);
+  CHECK(r.gradients.in(byte) == 0.0);
   CHECK(r.master_weights.in(byte) == 0.0);
   CHECK(r.optimizer_states.in(byte) == 0.0);
-  CHECK(r.cpu_memory.in(byte) == 8030261248.0 * 12);
+  CHECK(r.weights.in(byte) == 8030261248.0 * 2);
+  CHECK(r.cpu_memory.in(byte) == 8030261248.0 * 14);  // ZeRO-Offload §4.1: 2 + 4 + 8 B/param on the host
 }
 
 TEST_CASE("the runtime reserve's fragmentation covers every row, frozen LoRA weights included", "[memory][lora]") {
@@ -286,4 +291,109 @@ TEST_CASE("the runtime reserve's fragmentation covers every row, frozen LoRA wei
   const TrainingMemory r = training_memory(m, in);
   const Bytes rows = r.weights + r.gradients + r.master_weights + r.optimizer_states + r.activations;
   CHECK(r.runtime_reserve.in(byte) == std::ceil((512.0 * MiB + 0.05 * rows).in(byte)));
+}
+
+TEST_CASE("Korthikanti's inventory for a GQA, SwiGLU layer: 10 bytes per s·b·h outside TP and 26 inside", "[memory]") {
+  // Llama-3.1-8B: h = 4096, H_kv·d = 1024, f = 14336. Inside: Q 2 + K,V 4·1024/4096 + out 2 +
+  // 6·14336/4096 = 26; outside: norms 4 + block inputs 4 + dropout masks 2 = 10.
+  ActivationInput in{.seq = 2048 * one, .micro_batch = 1 * one, .hidden = 4096 * one, .heads = 32 * one,
+                     .kv_width = 1024 * one, .ffn_width = 14336 * one, .gated = true};
+  const ActivationTerms t = activation_terms(in);
+  CHECK(t.outside == 10.0);
+  CHECK(t.inside == 26.0);
+  CHECK(t.scores == 5.0);
+  in.recompute = Recompute::selective;
+  CHECK(activations_per_layer(in).in(byte) == 36.0 * 2048 * 4096);
+  in.tp = 8 * one;
+  CHECK(activations_per_layer(in).in(byte) == (10.0 + 26.0 / 8) * 2048 * 4096);
+  // Without dropout: no masks, and only the softmax output (2 bytes per score) is kept.
+  in.dropout = false;
+  in.tp = 1 * one;
+  in.recompute = Recompute::none;
+  CHECK(activation_terms(in).outside == 8.0);
+  CHECK(activations_per_layer(in).in(byte) == (34.0 + 2.0 * 32 * 2048 / 4096) * 2048 * 4096);
+}
+
+TEST_CASE("expert parallelism splits the routed experts and shards their states over dp / ep", "[memory][ep]") {
+  const specs::ModelSpec m = specs::load_model_preset("mixtral-8x7b");
+  const ParamCount c = count_params(m);
+  const double routed = static_cast<double>(c.group(ParamGroup::experts));  // Mixtral: no shared experts
+  const double dense = 46702792704.0 - routed;
+  TrainingMemoryInput in;
+  in.seq = 4096 * one;
+  in.states.zero_stage = 1;
+  in.states.dp = 16 * one;
+  in.ep = 8 * one;
+  const TrainingMemory r = training_memory(m, in);
+  // Each GPU holds one of the 8 experts per layer; bf16 weights are not sharded under ZeRO-1.
+  CHECK(r.weights.in(byte) == 2.0 * dense + 2.0 * routed / 8);
+  // Master weights: the dense part over 16 ranks, the experts over the 16 / 8 = 2 ranks sharing them.
+  CHECK(r.master_weights.in(byte) == std::ceil(4.0 * dense / 16) + std::ceil(4.0 * routed / 8 / 2));
+  in.ep = 3 * one;
+  in.states.dp = 24 * one;
+  CHECK_THROWS_WITH(training_memory(m, in), "--ep: '3': expected a divisor of the model's 8 routed experts");
+  in.ep = 8 * one;
+  in.states.dp = 4 * one;
+  CHECK_THROWS_WITH(training_memory(m, in),
+                    "--ep: '8': expected a divisor of --dp 4 (expert-parallel ranks are data-parallel ranks)");
+  const specs::ModelSpec dense_model = specs::load_model_preset("llama-3.1-8b");
+  in.states.dp = 8 * one;
+  CHECK_THROWS_WITH(training_memory(dense_model, in),
+                    "--ep: '8': expected 1 (expert parallelism needs a mixture-of-experts model)");
+}
+
+TEST_CASE("parameter offload leaves only the ZeRO-3 gathered working set of weights on the GPU", "[memory]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  TrainingMemoryInput in;
+  in.seq = 4096 * one;
+  in.states.zero_stage = 3;
+  in.states.dp = 8 * one;
+  in.offload_params = true;
+  const TrainingMemory r = training_memory(m, in);
+  CHECK(r.weights.in(byte) == 0.0);
+  CHECK(r.gradients.in(byte) == 0.0);
+  CHECK(r.gathered_params.in(byte) == 4.0 * 128256 * 4096);
+  CHECK(r.cpu_memory.in(byte) == std::ceil(8030261248.0 * 2 / 8) * 2 + std::ceil(8030261248.0 * 4 / 8) +
+                                     std::ceil(8030261248.0 * 8 / 8));
+  in.states.zero_stage = 2;
+  CHECK_THROWS_WITH(training_memory(m, in),
+                    "--offload-params: '(with --zero 2)': expected --zero 3 (parameter offload partitions the weights)");
+}
+
+TEST_CASE("the training solver's answers fit and one step more does not", "[memory][solver]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  TrainingMemoryInput in;
+  in.seq = 4096 * one;
+  in.states.zero_stage = 3;
+  in.states.dp = 8 * one;
+  in.recompute = Recompute::selective;
+  in.capacity = 80.0 * GiB;
+  const std::int64_t b = solve_training(m, in, TrainSolveFor::max_micro_batch);
+  REQUIRE(b > 1);
+  TrainingMemoryInput at = in;
+  at.micro_batch = static_cast<double>(b) * one;
+  CHECK(*training_memory(m, at).fits);
+  at.micro_batch = static_cast<double>(b + 1) * one;
+  CHECK_FALSE(*training_memory(m, at).fits);
+
+  const std::int64_t s = solve_training(m, in, TrainSolveFor::max_seq);
+  REQUIRE(s > 4096);
+  REQUIRE(s < 131072);
+  at = in;
+  at.seq = static_cast<double>(s) * one;
+  CHECK(*training_memory(m, at).fits);
+  at.seq = static_cast<double>(s + 1) * one;
+  CHECK_FALSE(*training_memory(m, at).fits);
+
+  // 70B on 80 GiB GPUs with ZeRO-3 and full recomputation: the fewest data-parallel ranks.
+  const specs::ModelSpec big = specs::load_model_preset("llama-3.1-70b");
+  in.recompute = Recompute::full;
+  in.states.dp = 1 * one;
+  const std::int64_t dp = solve_training(big, in, TrainSolveFor::min_gpus);
+  REQUIRE(dp > 1);
+  at = in;
+  at.states.dp = static_cast<double>(dp) * one;
+  CHECK(*training_memory(big, at).fits);
+  at.states.dp = static_cast<double>(dp - 1) * one;
+  CHECK_FALSE(*training_memory(big, at).fits);
 }

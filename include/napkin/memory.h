@@ -120,16 +120,34 @@ struct ActivationInput {
   Count tp = 1.0 * units::one;  // t, tensor-parallel degree
   bool sequence_parallel = false;
   Recompute recompute = Recompute::none;
-  bool flash_attention = false;  // the attention scores are never stored: drops 5as/h
+  bool flash_attention = false;  // the attention scores are never stored: drops the a·s/h term
+  // The layer's shape beyond Korthikanti's GPT layer; 0/defaults reproduce the paper's 34.
+  Count kv_width{};      // K and V width, H_kv · d_head (0: h, multi-head attention)
+  Count ffn_width{};     // MLP intermediate per token, k experts' worth for MoE (0: 4h)
+  bool gated = false;    // gated MLP (SwiGLU): gate and up outputs and their product are kept
+  bool dropout = true;   // dropout after attention and MLP, and on the attention probabilities
 };
 
+/// The per-layer coefficient c in s·b·h·c bytes, split by where it lives.
+struct ActivationTerms {
+  double outside = 0;  // replicated over TP unless sequence parallel: norm inputs, block inputs, dropout masks
+  double inside = 0;   // split over TP: Q, K, V, out-projection input, MLP intermediates
+  double scores = 0;   // a·s/h multiple: softmax output (+ dropout mask and output)
+};
+ActivationTerms activation_terms(const ActivationInput& in);
+
 /// Activations one transformer layer keeps for backward, in bytes (16-bit activations, 1-byte
-/// dropout masks), Korthikanti et al. 2022, table 2:
+/// dropout masks), Korthikanti et al. 2022, §4.1 and table 2, for a GPT layer (MHA, 4h MLP,
+/// dropout):
 ///   no parallelism        s·b·h·(34 + 5·a·s/h)
 ///   tensor parallel        s·b·h·(10 + 24/t + 5·a·s/(h·t))
 ///   + sequence parallel    s·b·h·(34/t + 5·a·s/(h·t))
-///   selective recompute (or FlashAttention) drops the 5·a·s/h term; full recompute keeps
+///   selective recompute (or FlashAttention) drops the a·s/h term; full recompute keeps
 ///   only the layer input, 2·s·b·h.
+/// The same inventory for other layer shapes: outside = 2·2h (norm inputs) + 2h + 2h (attention
+/// and MLP inputs) + 2h (dropout masks); inside = 2h (Q) + 2·2·h_kv (K, V) + 2h (out-projection
+/// input) + 4f (GeLU input and output; gated: 6f, the gate and up outputs and their product);
+/// scores = 5 with dropout (softmax output, mask, dropout output), 2 without.
 Bytes activations_per_layer(const ActivationInput& in);
 void activations_per_layer(const ActivationInput& in, ResultSet& out);
 
@@ -189,6 +207,10 @@ struct TrainingMemoryInput {
   Count micro_batch = 1.0 * units::one;
   Count seq{};
   Count tp = 1.0 * units::one, pp = 1.0 * units::one;
+  // Expert parallelism: routed experts split over ep ranks taken from the data-parallel ones
+  // (ep divides dp), so expert model states shard over dp / ep under ZeRO.
+  Count ep = 1.0 * units::one;
+  bool dropout = true;           // Korthikanti's dropout terms (most current LLMs train without)
   bool sequence_parallel = false;
   Recompute recompute = Recompute::none;
   bool flash_attention = false;
@@ -201,7 +223,12 @@ struct TrainingMemoryInput {
   Count lora_rank{};
   bool lora_all_linear = false;  // targets: q, k, v, o (default) or every linear layer
   bool qlora = false;            // frozen base in NF4 with double-quantized scales (Dettmers et al. 2023)
-  bool offload_optimizer = false;  // ZeRO-Offload: optimizer states and master weights in CPU memory
+  // ZeRO-Offload (Ren et al. 2021, §4.1): fp32 master weights, optimizer states and the gradients
+  // live in CPU memory and the update runs there; the GPU keeps the 16-bit weights.
+  bool offload_optimizer = false;
+  // ZeRO-Infinity parameter offload (ZeRO-3 only; implies offload_optimizer): the 16-bit weights
+  // live in CPU memory too and each GPU holds only the gathered working set.
+  bool offload_params = false;
 };
 
 /// Trainable LoRA parameters of the whole model (all layers, no sharding).
@@ -209,9 +236,12 @@ std::int64_t lora_params(const specs::ModelSpec& m, std::int64_t rank, bool all_
 
 struct TrainingMemory {
   Bytes weights{}, gradients{}, master_weights{}, optimizer_states{}, activations{}, runtime_reserve{};
+  // ZeRO-3: the largest module's parameters and gradients gathered in full for compute,
+  // 4 B × its parameters (DeepSpeed's estimate_zero3_model_states_mem_needs, "largest_layer_memory").
+  Bytes gathered_params{};
   Bytes cpu_memory{};  // host memory per GPU rank for offloaded states (not in per_gpu)
   Bytes per_gpu() const {
-    return weights + gradients + master_weights + optimizer_states + activations + runtime_reserve;
+    return weights + gradients + master_weights + optimizer_states + gathered_params + activations + runtime_reserve;
   }
   Bytes total{};
   std::optional<bool> fits{};
@@ -224,5 +254,15 @@ struct TrainingMemory {
 /// and the total is every stage's ledger × tp × dp.
 TrainingMemory training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in);
 void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, ResultSet& out);
+
+enum class TrainSolveFor { max_micro_batch, max_seq, min_gpus };
+
+/// The largest micro-batch (at in.seq) or sequence length (at in.micro_batch, up to the model's
+/// maximum context) whose per-GPU training ledger fits in.capacity; or the fewest GPUs: with
+/// ZeRO ≥ 1 the smallest data-parallel degree (a multiple of ep, at the given tp and pp) that
+/// shards the states enough, without ZeRO the smallest valid TP degree. Exact to one step, as
+/// solve_inference; 0 when nothing fits. Precondition: in.capacity is set.
+std::int64_t solve_training(const specs::ModelSpec& m, const TrainingMemoryInput& in, TrainSolveFor what);
+void solve_training(const specs::ModelSpec& m, const TrainingMemoryInput& in, TrainSolveFor what, ResultSet& out);
 
 }  // namespace napkin

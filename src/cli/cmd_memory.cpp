@@ -22,14 +22,14 @@ struct MemoryCmd {
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   NumericFlags nf;
   std::size_t params = 0, batch = 0, context = 0, tp = 0, pp = 0, group = 0, chunk = 0, cuda = 0, frag = 0,
-              capacity = 0, dp = 0, micro_batch = 0, seq = 0, lora_rank = 0;
+              capacity = 0, dp = 0, micro_batch = 0, seq = 0, lora_rank = 0, ep = 0;
   std::string weights_dtype = "bf16", kv_dtype = "bf16", precision = "mixed", optimizer = "adamw",
               grad_dtype, recompute = "none", max, lora_targets = "attention";
   int zero = 0;
   HardwareOption hw;
   bool zero_points = false, quantize_all = false, require_fit = false, train = false, no_master = false,
        flash_attention = false, sequence_parallel = false, min_gpus = false, qlora = false,
-       offload_optimizer = false;
+       offload_optimizer = false, offload_params = false, no_dropout = false;
   OutputOptions out;
 };
 
@@ -110,14 +110,15 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                       "Per-GPU CUDA context, libraries and kernels (default 512MiB)", "BYTES", 512.0 * 1048576.0);
   c->frag = c->nf.add(sub, "--fragmentation", "fragmentation", kCount, Constraint::non_negative,
                       "Allocator slack as a fraction of the ledger (default 0.05)", "RATIO", 0.05);
-  c->capacity = c->nf.add(sub, "--gpu-memory", "gpu_memory", kBytes, Constraint::positive,
+  c->capacity = c->nf.add(sub, "--gpu-memory,--memory", "gpu_memory", kBytes, Constraint::positive,
                           "Memory of one GPU for the fit verdict, e.g. 80GiB", "BYTES");
   sub->get_option("--gpu-memory")->group("Hardware");
   add_hw_option(sub, c->hw);
   sub->add_option("--max", c->max, "Solve for the largest batch (at --context) or context (at --batch) that fits "
-                                   "--gpu-memory")
-      ->type_name("batch|context")->group("Solver");
-  sub->add_flag("--min-gpus", c->min_gpus, "Solve for the smallest TP degree that fits --gpu-memory (at --pp)")
+                                   "--gpu-memory; with --train: micro-batch (at --seq) or seq (at --micro-batch)")
+      ->type_name("batch|context|micro-batch|seq")->group("Solver");
+  sub->add_flag("--min-gpus", c->min_gpus, "Solve for the fewest GPUs that fit --gpu-memory: the smallest TP degree "
+                                           "(at --pp); with --train and --zero >= 1, the smallest --dp")
       ->group("Solver");
   sub->add_flag("--require-fit", c->require_fit, "Exit 1 when the ledger does not fit --gpu-memory")->group("Hardware");
   sub->add_flag("--train", c->train, "The training ledger: weights, gradients, master weights, optimizer states "
@@ -138,6 +139,11 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--offload-optimizer", c->offload_optimizer,
                 "ZeRO-Offload: master weights and optimizer states in CPU memory (shown as cpu_memory)")
       ->group("Training");
+  sub->add_flag("--offload-params", c->offload_params,
+                "ZeRO-Infinity: the 16-bit weights in CPU memory too (needs --zero 3; implies --offload-optimizer)")
+      ->group("Training");
+  sub->add_flag("--no-dropout", c->no_dropout, "No dropout in training (drops Korthikanti's dropout masks and outputs)")
+      ->group("Training");
   sub->add_flag("--qlora", c->qlora, "QLoRA: frozen base in NF4 (4.127 bits/param), bf16 adapters")->group("Fine-tuning");
   sub->add_flag("--flash-attention", c->flash_attention, "Attention scores never stored (drops the 5as/h term)")
       ->group("Training");
@@ -154,12 +160,18 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   c->dp = c->nf.add(sub, "--dp", "dp", kCount, Constraint::positive_integer, "Data-parallel GPUs the ZeRO stage shards over",
                     "COUNT", 1.0);
   sub->get_option("--dp")->group("Parallelism");
+  c->ep = c->nf.add(sub, "--ep", "ep", kCount, Constraint::positive_integer,
+                    "Expert-parallel ranks for the routed experts of an MoE model, taken from --dp (default 1)",
+                    "COUNT", 1.0);
+  sub->get_option("--ep")->group("Parallelism");
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin memory llama-3.1-8b --batch 32 --context 8Ki --gpu-memory 80GiB\n"
               "         napkin memory qwen2.5-72b --weights-dtype int4 --group-size 128 --tp 2\n"
               "         napkin memory llama-3.1-8b --train --seq 8Ki --zero 3 --dp 8 --recompute selective\n"
               "         napkin memory llama-3.1-70b --context 32Ki --gpu-memory 80GiB --min-gpus\n"
               "         napkin memory llama-3.1-70b --train --qlora --lora-rank 16 --seq 2048 --recompute full\n"
+              "         napkin memory mixtral-8x7b --train --zero 1 --dp 8 --ep 8 --seq 4096 --recompute selective\n"
+              "         napkin memory llama-3.1-70b --train --zero 3 --hw h100-sxm --recompute full --min-gpus\n"
               "         napkin memory --params 7.5B --train --zero 1 --dp 64");
   sub->callback([c, sub, &exit_code] {
     reject_extras(sub);
@@ -174,21 +186,35 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       throw InputError("--require-fit", "(given)", "--gpu-memory (the capacity to check against)");
     const bool bare = c->model.empty();
     std::optional<SolveFor> solve;
+    std::optional<TrainSolveFor> train_solve;
+    const char* solver_flag = c->min_gpus ? "--min-gpus" : "--max";
     if (!c->max.empty()) {
-      if (c->max == "batch") solve = SolveFor::max_batch;
-      else if (c->max == "context") solve = SolveFor::max_context;
-      else throw InputError("--max", c->max, "batch or context");
+      if (c->train) {
+        if (c->max == "micro-batch") train_solve = TrainSolveFor::max_micro_batch;
+        else if (c->max == "seq") train_solve = TrainSolveFor::max_seq;
+        else throw InputError("--max", c->max, "micro-batch or seq (with --train)");
+      } else {
+        if (c->max == "batch") solve = SolveFor::max_batch;
+        else if (c->max == "context") solve = SolveFor::max_context;
+        else throw InputError("--max", c->max, "batch or context (micro-batch or seq with --train)");
+      }
     }
     if (c->min_gpus) {
-      if (solve) throw InputError("--min-gpus", "(given with --max)", "one solver at a time");
-      solve = SolveFor::min_gpus;
+      if (solve || train_solve) throw InputError("--min-gpus", "(given with --max)", "one solver at a time");
+      if (c->train) train_solve = TrainSolveFor::min_gpus;
+      else solve = SolveFor::min_gpus;
     }
-    if (solve && (bare || c->train))
-      throw InputError(c->min_gpus ? "--min-gpus" : "--max", bare ? "(with --params)" : "(with --train)",
-                       "a MODEL's inference ledger (the solver does not cover --params or --train yet)");
-    if (solve && c->nf.flags()[c->capacity].raw.empty() && !c->hw.spec)
-      throw InputError(c->min_gpus ? "--min-gpus" : "--max", c->min_gpus ? "(given)" : c->max,
-                       "--gpu-memory (the capacity to solve against)");
+    if ((solve || train_solve) && bare)
+      throw InputError(solver_flag, "(with --params)", "a MODEL (the solver needs the activations of an architecture)");
+    if ((solve || train_solve) && c->nf.flags()[c->capacity].raw.empty() && !c->hw.spec)
+      throw InputError(solver_flag, c->min_gpus ? "(given)" : c->max, "--gpu-memory (the capacity to solve against)");
+    if (!c->train) {
+      for (const auto& [flag, given] : {std::pair{"--ep", !c->nf.flags()[c->ep].raw.empty()},
+                                       std::pair{"--offload-params", c->offload_params},
+                                       std::pair{"--offload-optimizer", c->offload_optimizer},
+                                       std::pair{"--no-dropout", c->no_dropout}})
+        if (given) throw InputError(flag, "(given without --train)", "--train (a training-ledger option)");
+    }
     if (!bare) c->spec = load_model(c->model);
     const Recompute rc = parse_recompute(c->recompute, "--recompute");
     if (c->lora_targets != "attention" && c->lora_targets != "all-linear")
@@ -218,7 +244,13 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         in.lora_all_linear = c->lora_targets == "all-linear";
         in.qlora = c->qlora;
         in.offload_optimizer = c->offload_optimizer;
-        training_memory(c->spec, in, rs);
+        in.offload_params = c->offload_params;
+        in.ep = p.get<Count>(c->ep);
+        in.dropout = !c->no_dropout;
+        if (train_solve)
+          solve_training(c->spec, in, *train_solve, rs);
+        else
+          training_memory(c->spec, in, rs);
       } else {
         InferenceMemoryInput in;
         in.weights_dtype = wd;
