@@ -21,7 +21,8 @@ using napkin_test::run_napkin;
 
 namespace {
 
-// GPT-3 175B as Narayanan et al. 2021 train it (table 1: t = 8, p = 8 on 1024 A100s, s = 2048).
+// GPT-3 175B on Narayanan et al. 2021's numbers (§5.1: 1024 A100s at 140 TFLOP/s, s = 2048); the
+// layout t = 8, p = 8 is ours (their table 1 has no 175B row).
 TrainInput gpt3_run() {
   TrainInput in;
   in.tokens = 300e9 * token;
