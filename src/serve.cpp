@@ -601,6 +601,15 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
              "napkin memory --max batch", text("at context {}", context));
   }
 
+  out.note(text("decode reads {} of weights per step: {} / {} = {}, the memory floor of a step at any batch",
+                r.decode.weight_bytes, r.decode.weight_bytes, in.bandwidth, r.decode.weight_bytes / in.bandwidth));
+  out.note(text("the KV cache adds {} per step ({} / {} = {}), growing with batch and context", r.decode.kv_bytes,
+                r.decode.kv_bytes, in.bandwidth, r.decode.kv_bytes / in.bandwidth));
+  out.note(text("{} kernels per step at {} each: {} of launch time; a kernel shorter than that takes its launch time, "
+                "so small steps are overhead-bound (notes 7.2)",
+                r.decode.kernels, in.cuda_graphs ? in.graph_overhead : in.launch_overhead, r.decode.launch));
+  out.note(text("a step turns compute-bound when ΣC/ΣQ ≥ I* = {}; at batch {} it is {}", ridge, batch,
+                r.decode.intensity()));
   if (r.compute_bound_batch && r.max_batch && *r.compute_bound_batch > *r.max_batch)
     out.note(text("decode turns compute-bound at batch {}, but the GPU memory holds at most {} sequences of {} tokens",
                   static_cast<double>(*r.compute_bound_batch), static_cast<double>(*r.max_batch), context));
