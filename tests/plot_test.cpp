@@ -324,6 +324,36 @@ TEST_CASE("kernel waves --scan plots wave efficiency against the size", "[plot]"
   CHECK(count(svg, "class=\"point\"") == 13);
 }
 
+TEST_CASE("serve --per-op --plot puts the prefill and decode ops under the roofline", "[plot]") {
+  TempDir d;
+  const Run r = napkin_test::run_napkin(
+      "serve llama-3.1-8b --hw h100-sxm --batch 8 --prompt 2048 --generate 256 --per-op --json --plot " + d.file("s.svg"));
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const std::string svg = read(d.file("s.svg"));
+  INFO(svg);
+  CHECK(xml_problem(svg).empty());
+  CHECK(svg.find("data-chart=\"roofline\"") != std::string::npos);
+  CHECK(svg.find("<title>napkin serve llama-3.1-8b --hw h100-sxm --batch 8 --prompt 2048 --generate 256 --per-op</title>") !=
+        std::string::npos);  // flags without their value, output flags left out
+  const double ridge = j["inputs"]["peak"].get<double>() / j["inputs"]["bandwidth"].get<double>();
+  CHECK(numbers(svg, "class=\"ridge\"", "data-intensity") == std::vector<double>{ridge});
+  // Every op that does arithmetic is a point of its phase, at flops / time.
+  const auto groups = attrs(svg, "class=\"point\"", "data-group");
+  const auto rates = numbers(svg, "class=\"point\"", "data-rate");
+  std::size_t k = 0;
+  for (const char* phase : {"prefill_ops", "decode_ops"}) {
+    for (const auto& op : j[phase]) {
+      if (!(op["intensity"].get<double>() > 0)) continue;
+      REQUIRE(k < rates.size());
+      CHECK(groups[k] == phase);
+      CHECK(rates[k] == Approx(op["flops"].get<double>() / op["time"].get<double>()));
+      ++k;
+    }
+  }
+  CHECK(k == rates.size());
+}
+
 TEST_CASE("an unwritable --plot path is exit 2 naming the flag and the path", "[plot]") {
   const Run r = napkin_test::run_napkin(
       "roofline --peak 100TFLOP/s --bandwidth 1TB/s --intensity 10 --plot /nonexistent-dir/r.svg");

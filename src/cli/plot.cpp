@@ -89,7 +89,7 @@ std::string command_line(CLI::App* sub) {
     if (std::find(kOutput.begin(), kOutput.end(), name) != kOutput.end()) continue;
     if (o->get_positional()) {
       for (const auto& r : o->results()) line += " " + r;
-    } else if (o->get_type_size() == 0) {
+    } else if (o->get_expected_max() == 0) {  // a flag
       line += " " + name;
     } else {
       for (const auto& r : o->results()) line += " " + name + " " + r;

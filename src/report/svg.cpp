@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <tuple>
 
 #include "napkin/report/human_units.h"
 
@@ -114,19 +115,60 @@ struct Scale {
   }
 };
 
-// Title across the top, shortened with an ellipsis when it would not fit.
+// Title across the top: the command line, on two lines when long, shortened with an ellipsis
+// when even two would not hold it.
 void title(std::string& out, std::string_view t) {
-  constexpr std::size_t kMaxChars = 100;
-  std::string s(t);
-  if (s.size() > kMaxChars) {
-    std::size_t cut = kMaxChars;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // whole UTF-8 characters
-    s = s.substr(0, cut) + "…";
+  constexpr std::size_t kLine = 96;  // characters of 13px text across the canvas
+  auto cut_at = [](const std::string& s, std::size_t n) {
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // whole UTF-8 characters
+    return n;
+  };
+  std::string first(t), second;
+  if (first.size() > kLine) {
+    std::size_t cut = first.rfind(' ', kLine);
+    if (cut == std::string::npos || cut < kLine / 2) cut = cut_at(first, kLine);
+    second = first.substr(cut + (first[cut] == ' ' ? 1 : 0));
+    first.resize(cut);
+    if (second.size() > kLine) second = second.substr(0, cut_at(second, kLine - 1)) + "…";
   }
-  put(out, "<title>{}</title>\n", esc(s));
-  put(out, "<text class=\"title\" x=\"{}\" y=\"26\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", px(kLeft),
-      esc(s));
+  put(out, "<title>{}</title>\n", esc(t));
+  put(out, "<text class=\"title\" x=\"16\" y=\"{}\" font-size=\"13\" font-weight=\"bold\">{}</text>\n",
+      second.empty() ? 28 : 20, esc(first));
+  if (!second.empty())
+    put(out, "<text class=\"title\" x=\"16\" y=\"36\" font-size=\"13\" font-weight=\"bold\">{}</text>\n", esc(second));
 }
+
+// Boxes of the labels placed so far, so that the next one goes where it overlaps none (or is
+// left to the point's tooltip).
+struct Placed {
+  std::vector<std::array<double, 4>> boxes;  // x0, y0, x1, y1
+  static double text_width(std::string_view s, double font) {
+    std::size_t chars = 0;
+    for (char ch : s) chars += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+    return 0.56 * font * static_cast<double>(chars);
+  }
+  bool free(const std::array<double, 4>& b) const {
+    for (const auto& o : boxes)
+      if (b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3]) return false;
+    return true;
+  }
+  // Tries right-below, right-above, left-below, left-above of (x, y); returns the text origin
+  // and anchor, or nothing.
+  std::optional<std::tuple<double, double, bool>> place(double x, double y, std::string_view s, double font,
+                                                        double x_min, double x_max, double y_min, double y_max) {
+    const double w = text_width(s, font), h = font;
+    const std::array<std::tuple<double, double, bool>, 4> tries{{
+        {x + 7, y + 4 + h, false}, {x + 7, y - 6, false}, {x - 7, y + 4 + h, true}, {x - 7, y - 6, true}}};
+    for (const auto& [tx, ty, end] : tries) {
+      const double x0 = end ? tx - w : tx;
+      const std::array<double, 4> b{x0, ty - h, x0 + w, ty + 2};
+      if (b[0] < x_min || b[2] > x_max || b[1] < y_min || b[3] > y_max || !free(b)) continue;
+      boxes.push_back(b);
+      return std::tuple{tx, ty, end};
+    }
+    return std::nullopt;
+  }
+};
 
 void open_svg(std::string& out, std::string_view kind) {
   put(out,
@@ -184,16 +226,20 @@ void axes(std::string& out, const Scale& x, const Scale& y, const std::vector<do
       px(left - 62), px((top + bottom) / 2), esc(axis_title(y_name, yu)));
 }
 
+enum class Mark { box, line, dot };
+
 void legend(std::string& out, const std::vector<std::pair<std::string, std::string>>& entries, double x, double y,
-            bool boxes, bool from_bottom = false) {
+            Mark mark, bool from_bottom = false) {
   if (entries.empty()) return;
   if (from_bottom) y -= 18.0 * static_cast<double>(entries.size() - 1);
   out += "<g class=\"legend\">\n";
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const double yy = y + 18.0 * static_cast<double>(i);
-    if (boxes)
+    if (mark == Mark::box)
       put(out, "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>\n", px(x), px(yy - 10),
           entries[i].second);
+    else if (mark == Mark::dot)
+      put(out, "<circle cx=\"{}\" cy=\"{}\" r=\"4.5\" fill=\"{}\"/>\n", px(x + 7), px(yy - 4), entries[i].second);
     else
       put(out, "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2.5\"/>\n", px(x),
           px(yy - 4), px(x + 14), px(yy - 4), entries[i].second);
@@ -368,6 +414,7 @@ std::string roofline_svg(const RooflineChart& c) {
       px(kTop), px(right - kLeft), px(kHeight - kBottom - kTop));
 
   std::vector<std::pair<std::string, std::string>> entries;
+  Placed placed;
   for (std::size_t k = 0; k < c.roofs.size(); ++k) {
     const Roof& r = c.roofs[k];
     const double ridge = r.peak_flop_per_s / r.bandwidth_bytes_per_s;
@@ -386,8 +433,12 @@ std::string roofline_svg(const RooflineChart& c) {
         num(ridge), px(x(ridge)), px(y(r.peak_flop_per_s)), px(x(ridge)), px(kHeight - kBottom), col);
     out += "</g>\n";
     // Labels: the peak above its flat roof, the bandwidth along the slope, the ridge at its foot.
-    put(out, "<text class=\"roof-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"{}\">peak {}</text>\n",
-        px(right - 4), px(y(r.peak_flop_per_s) - 6), col, esc(compact(r.peak_flop_per_s, kFlopRate)));
+    // The peak's label sits left, at the roof's height: nothing is drawn above the slope there.
+    const std::string peak_text = "peak " + compact(r.peak_flop_per_s, kFlopRate);
+    put(out, "<text class=\"roof-label\" x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", px(kLeft + 6),
+        px(y(r.peak_flop_per_s) + 4), col, esc(peak_text));
+    placed.boxes.push_back({kLeft + 6, y(r.peak_flop_per_s) - 8, kLeft + 6 + Placed::text_width(peak_text, 12),
+                            y(r.peak_flop_per_s) + 6});
     const double xa = x(i0), ya = y(i0 * r.bandwidth_bytes_per_s), xb = x(ridge), yb = y(r.peak_flop_per_s);
     const double angle = std::atan2(yb - ya, xb - xa) * 180.0 / 3.14159265358979323846;
     const double t = 0.12;
@@ -417,12 +468,19 @@ std::string roofline_svg(const RooflineChart& c) {
         num(p.rate_flop_per_s), px(x(p.intensity_flop_per_byte)),
         px(y(p.rate_flop_per_s)), col, esc(p.label), esc(compact(p.intensity_flop_per_byte, kIntensity)),
         esc(compact(p.rate_flop_per_s, kFlopRate)));
-    if (labels && !p.label.empty())
-      put(out, "<text class=\"point-label\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#333\">{}</text>\n",
-          px(x(p.intensity_flop_per_byte) + 7), px(y(p.rate_flop_per_s) + 14), esc(p.label));
+    placed.boxes.push_back({x(p.intensity_flop_per_byte) - 5, y(p.rate_flop_per_s) - 5, x(p.intensity_flop_per_byte) + 5,
+                            y(p.rate_flop_per_s) + 5});
+  }
+  // Labels after every point is down, so that none covers a point.
+  for (const auto& p : c.points) {
+    if (!labels || p.label.empty() || !positive(p.intensity_flop_per_byte) || !positive(p.rate_flop_per_s)) continue;
+    if (const auto at = placed.place(x(p.intensity_flop_per_byte), y(p.rate_flop_per_s), p.label, 11, kLeft, right,
+                                     kTop, kHeight - kBottom))
+      put(out, "<text class=\"point-label\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#333\"{}>{}</text>\n",
+          px(std::get<0>(*at)), px(std::get<1>(*at)), std::get<2>(*at) ? " text-anchor=\"end\"" : "", esc(p.label));
   }
   out += "</g>\n";
-  legend(out, entries, right + 16, kTop + 12, false);
+  legend(out, entries, right + 16, kTop + 12, by_group ? Mark::dot : Mark::line);
   out += "</svg>\n";
   return out;
 }
@@ -530,7 +588,7 @@ std::string ledger_svg(const LedgerChart& c) {
   // The legend stacks like the bars: the first part at the bottom, level with the axis.
   if (!same && common) entries.emplace_back("capacity", "#C00000");
   for (std::size_t k = keys.size(); k-- > 0;) entries.emplace_back(names[k], std::string(key_colour(keys[k])));
-  legend(out, entries, right + 16, kHeight - kBottom - 2, true, true);
+  legend(out, entries, right + 16, kHeight - kBottom - 2, Mark::box, true);
   out += "</svg>\n";
   return out;
 }
@@ -639,7 +697,7 @@ std::string line_svg(const LineChart& c) {
     out += "</g>\n";
     if (with_legend) entries.emplace_back(s.name, std::string(col));
   }
-  legend(out, entries, right + 16, kTop + 12, false);
+  legend(out, entries, right + 16, kTop + 12, Mark::line);
   out += "</svg>\n";
   return out;
 }
