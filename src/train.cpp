@@ -115,10 +115,20 @@ struct Counted {
   double hq = 0.0;  // palm: heads · head_dim
 };
 
-Counted count_flops(const specs::ModelSpec& m, const TrainInput& in) {
+// `mp` is null for a bare parameter count: 6pd only.
+Counted count_flops(const specs::ModelSpec* mp, const TrainInput& in) {
   Counted c;
-  const ParamCount pc = count_params(m);
-  c.p = in.params.value_or(static_cast<double>(pc.active) * param);
+  if (mp == nullptr) {
+    if (!in.params) throw InputError("params", "(missing)", "a parameter count P, or a MODEL");
+    if (in.formula != FlopsFormula::six_pd)
+      throw InputError("flops_formula", std::string(to_string(in.formula)),
+                       "6pd for a bare --params (palm and megatron read layers and widths from a MODEL)");
+    c.p = *in.params;
+    c.flops = training_flops({.params = c.p, .tokens = in.tokens, .recompute = in.memory.recompute});
+    return c;
+  }
+  const specs::ModelSpec& m = *mp;
+  c.p = in.params.value_or(static_cast<double>(count_params(m).active) * param);
   switch (in.formula) {
     case FlopsFormula::six_pd:
       c.flops = training_flops({.params = c.p, .tokens = in.tokens, .recompute = in.memory.recompute});
@@ -151,16 +161,44 @@ TrainingMemoryInput memory_input(const TrainInput& in, Count dp) {
   return mi;
 }
 
+// A bare parameter count: the model states of P / (tp·pp) parameters per GPU, ZeRO over dp.
+ModelStatesInput bare_states(const TrainInput& in, Count dp) {
+  ModelStatesInput st = in.memory.states;
+  st.params = *in.params / (num(in.memory.tp) * num(in.memory.pp));
+  st.dp = dp;
+  return st;
+}
+
+TrainEstimate estimate(const specs::ModelSpec* mp, const TrainInput& in);
+void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out);
+
 }  // namespace
 
-TrainEstimate train(const specs::ModelSpec& m, const TrainInput& in) {
+TrainEstimate train(const specs::ModelSpec& m, const TrainInput& in) { return estimate(&m, in); }
+TrainEstimate train_params(const TrainInput& in) { return estimate(nullptr, in); }
+void train(const specs::ModelSpec& m, const TrainInput& in, ResultSet& out) { report(&m, in, out); }
+void train_params(const TrainInput& in, ResultSet& out) { report(nullptr, in, out); }
+
+namespace {
+
+TrainEstimate estimate(const specs::ModelSpec* mp, const TrainInput& in) {
   check(in);
   const Layout lay = layout(in);
   TrainEstimate r;
   r.gpus = lay.gpus;
   r.dp = lay.dp;
-  r.memory = training_memory(m, memory_input(in, lay.dp));
-  r.flops = count_flops(m, in).flops;
+  r.flops = count_flops(mp, in).flops;
+  if (mp != nullptr) {
+    r.memory = training_memory(*mp, memory_input(in, lay.dp));
+  } else {
+    const ModelStates st = model_states(bare_states(in, lay.dp));
+    r.memory.weights = st.weights;
+    r.memory.gradients = st.gradients;
+    r.memory.master_weights = st.master_weights;
+    r.memory.optimizer_states = st.optimizer_states;
+    r.memory.total = num(lay.gpus) * r.memory.per_gpu();
+    if (in.memory.capacity) r.memory.fits = r.memory.per_gpu() <= *in.memory.capacity;
+  }
   r.model_flops = r.flops.forward + r.flops.backward;
   const double n = num(r.gpus);
   // MFU divides model FLOP by the peak; an achieved rate already counts every FLOP executed.
@@ -198,14 +236,29 @@ TrainEstimate train(const specs::ModelSpec& m, const TrainInput& in) {
   return r;
 }
 
-void train(const specs::ModelSpec& m, const TrainInput& in, ResultSet& out) {
-  const TrainEstimate r = train(m, in);
-  const Counted c = count_flops(m, in);
+void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
+  const TrainEstimate r = estimate(mp, in);
+  const Counted c = count_flops(mp, in);
   const Recompute rc = in.memory.recompute;
-  const double l = static_cast<double>(m.layers), h = static_cast<double>(m.hidden), s = num(in.memory.seq);
+  const double l = mp ? static_cast<double>(mp->layers) : 0.0, h = mp ? static_cast<double>(mp->hidden) : 0.0,
+               s = num(in.memory.seq);
 
   // The per-GPU memory ledger first: the layout has to fit before its time means anything.
-  training_memory(m, memory_input(in, r.dp), out);
+  if (mp != nullptr) {
+    training_memory(*mp, memory_input(in, r.dp), out);
+  } else {
+    out.input("zero", value(static_cast<double>(in.memory.states.zero_stage)));
+    out.input("tp", value(in.memory.tp));
+    out.input("pp", value(in.memory.pp));
+    out.input("dp", value(r.dp));
+    model_states(bare_states(in, r.dp), out);
+    out.item("per_gpu", "per GPU", value(r.memory.per_gpu()), "sum of the rows above",
+             text("{}", r.memory.per_gpu()))
+        .is_total = true;
+    if (in.memory.capacity) fit_items(r.memory.per_gpu(), *in.memory.capacity, out);
+    out.assume("bare_params", text("a bare parameter count: model states only, P split evenly over tp·pp; "
+                                   "activations and runtime reserve need an architecture (give MODEL)"));
+  }
   out.command = "train";
   for (auto it = out.inputs.begin(); it != out.inputs.end(); ++it)
     if (it->name == "train") {
@@ -342,7 +395,7 @@ void train(const specs::ModelSpec& m, const TrainInput& in, ResultSet& out) {
   if (in.formula != FlopsFormula::megatron) {
     if (in.params)
       out.assume("params", text("{} as given (the model's active count is not used)", c.p));
-    else if (m.moe.is_moe())
+    else if (mp->moe.is_moe())
       out.assume("params", text("{} active per token (MoE: compute follows the active path, memory holds all "
                                 "experts), embeddings and head included", c.p));
     else
@@ -350,6 +403,7 @@ void train(const specs::ModelSpec& m, const TrainInput& in, ResultSet& out) {
                                 "for Llama 3 405B and Narayanan's 8TP count it); give --params for another P",
                                 c.p));
   } else {
+    const specs::ModelSpec& m = *mp;  // megatron needs a MODEL (count_flops checked)
     if (in.vocab)
       out.assume("vocab_padding", text("V = {} as given", c.v));
     else
@@ -397,7 +451,8 @@ void train(const specs::ModelSpec& m, const TrainInput& in, ResultSet& out) {
   else
     out.assume("layout", text("{} GPU(s) = tp {} × pp {} × dp {} (give --gpus to scale out)", r.gpus, in.memory.tp,
                               in.memory.pp, r.dp));
-  out.assume("seq", text("training sequence length s = {}, micro-batch {}", s, in.memory.micro_batch));
+  if (mp != nullptr)
+    out.assume("seq", text("training sequence length s = {}, micro-batch {}", s, in.memory.micro_batch));
   if (in.achieved) {
     out.assume("utilization", text("{} per GPU achieved, counting every FLOP executed (recomputation included), as "
                                    "Narayanan et al. report 140 TFLOP/s", *in.achieved));
@@ -447,5 +502,7 @@ void train(const specs::ModelSpec& m, const TrainInput& in, ResultSet& out) {
                                      "the MFU or achieved figure; failures, restarts, checkpoint writes, evaluation and "
                                      "data stalls are not counted (Llama 3 405B reports > 90% effective training time)"));
 }
+
+}  // namespace
 
 }  // namespace napkin

@@ -304,3 +304,27 @@ TEST_CASE("the overview lists train", "[train][cli]") {
   const auto r = run_napkin("--help");
   CHECK(r.out.find("\n  train            time, GPU-hours, kWh, cost, memory  napkin train ") != std::string::npos);
 }
+
+TEST_CASE("a bare --params count trains by 6PD with a model-states ledger", "[train]") {
+  TrainInput in;
+  in.params = 70e9 * param;
+  in.tokens = 2e12 * token;
+  in.gpus = 1024.0 * one;
+  in.memory.tp = 8.0 * one;
+  in.memory.states.zero_stage = 1;
+  in.peak = 989.0 * TFLOP_per_s;
+  in.mfu = 0.5;
+  const TrainEstimate r = train_params(in);
+  CHECK_THAT(r.flops.total().in(flop), WithinRel(6.0 * 70e9 * 2e12, 1e-12));
+  CHECK_THAT(r.time.in(second), WithinRel(6.0 * 70e9 * 2e12 / (1024.0 * 989e12 * 0.5), 1e-12));
+  // 70e9 / 8 params per GPU: bf16 weights and gradients, fp32 master and Adam sharded over dp = 128.
+  CHECK_THAT(r.memory.per_gpu().in(byte), WithinRel(70e9 / 8 * (2 + 2 + 12.0 / 128), 1e-12));
+  ResultSet rs;
+  train_params(in, rs);
+  CHECK(rs.find("per_gpu") != nullptr);
+  CHECK(rs.find("time") != nullptr);
+  for (const auto& a : rs.assumptions) CHECK_NOTHROW(cli::flag_for_assumption(a.key));
+  in.formula = FlopsFormula::palm;
+  CHECK_THROWS_WITH(train_params(in), "flops_formula: 'palm': expected 6pd for a bare --params (palm and megatron "
+                                      "read layers and widths from a MODEL)");
+}

@@ -88,4 +88,9 @@ TrainEstimate train(const specs::ModelSpec& m, const TrainInput& in);
 /// The spec must outlive `out`.
 void train(const specs::ModelSpec& m, const TrainInput& in, ResultSet& out);
 
+/// A bare parameter count (in.params, required) instead of a model: 6pd only, and the memory
+/// ledger holds the model states of P / (tp·pp) parameters per GPU (no activations).
+TrainEstimate train_params(const TrainInput& in);
+void train_params(const TrainInput& in, ResultSet& out);
+
 }  // namespace napkin

@@ -24,12 +24,12 @@ struct TrainCmd {
   std::string model;
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   NumericFlags nf;
-  std::size_t tokens = 0, params = 0, vocab = 0, gpus = 0, tp = 0, pp = 0, dp = 0, micro_batch = 0, seq = 0,
+  std::size_t tokens = 0, params = 0, vocab = 0, gpus = 0, tp = 0, pp = 0, dp = 0, ep = 0, micro_batch = 0, seq = 0,
               cuda = 0, frag = 0, capacity = 0, mfu = 0, achieved = 0, peak = 0, power = 0, node_power = 0,
               gpus_per_node = 0, pue = 0, price_gpu_hour = 0, price_kwh = 0, carbon = 0;
   std::string formula = "6pd", dtype = "bf16", precision = "mixed", optimizer = "adamw", recompute = "none";
   int zero = 0;
-  bool flash_attention = false, sequence_parallel = false, require_fit = false;
+  bool flash_attention = false, sequence_parallel = false, require_fit = false, no_dropout = false;
   HardwareOption hw;
   OutputOptions out;
 };
@@ -40,9 +40,8 @@ void add_train_command(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand("train", "A training run: FLOP, time, GPU-hours, energy, cost, CO2 and memory per GPU");
   auto c = std::make_shared<TrainCmd>();
   sub->add_option("MODEL", c->model, "A preset (napkin presets models), a config.json, a model directory or "
-                                     "napkin model JSON")
+                                     "napkin model JSON (or --params P)")
       ->type_name("MODEL")
-      ->required()
       ->group("Model");
   c->tokens = c->nf.add(sub, "--tokens", "tokens", dim_rt<Tokens::dim>(), Constraint::positive,
                         "Training tokens D, e.g. 300B or 15.6T", "TOKENS");
@@ -51,7 +50,8 @@ void add_train_command(CLI::App& app, int& exit_code) {
                                                  "12·L·H·Q·T) or megatron (Narayanan et al. 2021, eq. 3)")
       ->type_name("6pd|palm|megatron")->group("Compute");
   c->params = c->nf.add(sub, "--params", "params", dim_rt<Params::dim>(), Constraint::positive,
-                        "P for 6pd/palm instead of the model's active count, e.g. 175B", "PARAMS");
+                        "P for 6pd/palm instead of the model's active count, or instead of MODEL, e.g. 175B",
+                        "PARAMS");
   sub->get_option("--params")->group("Compute");
   c->vocab = c->nf.add(sub, "--vocab", "vocab", kCount, Constraint::positive_integer,
                        "V for megatron (default: the model's, padded to a multiple of 128·tp)", "COUNT");
@@ -80,7 +80,9 @@ void add_train_command(CLI::App& app, int& exit_code) {
                     1.0);
   c->dp = c->nf.add(sub, "--dp", "dp", kCount, Constraint::positive_integer,
                     "Data-parallel degree (default gpus / (tp·pp), or 1)", "COUNT");
-  for (const char* f : {"--gpus", "--tp", "--pp", "--dp"}) sub->get_option(f)->group("Parallelism");
+  c->ep = c->nf.add(sub, "--ep", "ep", kCount, Constraint::positive_integer,
+                    "Expert-parallel degree, taken from dp (MoE; default 1)", "COUNT", 1.0);
+  for (const char* f : {"--gpus", "--tp", "--pp", "--dp", "--ep"}) sub->get_option(f)->group("Parallelism");
   sub->add_flag("--sequence-parallel", c->sequence_parallel, "Megatron sequence parallelism over --tp")
       ->group("Parallelism");
   sub->add_option("--zero", c->zero, "ZeRO stage 0-3 over dp (3 = FSDP full sharding)")->type_name("0-3")
@@ -96,6 +98,8 @@ void add_train_command(CLI::App& app, int& exit_code) {
       ->type_name("mixed|fp32|bf16")->group("Training");
   sub->add_option("--optimizer", c->optimizer, "adamw (default), adam-8bit, sgd, sgd-momentum, adafactor")
       ->type_name("NAME")->group("Training");
+  sub->add_flag("--no-dropout", c->no_dropout, "No dropout in training (drops Korthikanti's dropout masks and outputs)")
+      ->group("Training");
   sub->add_flag("--flash-attention", c->flash_attention, "Attention scores never stored (drops the 5as/h term)")
       ->group("Training");
   c->cuda = c->nf.add(sub, "--cuda-context", "cuda_context", kBytes, Constraint::non_negative,
@@ -131,6 +135,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
       "Example: napkin train llama-3.1-8b --tokens 15T --hw h100-sxm --gpus 1024 --mfu 0.4 --zero 1\n"
       "         napkin train gpt3-175b --tokens 300B --hw a100-sxm-80gb --gpus 1024 --tp 8 --pp 8 \\\n"
       "                --achieved 140TFLOP/s --flops-formula megatron --recompute full --seq 2048\n"
+      "         napkin train --params 70B --tokens 2T --hw h100-sxm --gpus 1024 --tp 8 --zero 1\n"
       "         napkin train llama-3.1-70b --tokens 2T --hw h100-sxm --gpus 512,1024,2048 --tp 8 --zero 1 \\\n"
       "                --price-per-gpu-hour 2.5 --pue 1.2 --carbon-intensity 0.4");
   sub->callback([c, sub, &exit_code] {
@@ -161,9 +166,12 @@ void add_train_command(CLI::App& app, int& exit_code) {
     }
     if (c->require_fit && flags[c->capacity].raw.empty() && !c->hw.spec)
       throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
-    c->spec = load_model(c->model);
+    const bool bare = c->model.empty();
+    if (bare && flags[c->params].raw.empty())
+      throw InputError("train: give MODEL (a preset, config.json or model directory) or --params P");
+    if (!bare) c->spec = load_model(c->model);
     // A sequence longer than the model's context is not a training run anyone does by default.
-    if (flags[c->seq].raw.empty() && c->spec.max_context > 0)
+    if (!bare && flags[c->seq].raw.empty() && c->spec.max_context > 0)
       flags[c->seq].fallback = std::min(4096.0, static_cast<double>(c->spec.max_context));
     bool all_fit = true;
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
@@ -181,6 +189,8 @@ void add_train_command(CLI::App& app, int& exit_code) {
       in.memory.seq = p.get<Count>(c->seq);
       in.memory.tp = p.get<Count>(c->tp);
       in.memory.pp = p.get<Count>(c->pp);
+      in.memory.ep = p.get<Count>(c->ep);
+      in.memory.dropout = !c->no_dropout;
       in.memory.sequence_parallel = c->sequence_parallel;
       in.memory.recompute = rc;
       in.memory.flash_attention = c->flash_attention;
@@ -201,7 +211,10 @@ void add_train_command(CLI::App& app, int& exit_code) {
       if (c->hw.spec) in.hardware = c->hw.spec->name;
       in.peak_from_hw = c->hw.spec && !peak_given;
       in.power_from_hw = c->hw.spec && !power_given;
-      train(c->spec, in, rs);
+      if (bare)
+        train_params(in, rs);
+      else
+        train(c->spec, in, rs);
       c->hw.assume(rs);
       if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
     });
