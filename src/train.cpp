@@ -498,9 +498,8 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
   if (in.carbon_intensity)
     out.assume("carbon_intensity", text("grid carbon intensity {} kgCO2e/kWh, applied to facility energy",
                                         in.carbon_intensity->in(kg_co2e / kWh)));
-  out.assume("train_overheads", text("the rate holds for the whole run: pipeline bubbles and communication are inside "
-                                     "the MFU or achieved figure; failures, restarts, checkpoint writes, evaluation and "
-                                     "data stalls are not counted (Llama 3 405B reports > 90% effective training time)"));
+  out.assume("train_overheads", text("bubbles and communication sit inside the MFU or achieved rate; failures, restarts and "
+                                     "checkpoints are not counted (Llama 3 405B: > 90% effective time)"));
 }
 
 }  // namespace
