@@ -69,3 +69,18 @@ TEST_CASE("a preset's links: NVLink 4 at 900 GB/s both ways is 450 GB/s one way;
   CHECK_FALSE(l4.interconnect_bidirectional.has_value());
   CHECK(l4.link_bandwidth_per_direction()->in(byte_per_s) == 32e9);  // PCIe 4.0 x16, 64 GB/s both ways
 }
+
+TEST_CASE("energy --hw takes the board's TDP as the power, and --power overrides it", "[cli][hardware]") {
+  using napkin_test::run_napkin;
+  // 1e18 FLOP at 100 TFLOP/s is 10,000 s; at the A100 SXM's 400 W that is 4 MJ.
+  auto r = run_napkin("energy --flops 1e18 --throughput 100TFLOP/s --hw a100-sxm-80gb --json");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("\"energy\":{\"value\":4000000,") != std::string::npos);
+  r = run_napkin("energy --flops 1e18 --throughput 100TFLOP/s --hw a100-sxm-80gb --power 250W --json");
+  CHECK(r.out.find("\"energy\":{\"value\":2500000,") != std::string::npos);
+  // The A100 PCIe 40GB: 40 GiB, 1,555 GB/s, 250 W (A100 datasheet, PCIe 40GB column).
+  const specs::HardwareSpec h = specs::load_hardware("a100-pcie-40gb");
+  CHECK(h.memory.in(GiB) == 40.0);
+  CHECK(h.bandwidth.in(byte_per_s) == 1.555e12);
+  CHECK(h.tdp->in(watt) == 250.0);
+}

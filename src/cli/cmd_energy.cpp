@@ -11,6 +11,7 @@ namespace {
 struct EnergyCmd {
   NumericFlags nf;
   std::size_t flops = 0, throughput = 0, power = 0, epf = 0, pue = 0, price = 0, carbon = 0;
+  HardwareOption hw;
   OutputOptions out;
 };
 
@@ -37,9 +38,16 @@ void add_energy_command(CLI::App& app, int& exit_code) {
   c->carbon = c->nf.add(sub, "--carbon-intensity", "carbon_intensity", dim_rt<Co2PerJoule::dim>(),
                         Constraint::non_negative, "Grid carbon intensity in kgCO2e/kWh (or 400gCO2e/kWh)",
                         "kgCO2e/kWh", std::nullopt, kPerKwh);
+  add_hw_option(sub, c->hw);
   add_output_flags(sub, c->out);
-  sub->footer("Example: napkin energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --pue 1.2");
+  sub->footer("Example: napkin energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --pue 1.2\n"
+              "         napkin energy --flops 3.15e23 --throughput 140TFLOP/s --hw a100-sxm-80gb --pue 1.1 (power: the TDP)");
   sub->callback([c, sub, &exit_code] {
+    reject_extras(sub);
+    c->hw.load();
+    // --hw fills --power with the board's TDP (the most it draws), unless energy per FLOP is given.
+    if (c->hw.spec && c->hw.spec->tdp && c->nf.flags()[c->epf].raw.empty())
+      c->hw.fill(c->nf.flags()[c->power], c->hw.spec->tdp->in_base_units());
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
       EnergyInput in;
       in.flops = p.get<Flops>(c->flops);
@@ -50,6 +58,7 @@ void add_energy_command(CLI::App& app, int& exit_code) {
       in.price = p.maybe<UsdPerJoule>(c->price);
       in.carbon_intensity = p.maybe<Co2PerJoule>(c->carbon);
       energy(in, rs);
+      c->hw.assume(rs);
     });
   });
 }
