@@ -322,6 +322,25 @@ TEST_CASE("kernel waves --scan plots wave efficiency against the size", "[plot]"
   CHECK(xml_problem(svg).empty());
   CHECK(attrs(svg, "class=\"series\"", "data-key") == std::vector<std::string>{"wave_efficiency"});
   CHECK(count(svg, "class=\"point\"") == 13);
+  // The cliffs the CSV reports are ringed.
+  const std::size_t cliffs = count(r.out, ",true\n");
+  CHECK(cliffs > 0);
+  CHECK(count(svg, "class=\"mark\"") == cliffs);
+  CHECK(svg.find(">wave cliff</text>") != std::string::npos);
+}
+
+TEST_CASE("a memory sweep too long for bars is a line of per_gpu under the capacity", "[plot]") {
+  TempDir d;
+  const Run r = napkin_test::run_napkin("memory llama-3.1-8b --batch 1..40:+1 --context 8Ki --hw h100-sxm --csv --plot " +
+                                        d.file("mem.svg"));
+  REQUIRE(r.code == 0);
+  const std::string svg = read(d.file("mem.svg"));
+  INFO(svg);
+  CHECK(xml_problem(svg).empty());
+  CHECK(svg.find("data-chart=\"line\"") != std::string::npos);
+  CHECK(attrs(svg, "class=\"series\"", "data-key") == std::vector<std::string>{"per_gpu"});
+  CHECK(count(svg, "class=\"point\"") == 40);
+  CHECK(count(svg, "class=\"reference\"") == 1);
 }
 
 TEST_CASE("serve --per-op --plot puts the prefill and decode ops under the roofline", "[plot]") {

@@ -278,6 +278,11 @@ void Plot::add(const Point& p, const ResultSet& rs) {
       const Item* i = rs.find(y_key_);
       s.x.push_back(p[swept_.front()]);
       s.y.push_back(i && i->value.kind == Value::Kind::number ? i->value.num : std::nan(""));
+      // kernel waves --scan marks the sizes where one more wave starts.
+      if (const Item* cliff = rs.find("cliff"); cliff && cliff->value.kind == Value::Kind::boolean && cliff->value.flag) {
+        s.marked.push_back(s.x.size() - 1);
+        line_.mark_label = "wave cliff";
+      }
       if (line_.y_ref && y_key_ == "per_gpu") {
         const auto h = number(rs, "headroom");
         if (!h || !i || i->value.num + *h != *line_.y_ref) ref_constant_ = false;

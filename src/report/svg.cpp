@@ -671,6 +671,7 @@ std::string line_svg(const LineChart& c) {
   for (const auto& s : c.series) total += s.x.size();
   const bool markers = total <= 400;
   std::vector<std::pair<std::string, std::string>> entries;
+  bool any_marked = false;
   for (std::size_t k = 0; k < c.series.size(); ++k) {
     const LineSeries& s = c.series[k];
     const std::string_view col = colour(k);
@@ -694,8 +695,25 @@ std::string line_svg(const LineChart& c) {
             num(s.x[i]), num(s.y[i]), px(x(s.x[i])), px(y(s.y[i])), col, esc(compact(s.x[i], c.x_dim)),
             esc(compact(s.y[i], c.y_dim)));
       }
+    for (std::size_t i : s.marked) {
+      if (i >= s.x.size() || i >= s.y.size() || !usable(s.x[i], s.y[i])) continue;
+      put(out,
+          "<circle class=\"mark\" data-x=\"{}\" data-y=\"{}\" cx=\"{}\" cy=\"{}\" r=\"7\" fill=\"none\" "
+          "stroke=\"#C00000\" stroke-width=\"1.5\"/>\n",
+          num(s.x[i]), num(s.y[i]), px(x(s.x[i])), px(y(s.y[i])));
+      any_marked = true;
+    }
     out += "</g>\n";
     if (with_legend) entries.emplace_back(s.name, std::string(col));
+  }
+  if (any_marked && !c.mark_label.empty()) {
+    // A ring in the corner says what the ringed points are.
+    const double lx = with_legend ? right + 16 : right - 8 - Placed::text_width(c.mark_label, 12) - 20;
+    const double ly = with_legend ? kTop + 12 + 18.0 * static_cast<double>(entries.size()) : kTop + 12;
+    put(out,
+        "<g class=\"legend\"><circle cx=\"{}\" cy=\"{}\" r=\"6\" fill=\"none\" stroke=\"#C00000\" "
+        "stroke-width=\"1.5\"/><text x=\"{}\" y=\"{}\">{}</text></g>\n",
+        px(lx + 7), px(ly - 4), px(lx + 20), px(ly), esc(c.mark_label));
   }
   legend(out, entries, right + 16, kTop + 12, Mark::line);
   out += "</svg>\n";

@@ -83,6 +83,7 @@ std::string ledger_svg(const LedgerChart& c);
 struct LineSeries {
   std::string name;               // legend text ("" when there is one series)
   std::vector<double> x, y;       // base units
+  std::vector<std::size_t> marked{};  // indices of points to ring (a wave cliff)
 };
 
 struct LineChart {
@@ -98,6 +99,7 @@ struct LineChart {
   std::optional<double> y_ref;    // a horizontal reference line (a capacity), base units
   std::string y_ref_label;        // its name ("capacity"); the value is written after it
   std::vector<LineSeries> series;
+  std::string mark_label;         // legend text of the ringed points ("wave cliff")
 };
 
 /// One line per series, points marked while there are few, a legend when there are several.
