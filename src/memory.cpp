@@ -773,7 +773,7 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
            text("{} + {} · {}", in.cuda_context, in.fragmentation,
                 r.weights + r.gradients + r.master_weights + r.optimizer_states + r.gathered_params + r.activations));
   if (lora) {
-    out.assume("lora", text("LoRA rank {} on {}: {} trainable adapter parameters per GPU; the base is frozen "
+    out.assume("lora", text("LoRA rank {} on {}: {} of trainable adapters per GPU; the base is frozen "
                             "(no gradients or optimizer states)",
                             in.lora_rank, in.lora_all_linear ? "every linear layer" : "q, k, v, o", p.states.params));
     if (in.qlora)
