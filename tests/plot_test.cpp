@@ -401,6 +401,12 @@ TEST_CASE("--plot without a sweep on a command without a chart is exit 2 saying 
                  "1..64:x2 on a numeric flag)\n");
 }
 
+TEST_CASE("presets refuse --plot: they print lists", "[plot]") {
+  const Run r = napkin_test::run_napkin("presets models --plot /tmp/never-written.svg");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: --plot: '/tmp/never-written.svg': expected a command with a chart (presets print a list)\n");
+}
+
 TEST_CASE("a sweep too large to plot is refused before anything is printed", "[plot]") {
   TempDir d;
   const Run r = napkin_test::run_napkin("flops matmul --m 1..200000:+1 --k 8 --n 8 --csv --plot " + d.file("m.svg"));

@@ -228,9 +228,7 @@ void Plot::add(const Point& p, const ResultSet& rs) {
                                              roofline_.roofs[k].bandwidth_bytes_per_s == bw))
         ++k;
       if (k == roofline_.roofs.size())
-        roofline_.roofs.push_back(report::Roof{report::compact(peak, dim_rt<FlopRate::dim>()) + ", " +
-                                                   report::compact(bw, dim_rt<Bandwidth::dim>()),
-                                               peak, bw});
+        roofline_.roofs.push_back(report::Roof{"", peak, bw});  // labelled by its peak and bandwidth
       std::string label;
       if (const Input* op = rs.find_input("op"); op && op->value.kind == Value::Kind::text) label = op->value.str;
       const std::string swept = label_of(p, false);

@@ -301,12 +301,11 @@ AxisUnit axis_unit(DimRt d, double max_abs) {
     unit = "Wh";
     base = 3.6e3;
   }
-  // Intensities, prices and carbon read best unprefixed; rates, counts of FLOP, bandwidths,
-  // power and energy take SI prefixes.
-  if (d == kIntensity || unit == "USD" || unit == "kgCO2e" || unit.find('/') != std::string::npos) {
-    const bool prefixed = d == kFlopRate || d == dim_rt<Bandwidth::dim>();
-    if (!prefixed) return {base, unit};
-  }
+  // FLOP, FLOP/s, B/s, W and J take SI prefixes; other ratios (FLOP/B, B/param, USD/J), money
+  // and carbon read best unprefixed.
+  const bool prefixed = d == kFlopRate || d == dim_rt<Bandwidth::dim>() ||
+                        (unit.find('/') == std::string::npos && unit != "USD" && unit != "kgCO2e");
+  if (!prefixed) return {base, unit};
   static constexpr std::array<std::string_view, 7> kSi{"", "k", "M", "G", "T", "P", "E"};
   std::size_t i = 0;
   while (i + 1 < kSi.size() && a / base >= std::pow(1000.0, static_cast<double>(i + 1))) ++i;
@@ -432,25 +431,48 @@ std::string roofline_svg(const RooflineChart& c) {
         "stroke-dasharray=\"4 4\"/>\n",
         num(ridge), px(x(ridge)), px(y(r.peak_flop_per_s)), px(x(ridge)), px(kHeight - kBottom), col);
     out += "</g>\n";
-    // Labels: the peak above its flat roof, the bandwidth along the slope, the ridge at its foot.
-    // The peak's label sits left, at the roof's height: nothing is drawn above the slope there.
+    // Labels: the peak left at the roof's height (nothing is drawn above the slope there), the
+    // bandwidth along the slope, the ridge at its foot. A peak or bandwidth shared with an earlier
+    // roof is not written twice.
+    bool same_peak = false, same_bw = false;
+    for (std::size_t j = 0; j < k; ++j) {
+      same_peak = same_peak || c.roofs[j].peak_flop_per_s == r.peak_flop_per_s;
+      same_bw = same_bw || c.roofs[j].bandwidth_bytes_per_s == r.bandwidth_bytes_per_s;
+    }
     const std::string peak_text = "peak " + compact(r.peak_flop_per_s, kFlopRate);
-    put(out, "<text class=\"roof-label\" x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", px(kLeft + 6),
-        px(y(r.peak_flop_per_s) + 4), col, esc(peak_text));
-    placed.boxes.push_back({kLeft + 6, y(r.peak_flop_per_s) - 8, kLeft + 6 + Placed::text_width(peak_text, 12),
-                            y(r.peak_flop_per_s) + 6});
+    const std::array<double, 4> peak_box{kLeft + 6, y(r.peak_flop_per_s) - 8,
+                                         kLeft + 6 + Placed::text_width(peak_text, 12), y(r.peak_flop_per_s) + 6};
+    if (!same_peak && placed.free(peak_box)) {
+      put(out, "<text class=\"roof-label\" x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", px(kLeft + 6),
+          px(y(r.peak_flop_per_s) + 4), col, esc(peak_text));
+      placed.boxes.push_back(peak_box);
+    }
     const double xa = x(i0), ya = y(i0 * r.bandwidth_bytes_per_s), xb = x(ridge), yb = y(r.peak_flop_per_s);
     const double angle = std::atan2(yb - ya, xb - xa) * 180.0 / 3.14159265358979323846;
     const double t = 0.12;
-    put(out,
-        "<text class=\"roof-label\" transform=\"translate({},{}) rotate({:.1f})\" text-anchor=\"middle\" "
-        "fill=\"{}\">{}</text>\n",
-        px(xa + t * (xb - xa)), px(ya + t * (yb - ya) - 6), angle, col,
-        esc(compact(r.bandwidth_bytes_per_s, dim_rt<Bandwidth::dim>())));
-    put(out, "<text class=\"ridge-label\" x=\"{}\" y=\"{}\" fill=\"{}\" font-size=\"11\">ridge {}</text>\n",
-        px(x(ridge) + 4), px(kHeight - kBottom - 6 - 14.0 * static_cast<double>(k)), col,
-        esc(compact(ridge, kIntensity)));
-    if (many_roofs) entries.emplace_back(r.label, std::string(col));
+    if (!same_bw)
+      put(out,
+          "<text class=\"roof-label\" transform=\"translate({},{}) rotate({:.1f})\" text-anchor=\"middle\" "
+          "fill=\"{}\">{}</text>\n",
+          px(xa + t * (xb - xa)), px(ya + t * (yb - ya) - 6), angle, col,
+          esc(compact(r.bandwidth_bytes_per_s, dim_rt<Bandwidth::dim>())));
+    // The ridge's label climbs from the axis until it overlaps no other ridge's label.
+    const std::string ridge_text = "ridge " + compact(ridge, kIntensity);
+    for (double ly = kHeight - kBottom - 6; ly > kTop + 12; ly -= 14) {
+      const std::array<double, 4> b{x(ridge) + 4, ly - 11, x(ridge) + 4 + Placed::text_width(ridge_text, 11), ly + 2};
+      if (!placed.free(b)) continue;
+      put(out, "<text class=\"ridge-label\" x=\"{}\" y=\"{}\" fill=\"{}\" font-size=\"11\">{}</text>\n",
+          px(x(ridge) + 4), px(ly), col, esc(ridge_text));
+      placed.boxes.push_back(b);
+      break;
+    }
+    const std::string roof_text =
+        !r.label.empty() ? r.label
+                         : fmt::format("{} {}, {} {}", tick_text(r.peak_flop_per_s / yu.scale), yu.unit,
+                                       tick_text(r.bandwidth_bytes_per_s / axis_unit(dim_rt<Bandwidth::dim>(),
+                                                 r.bandwidth_bytes_per_s).scale),
+                                       axis_unit(dim_rt<Bandwidth::dim>(), r.bandwidth_bytes_per_s).unit);
+    if (many_roofs) entries.emplace_back(roof_text, std::string(col));
   }
 
   const bool labels = c.points.size() <= 32;
@@ -471,9 +493,17 @@ std::string roofline_svg(const RooflineChart& c) {
     placed.boxes.push_back({x(p.intensity_flop_per_byte) - 5, y(p.rate_flop_per_s) - 5, x(p.intensity_flop_per_byte) + 5,
                             y(p.rate_flop_per_s) + 5});
   }
-  // Labels after every point is down, so that none covers a point.
+  // Labels after every point is down, so that none covers a point; a point on top of another
+  // with the same label (the same kernel under two roofs) is labelled once.
+  std::vector<std::tuple<std::string_view, double, double>> said;
   for (const auto& p : c.points) {
     if (!labels || p.label.empty() || !positive(p.intensity_flop_per_byte) || !positive(p.rate_flop_per_s)) continue;
+    const double px_ = x(p.intensity_flop_per_byte), py_ = y(p.rate_flop_per_s);
+    const bool repeat = std::any_of(said.begin(), said.end(), [&](const auto& t) {
+      return std::get<0>(t) == p.label && std::fabs(std::get<1>(t) - px_) < 12 && std::fabs(std::get<2>(t) - py_) < 12;
+    });
+    if (repeat) continue;
+    said.emplace_back(p.label, px_, py_);
     if (const auto at = placed.place(x(p.intensity_flop_per_byte), y(p.rate_flop_per_s), p.label, 11, kLeft, right,
                                      kTop, kHeight - kBottom))
       put(out, "<text class=\"point-label\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#333\"{}>{}</text>\n",

@@ -22,7 +22,7 @@ namespace napkin::report {
 
 /// One roof: a compute peak and a memory bandwidth; the ridge is where they meet.
 struct Roof {
-  std::string label;              // legend text when there are several roofs ("" for one)
+  std::string label;              // legend text when there are several roofs ("": its peak and bandwidth)
   double peak_flop_per_s = 0.0;
   double bandwidth_bytes_per_s = 0.0;
 };
