@@ -20,11 +20,24 @@ namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-// Exact ceil(a / b) for the positive integers below 2^53 that the checks let through.
+constexpr double kExactIntegers = 9007199254740992.0;  // 2^53
+
+// Exact ceil(a / b) for the positive integers below 2^53 that the checks let through; above
+// that (products of such counts) the double quotient, never a wrapped integer.
 double ceil_div(double a, double b) {
+  if (!(a < kExactIntegers && b < kExactIntegers && b >= 1)) return std::ceil(a / b);
   const auto x = static_cast<std::uint64_t>(a);
   const auto y = static_cast<std::uint64_t>(b);
   return static_cast<double>((x + y - 1) / y);
+}
+
+// A positive integer below 2^53, where doubles hold every integer (the kernel counts stay exact).
+template <class D>
+void require_count(Quantity<D> q, std::string_view name) {
+  require_positive_integer(q, name);
+  if (q.in_base_units() >= kExactIntegers)
+    throw InputError(std::string(name), format_plain_number(q.in_base_units()),
+                     "a positive integer below 2^53 = 9007199254740992 (counts stay exact)");
 }
 
 double count(Count c) { return c.in(one); }
@@ -77,9 +90,9 @@ Grid launch_grid(const GridInput& in) {
     throw InputError("block", shape_text(in.block),
                      "as many dimensions as --n " + shape_text(in.n) + " (e.g. " +
                          (dims == 1 ? std::string("256") : dims == 2 ? std::string("16x16") : std::string("8x8x4")) + ")");
-  for (const Count c : in.n) require_positive_integer(c, "n");
-  for (const Count c : in.block) require_positive_integer(c, "block");
-  require_positive_integer(in.warp_size, "warp_size");
+  for (const Count c : in.n) require_count(c, "n");
+  for (const Count c : in.block) require_count(c, "block");
+  require_count(in.warp_size, "warp_size");
 
   std::array<double, 3> n{1, 1, 1}, b{1, 1, 1};
   for (std::size_t i = 0; i < dims; ++i) {
@@ -104,6 +117,12 @@ Grid launch_grid(const GridInput& in) {
   const double blocks = nb[0] * nb[1] * nb[2];
   const double elements = n[0] * n[1] * n[2];
   const double wpb = ceil_div(tpb, w);
+  // Every count below is at most blocks · warps per block · warp size lanes: below 2^53, they
+  // are exact.
+  if (blocks * wpb * w >= kExactIntegers)
+    throw InputError("n", shape_text(in.n), "a grid of fewer than 2^53 = 9007199254740992 lanes in all (" +
+                                                format_plain_number(blocks) + " blocks of " + format_plain_number(wpb) +
+                                                " warps of " + format_plain_number(w) + " threads; counts stay exact)");
   g.blocks = blocks * one;
   g.threads_per_block = tpb * one;
   g.threads = blocks * tpb * one;
@@ -238,17 +257,25 @@ void launch_grid(const GridInput& in, ResultSet& out) {
 // ---- waves ----------------------------------------------------------------------------------
 
 Waves wave_quantization(const WavesInput& in) {
-  require_positive_integer(in.m, "m");
-  require_positive_integer(in.n, "n");
-  require_positive_integer(in.tile_m, "tile");
-  require_positive_integer(in.tile_n, "tile");
-  require_positive_integer(in.sms, "sms");
-  require_positive_integer(in.blocks_per_sm, "blocks_per_sm");
+  require_count(in.m, "m");
+  require_count(in.n, "n");
+  require_count(in.tile_m, "tile");
+  require_count(in.tile_n, "tile");
+  require_count(in.sms, "sms");
+  require_count(in.blocks_per_sm, "blocks_per_sm");
   Waves w;
   const double tm = ceil_div(count(in.m), count(in.tile_m));
   const double tn = ceil_div(count(in.n), count(in.tile_n));
   const double tiles = tm * tn;
   const double slots = count(in.sms) * count(in.blocks_per_sm);
+  // Every count below is at most the padded output tm·T_m · tn·T_n or the slots: below 2^53,
+  // they are exact.
+  if (tm * count(in.tile_m) * tn * count(in.tile_n) >= kExactIntegers)
+    throw InputError("m", format_plain_number(count(in.m)) + "x" + format_plain_number(count(in.n)),
+                     "an output of fewer than 2^53 = 9007199254740992 elements, tiles padded (counts stay exact)");
+  if (slots >= kExactIntegers)
+    throw InputError("sms", format_plain_number(count(in.sms)) + " x " + format_plain_number(count(in.blocks_per_sm)),
+                     "fewer than 2^53 = 9007199254740992 slots (SMs · blocks per SM)");
   const double waves = ceil_div(tiles, slots);
   w.tiles_m = tm * one;
   w.tiles_n = tn * one;
@@ -313,10 +340,10 @@ void wave_quantization(const WavesInput& in, ResultSet& out, const std::optional
 // ---- tiled matmul ---------------------------------------------------------------------------
 
 Tiling tiled_matmul_traffic(const TilingInput& in) {
-  require_positive_integer(in.m, "m");
-  require_positive_integer(in.k, "k");
-  require_positive_integer(in.n, "n");
-  require_positive_integer(in.tile, "tile");
+  require_count(in.m, "m");
+  require_count(in.k, "k");
+  require_count(in.n, "n");
+  require_count(in.tile, "tile");
   if (in.smem_per_sm) require_positive(*in.smem_per_sm, "smem_per_sm");
   check_roofline_inputs(in.peak, in.bandwidth);
   const double m = count(in.m), k = count(in.k), n = count(in.n), t = count(in.tile);
@@ -450,10 +477,10 @@ void tiled_matmul_traffic(const TilingInput& in, ResultSet& out) {
 // standard pass; FlashAttention recomputes S = QKᵀ (line 11), 10·N²·d.
 
 FlashIo flash_attention_io(const FlashIoInput& in) {
-  require_positive_integer(in.batch, "batch");
-  require_positive_integer(in.heads, "heads");
-  require_positive_integer(in.seq, "seq");
-  require_positive_integer(in.head_dim, "head_dim");
+  require_count(in.batch, "batch");
+  require_count(in.heads, "heads");
+  require_count(in.seq, "seq");
+  require_count(in.head_dim, "head_dim");
   require_positive(in.sram, "sram");
   check_roofline_inputs(in.peak, in.bandwidth);
   const Bytes size = dtype_size(in.dtype);

@@ -1,7 +1,9 @@
 #include "napkin/params.h"
 
+#include <algorithm>
 #include <string>
 
+#include "napkin/check.h"
 #include "napkin/error.h"
 
 namespace napkin {
@@ -30,34 +32,73 @@ namespace {
 
 using i64 = std::int64_t;
 
-void require(bool ok, const char* field, i64 v, const char* expected) {
-  if (!ok) throw InputError(field, std::to_string(v), expected);
+// Upper bounds on the fields, far above any real model (the widest hidden size is in the tens of
+// thousands, the deepest model has a few hundred layers), that keep every per-layer product
+// below 2^60, so that the integer arithmetic below cannot overflow. The total is then checked
+// against 2^53 before the layers are summed (kMaxTotal).
+constexpr i64 kMaxWidth = i64{1} << 20;  // 1,048,576: hidden, head_dim, ffn, expert widths, MLA ranks
+constexpr i64 kMaxCount = i64{1} << 16;  // 65,536: layers, heads, experts
+constexpr i64 kMaxRows = i64{1} << 32;   // vocabulary, position and token-type rows
+constexpr i64 kMaxNorms = 16;            // norms per layer
+// Counts are printed as doubles, exact up to 2^53.
+constexpr i64 kMaxTotal = i64{1} << 53;
+
+// The message names the model (a file, a preset) and its field: "config.json: kv_heads: '5':
+// expected ...". Not InputError's field form, which the CLI would turn into a flag name.
+void require(const ModelSpec& m, bool ok, const char* field, i64 v, const std::string& expected) {
+  if (!ok)
+    throw InputError((m.name.empty() ? std::string() : m.name + ": ") + field + ": '" + std::to_string(v) +
+                     "': expected " + expected);
+}
+
+void in_range(const ModelSpec& m, const char* field, i64 v, i64 min, i64 max, const char* what) {
+  require(m, v >= min && v <= max, field, v,
+          std::string(what) + " from " + std::to_string(min) + " to " + std::to_string(max));
 }
 
 void check(const ModelSpec& m) {
-  require(m.hidden > 0, "hidden", m.hidden, "a positive integer (hidden size D)");
-  require(m.layers > 0, "layers", m.layers, "a positive integer (number of layers L)");
-  require(m.heads > 0, "heads", m.heads, "a positive integer (attention heads H)");
-  require(m.vocab > 0, "vocab", m.vocab, "a positive integer (vocabulary size V)");
-  require(m.ffn >= 0, "ffn", m.ffn, "a non-negative integer (MLP width F)");
+  require(m, m.hidden > 0, "hidden", m.hidden, "a positive integer (hidden size D)");
+  require(m, m.layers > 0, "layers", m.layers, "a positive integer (number of layers L)");
+  require(m, m.heads > 0, "heads", m.heads, "a positive integer (attention heads H)");
+  require(m, m.vocab > 0, "vocab", m.vocab, "a positive integer (vocabulary size V)");
+  require(m, m.ffn >= 0, "ffn", m.ffn, "a non-negative integer (MLP width F)");
+  in_range(m, "hidden", m.hidden, 1, kMaxWidth, "a hidden size D");
+  in_range(m, "layers", m.layers, 1, kMaxCount, "a number of layers L");
+  in_range(m, "heads", m.heads, 1, kMaxCount, "a number of attention heads H");
+  in_range(m, "vocab", m.vocab, 1, kMaxRows, "a vocabulary size V");
+  in_range(m, "ffn", m.ffn, 0, kMaxWidth, "an MLP width F");
+  in_range(m, "position_table", m.position_table, 0, kMaxRows, "a number of learned positions");
+  in_range(m, "type_vocab", m.type_vocab, 0, kMaxRows, "a number of token types");
+  in_range(m, "norms_per_layer", m.norms_per_layer, 0, kMaxNorms, "a number of norms per layer");
   if (m.attention != AttentionKind::mla) {
-    require(m.head_dim > 0, "head_dim", m.head_dim, "a positive integer (d_head)");
-    require(m.kv_heads > 0 && m.heads % m.kv_heads == 0, "kv_heads", m.kv_heads,
-            "a positive divisor of the number of attention heads");
+    require(m, m.head_dim > 0, "head_dim", m.head_dim, "a positive integer (d_head)");
+    in_range(m, "head_dim", m.head_dim, 1, kMaxWidth, "a head dimension d_head");
+    require(m, m.kv_heads > 0 && m.heads % m.kv_heads == 0, "kv_heads", m.kv_heads,
+            "a positive divisor of the number of attention heads (" + std::to_string(m.heads) + ")");
   } else {
-    require(m.mla.kv_lora_rank > 0, "kv_lora_rank", m.mla.kv_lora_rank, "a positive integer");
-    require(m.mla.qk_rope_head_dim > 0, "qk_rope_head_dim", m.mla.qk_rope_head_dim, "a positive integer");
-    require(m.mla.qk_nope_head_dim >= 0, "qk_nope_head_dim", m.mla.qk_nope_head_dim, "a non-negative integer");
-    require(m.mla.v_head_dim > 0, "v_head_dim", m.mla.v_head_dim, "a positive integer");
+    require(m, m.mla.kv_lora_rank > 0, "kv_lora_rank", m.mla.kv_lora_rank, "a positive integer");
+    require(m, m.mla.qk_rope_head_dim > 0, "qk_rope_head_dim", m.mla.qk_rope_head_dim, "a positive integer");
+    require(m, m.mla.qk_nope_head_dim >= 0, "qk_nope_head_dim", m.mla.qk_nope_head_dim, "a non-negative integer");
+    require(m, m.mla.v_head_dim > 0, "v_head_dim", m.mla.v_head_dim, "a positive integer");
+    in_range(m, "q_lora_rank", m.mla.q_lora_rank, 0, kMaxWidth, "a query latent rank");
+    in_range(m, "kv_lora_rank", m.mla.kv_lora_rank, 1, kMaxWidth, "a KV latent rank");
+    in_range(m, "qk_rope_head_dim", m.mla.qk_rope_head_dim, 1, kMaxWidth, "a rotary head dimension");
+    in_range(m, "qk_nope_head_dim", m.mla.qk_nope_head_dim, 0, kMaxWidth, "a head dimension");
+    in_range(m, "v_head_dim", m.mla.v_head_dim, 1, kMaxWidth, "a value head dimension");
   }
   if (m.moe.is_moe()) {
-    require(m.moe.experts_per_token > 0 && m.moe.experts_per_token <= m.moe.n_experts,
-            "experts_per_token", m.moe.experts_per_token, "between 1 and the number of experts");
-    require(m.moe.expert_ffn > 0, "expert_ffn", m.moe.expert_ffn, "a positive integer");
-    require(m.moe.first_k_dense >= 0 && m.moe.first_k_dense <= m.layers, "first_k_dense",
-            m.moe.first_k_dense, "between 0 and the number of layers");
+    require(m, m.moe.experts_per_token > 0 && m.moe.experts_per_token <= m.moe.n_experts, "experts_per_token",
+            m.moe.experts_per_token, "between 1 and the number of experts (" + std::to_string(m.moe.n_experts) + ")");
+    require(m, m.moe.expert_ffn > 0, "expert_ffn", m.moe.expert_ffn, "a positive integer");
+    require(m, m.moe.first_k_dense >= 0 && m.moe.first_k_dense <= m.layers, "first_k_dense",
+            m.moe.first_k_dense, "between 0 and the number of layers (" + std::to_string(m.layers) + ")");
+    in_range(m, "experts", m.moe.n_experts, 1, kMaxCount, "a number of routed experts");
+    in_range(m, "shared_experts", m.moe.n_shared_experts, 0, kMaxCount, "a number of shared experts");
+    in_range(m, "expert_ffn", m.moe.expert_ffn, 1, kMaxWidth, "an expert MLP width");
+    in_range(m, "shared_ffn", m.moe.shared_ffn, 0, kMaxWidth, "a shared-expert MLP width");
   }
-  require(m.embed_proj_dim >= 0, "embed_proj_dim", m.embed_proj_dim, "a non-negative integer");
+  require(m, m.embed_proj_dim >= 0, "embed_proj_dim", m.embed_proj_dim, "a non-negative integer");
+  in_range(m, "embed_proj_dim", m.embed_proj_dim, 0, kMaxWidth, "an embedding projection width");
 }
 
 // Weights (and biases) of one norm over `width` features.
@@ -149,6 +190,17 @@ ParamCount count_params(const ModelSpec& m) {
 
   c.dense_layer = dense_layer(m);
   if (m.moe.is_moe()) c.moe_layer = moe_layer(m);
+  {
+    // Before summing: at most L layers of the larger kind on top of what is counted so far.
+    double bound = static_cast<double>(m.layers) *
+                   static_cast<double>(std::max(c.dense_layer.total(), c.moe_layer.total()));
+    for (i64 g : c.groups) bound += static_cast<double>(g);
+    if (bound > static_cast<double>(kMaxTotal))
+      throw InputError((m.name.empty() ? std::string("model") : m.name) + ": about " + format_plain_number(bound) +
+                       " parameters (" + std::to_string(m.layers) + " layers of up to " +
+                       std::to_string(std::max(c.dense_layer.total(), c.moe_layer.total())) +
+                       "); expected a model below 2^53 = 9007199254740992 parameters, the largest exact count");
+  }
   for (i64 l = 0; l < m.layers; ++l) {
     const bool moe = m.is_moe_layer(l);
     const LayerParams& p = moe ? c.moe_layer : c.dense_layer;

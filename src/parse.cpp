@@ -176,11 +176,17 @@ double parse_quantity(std::string_view text, DimRt expected, std::string_view fi
   if (ec != std::errc() || end == num.data()) fail(field, text, expected, "is not a number");
   if (!std::isfinite(v)) fail(field, text, expected, "is not a finite number");
   const std::string_view unit = trim(std::string_view(end, static_cast<std::size_t>(num.data() + num.size() - end)));
-  if (unit.empty()) return v * plain_scale;
+  // A scale can push a finite number past the largest double ("1e308T"): out of range, not inf.
+  const auto scaled = [&](double scale) {
+    const double base = v * scale;
+    if (!std::isfinite(base)) fail(field, text, expected, "is out of range");
+    return base;
+  };
+  if (unit.empty()) return scaled(plain_scale);
 
   if (is_count(expected)) {
     for (const auto& c : kCountSuffixes)
-      if (c.p == unit && c.p != "p") return v * c.scale;
+      if (c.p == unit && c.p != "p") return scaled(c.scale);
   }
   // Words a user may add after a count: "15T tokens", "8B params".
   if (is_count(expected)) {
@@ -189,7 +195,7 @@ double parse_quantity(std::string_view text, DimRt expected, std::string_view fi
         const std::string_view head = trim(unit.substr(0, unit.size() - word.size()));
         if (head.empty()) return v;
         for (const auto& c : kCountSuffixes)
-          if (c.p == head && c.p != "p") return v * c.scale;
+          if (c.p == head && c.p != "p") return scaled(c.scale);
       }
     }
   }
@@ -205,9 +211,7 @@ double parse_quantity(std::string_view text, DimRt expected, std::string_view fi
     const DimDescription got = describe_dim(r->d);
     fail(field, text, expected, "is " + std::string(got.what));
   }
-  const double base = v * r->scale;
-  if (!std::isfinite(base)) fail(field, text, expected, "is out of range");
-  return base;
+  return scaled(r->scale);
 }
 
 }  // namespace napkin

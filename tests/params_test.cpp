@@ -194,6 +194,7 @@ TEST_CASE("KV heads that do not divide the heads are rejected naming kv_heads", 
     count_params(spec);
     FAIL("expected InputError");
   } catch (const napkin::InputError& e) {
-    CHECK(std::string(e.what()) == "kv_heads: '5': expected a positive divisor of the number of attention heads");
+    CHECK(std::string(e.what()) ==
+          "llama-3.1-8b: kv_heads: '5': expected a positive divisor of the number of attention heads (32)");
   }
 }

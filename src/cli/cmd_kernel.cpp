@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "command.h"
+#include "napkin/check.h"
 #include "napkin/error.h"
 #include "napkin/kernel.h"
 #include "napkin/parse.h"
@@ -17,6 +18,7 @@ namespace napkin::cli {
 namespace {
 
 constexpr DimRt kCount = dim_rt<Count::dim>();
+constexpr double kExactIntegers = 9007199254740992.0;  // 2^53
 
 // "1920x1080" (or "8x8x4"): a shape, as opposed to a number, a list or a range ("1..64:x2").
 bool is_shape(std::string_view s) { return s.find('x') != s.npos && s.find("..") == s.npos; }
@@ -31,6 +33,8 @@ std::vector<Count> parse_shape(const std::string& text, const std::string& flag,
     const double v = parse_quantity(part, kCount, flag);
     if (!(v >= 1) || std::floor(v) != v)
       throw InputError(flag, text, "positive integers in every dimension (e.g. 1920x1080)");
+    if (v >= kExactIntegers)
+      throw InputError(flag, text, "dimensions below 2^53 = 9007199254740992 (counts stay exact)");
     dims.push_back(v * units::one);
     if (x == std::string::npos) break;
     pos = x + 1;
@@ -335,7 +339,7 @@ void add_online_softmax(CLI::App* kernel, int& exit_code) {
       if (sum != static_cast<double>(c->in.scores.size()))
         throw InputError("--blocks", c->blocks,
                          "block sizes summing to the number of scores, " + std::to_string(c->in.scores.size()) +
-                             " (they sum to " + std::to_string(static_cast<long long>(sum)) + ")");
+                             " (they sum to " + format_plain_number(sum) + ")");
     }
     c->in.scores_text = c->scores;
     c->in.values_text = c->values;

@@ -123,6 +123,7 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
   sweep.run([&](const Point& p) {
     rs.clear();
     compute(p, rs);
+    require_finite(rs, nf.flags(), p);  // NaN or infinite: an error naming the flags, never output
     if (needs_flags)
       for (auto& a : rs.assumptions) a.flag = flag_for_assumption(a.key);
     for (const auto& w : rs.warnings) {

@@ -6,6 +6,7 @@
 #include "napkin/check.h"
 #include "napkin/error.h"
 #include "napkin/parse.h"
+#include "napkin/result.h"
 
 namespace napkin::cli {
 
@@ -13,6 +14,9 @@ namespace {
 
 // More combinations than this is a typo, not a sweep (it would run for hours).
 constexpr double kMaxRows = 1e10;
+
+// 2^53: integer flags stay below it, where every integer is a double.
+constexpr double kExactIntegers = 9007199254740992.0;
 
 std::string what_constraint(Constraint c) {
   switch (c) {
@@ -42,6 +46,12 @@ double Axis::at(std::size_t i) const {
 }
 
 void check_value(const NumericFlag& f, double v, bool single) {
+  const bool integer = f.constraint == Constraint::positive_integer || f.constraint == Constraint::non_negative_integer;
+  if (integer && std::isfinite(v) && std::fabs(v) >= kExactIntegers) {
+    // Above 2^53 a double skips integers: 9007199254740993 would silently become ...992.
+    const std::string shown = single ? f.raw : format_plain_number(v / f.plain_scale);
+    throw InputError(f.flag, shown, what_constraint(f.constraint) + " below 2^53 = 9007199254740992 (counts stay exact)");
+  }
   bool ok = std::isfinite(v);
   switch (f.constraint) {
     case Constraint::any: break;
@@ -169,6 +179,64 @@ void Sweep::run(const std::function<void(const Point&)>& fn) const {
     }
     if (axes_.empty()) return;
   }
+}
+
+namespace {
+
+// "--m 1e200, --k 8" from the flags the user gave (the value of this combination for a swept
+// one), else "m = 1e+200, k = 8" from the result's numeric inputs.
+std::string given_values(const ResultSet& rs, const std::vector<NumericFlag>& flags, const Point& p) {
+  std::string s;
+  for (std::size_t i = 0; i < flags.size(); ++i) {
+    const NumericFlag& f = flags[i];
+    if (!f.given) continue;
+    const std::string v = f.axis.size() > 1 ? format_plain_number(p[i] / f.plain_scale) : f.raw;
+    s += (s.empty() ? "" : ", ") + f.flag + " " + v;
+  }
+  if (!s.empty()) return s;
+  for (const Input& in : rs.inputs) {
+    if (in.value.kind != Value::Kind::number) continue;
+    s += (s.empty() ? "" : ", ") + std::string(in.name) + " = " + format_plain_number(in.value.num * in.echo_scale);
+  }
+  return s.empty() ? "these inputs" : s;
+}
+
+struct NotFinite {
+  const ResultSet& rs;
+  const std::vector<NumericFlag>& flags;
+  const Point& p;
+  [[noreturn]] void operator()(std::string_view key) const {
+    throw InputError(std::string(key) + ": the result is not a finite number (it overflows a double, or is 0/0) for " +
+                     given_values(rs, flags, p) + "; expected inputs small enough that every result is finite");
+  }
+};
+
+bool finite_operands(const ResultSet& rs, const TextRef& t) {
+  for (std::size_t i = t.first; i < std::size_t(t.first) + t.n && i < rs.operands.size(); ++i)
+    if (!rs.operands[i].is_text && !std::isfinite(rs.operands[i].num)) return false;
+  return true;
+}
+
+}  // namespace
+
+void require_finite(const ResultSet& rs, const std::vector<NumericFlag>& flags, const Point& p) {
+  const NotFinite not_finite{rs, flags, p};
+  for (const Item& it : rs.items) {
+    if (it.value.kind == Value::Kind::number && !std::isfinite(it.value.num)) not_finite(it.key);
+    if (it.value.kind == Value::Kind::list)
+      for (std::size_t i = it.value.first; i < std::size_t(it.value.first) + it.value.count; ++i)
+        if (!std::isfinite(rs.numbers[i])) not_finite(it.key);
+    if (!finite_operands(rs, it.substituted)) not_finite(it.key);
+  }
+  for (const Series& s : rs.series)
+    for (const Value& v : s.cells)
+      if (v.kind == Value::Kind::number && !std::isfinite(v.num)) not_finite(s.key);
+  for (const Assumption& a : rs.assumptions)
+    if (!finite_operands(rs, a.text)) not_finite(a.key);
+  for (const TextRef& w : rs.warnings)
+    if (!finite_operands(rs, w)) not_finite("a warning");
+  for (const TextRef& n : rs.notes)
+    if (!finite_operands(rs, n)) not_finite("a note");
 }
 
 }  // namespace napkin::cli

@@ -14,6 +14,10 @@
 
 #include "napkin/units.h"
 
+namespace napkin {
+class ResultSet;
+}
+
 namespace napkin::cli {
 
 enum class Constraint { any, positive, non_negative, positive_integer, non_negative_integer, pue };
@@ -67,6 +71,11 @@ class Point {
   const std::vector<NumericFlag>& flags_;
   std::vector<double> values_;
 };
+
+/// Throws InputError when a result of `rs` (a value, a list element, a trace cell or a number
+/// in a formula) is NaN or infinite: such a result is an error naming the flags given and their
+/// values at `p`, never output.
+void require_finite(const ResultSet& rs, const std::vector<NumericFlag>& flags, const Point& p);
 
 class Sweep {
  public:

@@ -132,7 +132,9 @@ void read_falcon(const Fields& f, ModelSpec& m) {
   const bool new_arch = f.bool_or("new_decoder_architecture", false);
   if (new_arch) {
     m.kv_heads = f.has("num_kv_heads") ? f.positive("num_kv_heads", kKvHeads) : m.heads;
-    m.norms_per_layer = static_cast<int>(f.int_or("num_ln_in_parallel_attn", 2, kCount));
+    const i64 norms = f.int_or("num_ln_in_parallel_attn", 2, kCount);
+    if (norms > 16) f.bad("num_ln_in_parallel_attn", "an integer from 0 to 16");
+    m.norms_per_layer = static_cast<int>(norms);
   } else {
     m.kv_heads = f.bool_or("multi_query", true) ? 1 : m.heads;
     m.norms_per_layer = f.bool_or("parallel_attn", true) ? 1 : 2;
@@ -322,6 +324,12 @@ json parse_json_text(std::string_view text, const std::string& what) {
     return json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
     throw InputError(what + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const json::out_of_range& e) {
+    // "[json.exception.out_of_range.406] number overflow parsing '1e999'": name the number.
+    const std::string m = e.what();
+    const auto q = m.find('\'');
+    throw InputError(what + ": number " + (q == std::string::npos ? std::string("(unnamed)") : m.substr(q)) +
+                     " is out of range; expected JSON numbers a double holds (magnitude below 1.8e308)");
   }
 }
 

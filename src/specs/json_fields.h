@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -35,6 +36,12 @@ class JsonFields {
   [[noreturn]] void bad(const char* key, const char* what) const {
     throw InputError(where(key) + ": expected " + what + ", got " + j_.at(key).dump());
   }
+  /// Integer fields stay below 2^53: every integer up to there is a double (results are printed
+  /// as doubles) and sums of two fields cannot overflow.
+  static constexpr i64 kMaxInteger = i64{1} << 53;
+  [[noreturn]] void too_large(const char* key, const char* what) const {
+    throw InputError(where(key) + ": expected " + what + " below 2^53 = 9007199254740992, got " + j_.at(key).dump());
+  }
 
   /// An integer of at least `min`; `fallback` when absent (missing() when there is none).
   /// Integral floats (4096.0, written by some exporters) are accepted.
@@ -45,14 +52,22 @@ class JsonFields {
     }
     const json& v = j_.at(key);
     i64 n = 0;
-    if (v.is_number_integer()) {
+    if (v.is_number_unsigned()) {
+      if (v.get<std::uint64_t>() >= kMaxInteger) too_large(key, what);
       n = v.get<i64>();
-    } else if (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<i64>(v.get<double>()))) {
-      n = static_cast<i64>(v.get<double>());
+    } else if (v.is_number_integer()) {
+      n = v.get<i64>();
+    } else if (v.is_number_float()) {
+      // Range first: converting a double beyond 2^63 to an integer is undefined.
+      const double d = v.get<double>();
+      if (std::fabs(d) < static_cast<double>(kMaxInteger) && std::floor(d) == d) n = static_cast<i64>(d);
+      else if (std::floor(d) == d && d > 0) too_large(key, what);
+      else bad(key, what);
     } else {
       bad(key, what);
     }
     if (n < min) bad(key, what);
+    if (n >= kMaxInteger) too_large(key, what);
     return n;
   }
   i64 positive(const char* key, const char* what) const { return integer(key, what, 1, std::nullopt); }

@@ -49,7 +49,9 @@ ModelSpec from_napkin_json(const json& j, std::string_view file) {
   m.sliding_window = r.integer("sliding_window", "a non-negative integer", 0, kNone);
   m.sliding_every = r.integer("sliding_every", "a non-negative integer", 0, kNone);
   m.norm = r.choice("norm", NormKind::rmsnorm, {{"rmsnorm", NormKind::rmsnorm}, {"layernorm", NormKind::layernorm}});
-  m.norms_per_layer = static_cast<int>(r.integer("norms_per_layer", "a non-negative integer", 0, 2));
+  const i64 norms = r.integer("norms_per_layer", "a non-negative integer", 0, 2);
+  if (norms > 16) r.bad("norms_per_layer", "an integer from 0 to 16 (norms per layer)");
+  m.norms_per_layer = static_cast<int>(norms);
   m.qk_norm = r.bool_or("qk_norm", false);
   m.final_norm = r.bool_or("final_norm", true);
   const Reader b = r.sub("bias");

@@ -82,6 +82,9 @@ json parse_json(const fs::path& path, const std::string& text, std::string_view 
     });
   } catch (const json::parse_error& e) {
     fail(path, fmt::format("{} is not JSON (syntax error at byte {})", what, e.byte));
+  } catch (const json::out_of_range&) {
+    fail(path, fmt::format("{} holds a number out of range (beyond 1.8e308); expected JSON numbers a double holds",
+                           what));
   } catch (const TooDeep&) {
     fail(path, fmt::format("{} nests JSON deeper than {} levels", what, kMaxJsonDepth));
   }
