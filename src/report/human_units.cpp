@@ -337,6 +337,12 @@ void append_number(std::string& out, double v) {
   }
 }
 
-double echoed(const Input& in) { return in.value.num * in.echo_scale; }
+double echoed(const Input& in) {
+  if (in.echo_scale == 1.0) return in.value.num;
+  // Back to the unit the user typed: 0.4 kgCO2e/kWh went in as 0.4 / 3.6e6 per joule, and the
+  // product's last binary digit (0.39999999999999997) is an artefact; 15 significant digits
+  // are exact for anything typed.
+  return std::stod(fmt::format("{:.15g}", in.value.num * in.echo_scale));
+}
 
 }  // namespace napkin::report
