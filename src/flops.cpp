@@ -89,6 +89,10 @@ AttentionFlops attention_flops(const AttentionInput& in) {
   require_positive_integer(in.d, "d");
   require_positive_integer(in.layers, "layers");
   if (in.d_kv.in(one) != 0.0) require_positive_integer(in.d_kv, "d_kv");
+  // KV heads are at most the query heads: D_kv = H_kv·d_head ≤ H·d_head = D.
+  if (in.d_kv.in(one) > in.d.in(one))
+    throw InputError("d_kv", format_plain_number(in.d_kv.in(one)),
+                     "at most --d " + format_plain_number(in.d.in(one)) + " (KV heads × head dim ≤ heads × head dim)");
   const double b = in.batch.in(one), t = in.seq.in(one), d = in.d.in(one), l = in.layers.in(one);
   const double dkv = in.d_kv.in(one) == 0.0 ? d : in.d_kv.in(one);
   // Q and O are D×D, K and V are D×D_kv; each costs 2 FLOP per multiply-add over B·T rows.
