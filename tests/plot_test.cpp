@@ -388,7 +388,7 @@ TEST_CASE("an unknown --plot-y key is exit 2 listing the numeric keys", "[plot]"
   CHECK_FALSE(std::filesystem::exists(d.file("m.svg")));
 }
 
-TEST_CASE("--plot without a sweep on a command without a chart is exit 2 saying what can be plotted", "[plot]") {
+TEST_CASE("a --plot without a sweep on a command without a chart is exit 2 saying what can be plotted", "[plot]") {
   TempDir d;
   Run r = napkin_test::run_napkin("flops matmul --m 8 --k 8 --n 8 --plot " + d.file("m.svg"));
   CHECK(r.code == 2);

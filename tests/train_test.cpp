@@ -262,7 +262,7 @@ TEST_CASE("bad train input is exit 2 with one line naming the flag, the value an
   }
 }
 
-TEST_CASE("--gpus sweeps: one result set per GPU count, time halving as GPUs double", "[train][cli]") {
+TEST_CASE("a swept --gpus gives one result set per GPU count, time halving as GPUs double", "[train][cli]") {
   const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --gpus 64,128 --zero 3 --recompute full --json");
   REQUIRE(r.code == 0);
   const auto j = specs::parse_json_text(r.out, "output");
