@@ -180,7 +180,7 @@ void Plot::first(const ResultSet& rs) {
     kind_ = Kind::ops;
   }
   if (kind_ == Kind::ledger && !rs.find("per_gpu"))
-    throw InputError("--plot", path_, "a memory ledger with per_gpu (the solvers --max and --min-gpus have none)");
+    throw InputError("--plot", path_, "a memory result with a per_gpu ledger");
   if (kind_ != Kind::line) return;
   if (y_key_.empty()) {
     y_key_ = std::string(default_plot_key(command_));
