@@ -504,6 +504,9 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
                                   in.zero_points ? " and zero point" : "", in.group_size));
   out.assume("batch_context", text("{} sequence(s) of {} tokens each (prompt + generated), all resident",
                                    in.batch, in.context));
+  if (m.max_context > 0 && in.context.in(one) > static_cast<double>(m.max_context))
+    out.warn(text("--context {} is past the model's maximum context {} (max_position_embeddings): the ledger is "
+                  "arithmetic, the model was not trained for it", in.context, static_cast<double>(m.max_context)));
   out.assume("kv_dtype", text("KV cache stored in {} ({} per element)", dtype_name(in.kv_dtype), e));
   if (m.attention == specs::AttentionKind::mla)
     out.assume("kv_layout", text("MLA caches the compressed latent and the RoPE key per layer, not full K and V"));
@@ -588,6 +591,9 @@ ActivationInput activation_input(const specs::ModelSpec& m, const TrainingMemory
 TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
   const bool lora = in.lora_rank.in(one) > 0.0;
   if (lora) require_positive_integer(in.lora_rank, "lora_rank");
+  if (lora && in.lora_rank.in(one) > static_cast<double>(m.hidden))
+    throw InputError("--lora-rank", format_plain_number(in.lora_rank.in(one)),
+                     "a rank at most the hidden size " + std::to_string(m.hidden) + " (a low-rank adapter)");
   if (in.qlora && !lora) throw InputError("--qlora", "(given)", "--lora-rank (QLoRA trains LoRA adapters)");
   if (lora && m.attention == specs::AttentionKind::mla)
     throw InputError("--lora-rank", format_plain_number(in.lora_rank.in(one)),
@@ -600,6 +606,8 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
   if (!(in.fragmentation >= 0.0 && in.fragmentation < 1.0))
     throw InputError("fragmentation", format_plain_number(in.fragmentation), "a fraction in [0, 1)");
   const double t = in.tp.in(one), pp = in.pp.in(one), dp = in.states.dp.in(one), ep = in.ep.in(one);
+  if (ep > 1.0 && !m.moe.is_moe())
+    throw InputError("--ep", format_plain_number(ep), "1 (expert parallelism needs a mixture-of-experts model)");
   if (std::fmod(dp, ep) != 0.0)
     throw InputError("--ep", format_plain_number(ep),
                      "a divisor of --dp " + format_plain_number(dp) + " (expert-parallel ranks are data-parallel ranks)");
@@ -877,9 +885,10 @@ std::vector<std::int64_t> valid_tp(const specs::ModelSpec& m) {
 // are non-decreasing in both), so the largest fitting value is found by doubling, then bisection.
 // The context is bounded by the model's maximum (a model whose layers all keep a sliding window
 // would otherwise fit any context).
+constexpr std::int64_t kSearchCap = std::int64_t{1} << 40;  // far past any real batch
+
 std::int64_t search_limit(const specs::ModelSpec& m, SolveFor what) {
-  constexpr std::int64_t kLimit = std::int64_t{1} << 40;  // far past any real batch
-  return what == SolveFor::max_context && m.max_context > 0 ? m.max_context : kLimit;
+  return what == SolveFor::max_context && m.max_context > 0 ? m.max_context : kSearchCap;
 }
 
 // The largest x in [1, limit] with fits(x), for fits monotone (true, then false); 0 when even
@@ -911,6 +920,8 @@ void largest_answer(ResultSet& out, std::string_view key, std::string_view label
                     std::string_view what, double a, bool at_max) {
   if (at_max)
     out.item(key, label, value(a), symbolic, text("the model's maximum context {} fits", a));
+  else if (a >= static_cast<double>(kSearchCap))
+    out.item(key, label, value(a), symbolic, text("{} {} fits: the search stops at 2^40", what, a));
   else if (a > 0.0)
     out.item(key, label, value(a), symbolic, text("{} {} fits, {} does not", what, a, a + 1.0));
   else
@@ -1022,7 +1033,7 @@ std::int64_t solve_training(const specs::ModelSpec& m, const TrainingMemoryInput
     }
     return hi;
   }
-  const std::int64_t limit = what == TrainSolveFor::max_seq && m.max_context > 0 ? m.max_context : std::int64_t{1} << 40;
+  const std::int64_t limit = what == TrainSolveFor::max_seq && m.max_context > 0 ? m.max_context : kSearchCap;
   return largest_fitting(limit, [&](double x) { return train_fits(m, in, what, x, false); });
 }
 

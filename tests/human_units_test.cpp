@@ -67,3 +67,8 @@ TEST_CASE("JSON unit symbols are the base units of interface.md", "[report]") {
   CHECK(report::unit_symbol(dim_rt<Usd::dim>()) == "USD");
   CHECK(report::unit_symbol(dim_rt<Co2::dim>()) == "kgCO2e");
 }
+
+TEST_CASE("a value past the largest prefix prints in scientific notation, not as a 20-digit mantissa", "[report]") {
+  CHECK(human_value(value(4e60 * flop)) == "4.000e+60 FLOP (4.000e60 FLOP)");
+  CHECK(human_value(value(5e40 * watt)) == "5.000e+40 W");
+}

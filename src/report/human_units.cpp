@@ -94,7 +94,16 @@ void append_prefixed(std::string& out, double v, double step, const std::string_
       while (j + 1 < n_down && a * std::pow(step, static_cast<double>(j)) * (1.0 + 1e-12) < 1.0) ++j;
   }
   const double scaled = i > 0 ? v / std::pow(step, static_cast<double>(i)) : v * std::pow(step, static_cast<double>(j));
-  if (i == 0 && j == 0 && is_integral(scaled))
+  if (std::fabs(scaled) >= step * 1000.0) {
+    // Past the largest prefix (1e36 FLOP, 1e21 T params): scientific notation in the base unit,
+    // not a 20-digit mantissa.
+    fmt::format_to(std::back_inserter(out), "{:.3e}", v);
+    if (space) out += ' ';
+    out += up[0];
+    out += unit;
+    return;
+  }
+  if (i == 0 && j == 0 && std::fabs(scaled) < 1e15 && is_integral(scaled))
     fmt::format_to(std::back_inserter(out), "{}", static_cast<std::int64_t>(scaled));  // "2 B", not "2.00 B"
   else
     append_fixed(out, scaled);
