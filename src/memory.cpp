@@ -492,6 +492,23 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
            text("{} + {} + {} + {}", r.weights, r.kv_cache, r.activations, r.runtime_reserve))
       .is_total = true;
   out.item("total", "all GPUs", value(r.total), "Σ over stages · tp", text("{} GPU(s)", gpus));
+  // The figures users quote, for the whole model (all layers and KV heads, before sharding).
+  const Bytes per_token = kv_bytes_per_token(m, in.kv_dtype);
+  if (m.attention == specs::AttentionKind::mla)
+    out.item("kv_per_token", "KV cache per token (whole model)", value(per_token), "L · (d_c + d_rope) · bytes",
+             text("{} · ({} + {}) · {}", static_cast<double>(m.layers), static_cast<double>(m.mla.kv_lora_rank),
+                  static_cast<double>(m.mla.qk_rope_head_dim), e));
+  else
+    out.item("kv_per_token", "KV cache per token (whole model)", value(per_token), "2 · L · H_kv · d_head · bytes",
+             text("2 · {} · {} · {} · {}", static_cast<double>(m.layers), static_cast<double>(m.kv_heads),
+                  static_cast<double>(m.head_dim), e));
+  const Bytes per_sequence = kv_cache(m, KvCacheInput{.batch = 1.0 * one, .context = in.context, .kv_dtype = in.kv_dtype});
+  if (m.sliding_window > 0)
+    out.item("kv_per_sequence", "KV cache per sequence (whole model)", value(per_sequence),
+             "per token · ctx, windowed layers capped", text("at context {}", in.context));
+  else
+    out.item("kv_per_sequence", "KV cache per sequence (whole model)", value(per_sequence), "per token · ctx",
+             text("{} · {}", per_token, in.context));
   if (in.capacity) fit_items(r.per_gpu(), *in.capacity, out);
 
   out.assume("weights_dtype", text("weights stored in {} ({} bits per parameter)", dtype_name(in.weights_dtype),

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "napkin/memory.h"
+#include "run_napkin.h"
 #include "napkin/report/human_units.h"
 #include "napkin/specs/presets.h"
 
@@ -396,4 +397,17 @@ TEST_CASE("the training solver's answers fit and one step more does not", "[memo
   CHECK(*training_memory(big, at).fits);
   at.states.dp = static_cast<double>(dp - 1) * one;
   CHECK_FALSE(*training_memory(big, at).fits);
+}
+
+TEST_CASE("the inference ledger quotes the KV cache per token and per sequence for the whole model", "[memory][cli]") {
+  using napkin_test::run_napkin;
+  // Llama-3.1-8B: 2 · 32 layers · 8 KV heads · 128 · 2 B = 131,072 B = 128 KiB per token.
+  auto r = run_napkin("memory llama-3.1-8b --context 4096 --tp 2 --json");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("\"kv_per_token\":{\"value\":131072,") != std::string::npos);
+  CHECK(r.out.find("\"kv_per_sequence\":{\"value\":536870912,") != std::string::npos);
+  // DeepSeek-V3 (MLA): 61 layers · (512 + 64) · 2 B = 70,272 B.
+  r = run_napkin("memory deepseek-v3 --json");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("\"kv_per_token\":{\"value\":70272,") != std::string::npos);
 }
