@@ -84,3 +84,18 @@ TEST_CASE("energy --hw takes the board's TDP as the power, and --power overrides
   CHECK(h.bandwidth.in(byte_per_s) == 1.555e12);
   CHECK(h.tdp->in(watt) == 250.0);
 }
+
+TEST_CASE("--memory overrides the preset's capacity on memory, serve and train", "[cli][hardware]") {
+  using napkin_test::run_napkin;
+  // Llama-3.1-8B needs about 18 GB to serve at batch 1: it fits an H100's 80 GiB, not 10 GiB.
+  auto r = run_napkin("memory llama-3.1-8b --hw h100-sxm --memory 10GiB --require-fit");
+  CHECK(r.code == 1);
+  r = run_napkin("memory llama-3.1-8b --hw h100-sxm --require-fit");
+  CHECK(r.code == 0);
+  r = run_napkin("serve llama-3.1-8b --hw h100-sxm --memory 10GiB --json");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("\"fits\":{\"value\":false") != std::string::npos);
+  r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --zero 3 --gpus 8 --recompute full --memory 10GiB --json");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("\"fits\":{\"value\":false") != std::string::npos);
+}

@@ -62,7 +62,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
                       "Dense peak for the compute dtype, e.g. 989TFLOP/s (default: from --hw)", "FLOP/s");
   c->bandwidth = c->nf.add(sub, "--bandwidth", "bandwidth", dim_rt<Bandwidth::dim>(), Constraint::positive,
                            "Memory bandwidth, e.g. 3.35TB/s (default: from --hw)", "B/s");
-  c->capacity = c->nf.add(sub, "--gpu-memory", "gpu_memory", dim_rt<Bytes::dim>(), Constraint::positive,
+  c->capacity = c->nf.add(sub, "--gpu-memory,--memory", "gpu_memory", dim_rt<Bytes::dim>(), Constraint::positive,
                           "Memory of one GPU for the fit verdict, e.g. 80GiB (default: from --hw)", "BYTES");
   c->link = c->nf.add(sub, "--link-bandwidth", "link_bandwidth", dim_rt<Bandwidth::dim>(), Constraint::positive,
                       "GPU-to-GPU bandwidth per direction for the TP all-reduce, e.g. 450GB/s (default: from --hw, "

@@ -67,7 +67,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
   for (const char* f : {"--mfu", "--achieved"}) sub->get_option(f)->group("Compute");
   sub->get_option("--peak")->group("Hardware");
   add_hw_option(sub, c->hw);
-  c->capacity = c->nf.add(sub, "--gpu-memory", "gpu_memory", kBytes, Constraint::positive,
+  c->capacity = c->nf.add(sub, "--gpu-memory,--memory", "gpu_memory", kBytes, Constraint::positive,
                           "Memory of one GPU for the fit verdict (default: --hw), e.g. 80GiB", "BYTES");
   sub->get_option("--gpu-memory")->group("Hardware");
   sub->add_flag("--require-fit", c->require_fit, "Exit 1 when the per-GPU ledger does not fit")->group("Hardware");
