@@ -206,7 +206,8 @@ class ResultSet {
     operands.resize(first + sizeof...(A));  // one capacity check, not one per operand
     Operand* out = operands.data() + first;
     std::apply([out](const A&... a) {
-      std::size_t i = 0;
+      [[maybe_unused]] std::size_t i = 0;
+      (void)out;  // a pattern without operands uses neither (clang's -Wunused-lambda-capture)
       ((out[i++] = op(a)), ...);
     }, t.args);
     return TextRef{t.pattern, static_cast<std::uint32_t>(first), static_cast<std::uint8_t>(sizeof...(A))};
