@@ -374,7 +374,8 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
   if (!(in.fragmentation >= 0.0 && in.fragmentation < 1.0))
     throw InputError("fragmentation", format_plain_number(in.fragmentation), "a fraction in [0, 1)");
   InferenceParts p;
-  const ParamCount c = count_params(m);
+  const ParamCount counted = in.counts != nullptr ? ParamCount{} : count_params(m);
+  const ParamCount& c = in.counts != nullptr ? *in.counts : counted;
   const std::vector<StageShard> stages = shard_stages(m, c, in.tp, in.pp);
   const double t = in.tp.in(one);
   const bool keep = !in.quantize_all && dtype_bits(in.weights_dtype) < 16;
@@ -632,7 +633,8 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
     throw InputError("--offload-params", "(with --zero " + std::to_string(in.states.zero_stage) + ")",
                      "--zero 3 (parameter offload partitions the weights)");
   const bool offload_states = in.offload_optimizer || in.offload_params;
-  const ParamCount c = count_params(m);
+  const ParamCount counted = in.counts != nullptr ? ParamCount{} : count_params(m);
+  const ParamCount& c = in.counts != nullptr ? *in.counts : counted;
   const std::vector<StageShard> stages = shard_stages(m, c, in.tp, in.pp, in.ep);
   const ActivationInput act = activation_input(m, in);
   const Bytes per_layer = activations_per_layer(act);

@@ -167,6 +167,9 @@ struct InferenceMemoryInput {
   Bytes cuda_context = 512.0 * units::MiB;    // per GPU: CUDA context, cuBLAS workspace, kernels
   double fragmentation = 0.05;                // allocator slack, fraction of the rows above
   std::optional<Bytes> capacity{};            // GPU memory, for the fit verdict
+  // count_params(m), computed once by a caller that evaluates the same model many times (a
+  // sweep); nullptr: counted on each call. Must be the count of the model passed.
+  const ParamCount* counts = nullptr;
 };
 
 /// Per GPU (the most loaded pipeline stage), plus the total over all GPUs.
@@ -229,6 +232,7 @@ struct TrainingMemoryInput {
   // ZeRO-Infinity parameter offload (ZeRO-3 only; implies offload_optimizer): the 16-bit weights
   // live in CPU memory too and each GPU holds only the gathered working set.
   bool offload_params = false;
+  const ParamCount* counts = nullptr;  // as InferenceMemoryInput::counts
 };
 
 /// Trainable LoRA parameters of the whole model (all layers, no sharding).

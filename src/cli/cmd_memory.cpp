@@ -20,6 +20,7 @@ constexpr DimRt kBytes = dim_rt<Bytes::dim>();
 struct MemoryCmd {
   std::string model;
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
+  ParamCount counts;      // count_params(spec), once for every sweep row
   NumericFlags nf;
   std::size_t params = 0, batch = 0, context = 0, tp = 0, pp = 0, group = 0, chunk = 0, cuda = 0, frag = 0,
               capacity = 0, dp = 0, micro_batch = 0, seq = 0, lora_rank = 0, ep = 0;
@@ -215,7 +216,10 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                                        std::pair{"--no-dropout", c->no_dropout}})
         if (given) throw InputError(flag, "(given without --train)", "--train (a training-ledger option)");
     }
-    if (!bare) c->spec = load_model(c->model);
+    if (!bare) {
+      c->spec = load_model(c->model);
+      c->counts = count_params(c->spec);
+    }
     const Recompute rc = parse_recompute(c->recompute, "--recompute");
     if (c->lora_targets != "attention" && c->lora_targets != "all-linear")
       throw InputError("--lora-targets", c->lora_targets, "attention or all-linear");
@@ -247,6 +251,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         in.offload_params = c->offload_params;
         in.ep = p.get<Count>(c->ep);
         in.dropout = !c->no_dropout;
+        in.counts = &c->counts;
         if (train_solve)
           solve_training(c->spec, in, *train_solve, rs);
         else
@@ -266,6 +271,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         in.cuda_context = p.get<Bytes>(c->cuda);
         in.fragmentation = p[c->frag];
         in.capacity = p.maybe<Bytes>(c->capacity);
+        in.counts = &c->counts;
         if (solve)
           solve_inference(c->spec, in, *solve, rs);
         else
