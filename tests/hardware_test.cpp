@@ -85,7 +85,7 @@ TEST_CASE("energy --hw takes the board's TDP as the power, and --power overrides
   CHECK(h.tdp->in(watt) == 250.0);
 }
 
-TEST_CASE("--memory overrides the preset's capacity on memory, serve and train", "[cli][hardware]") {
+TEST_CASE("a --memory flag overrides the preset's capacity on memory, serve and train", "[cli][hardware]") {
   using napkin_test::run_napkin;
   // Llama-3.1-8B needs about 18 GB to serve at batch 1: it fits an H100's 80 GiB, not 10 GiB.
   auto r = run_napkin("memory llama-3.1-8b --hw h100-sxm --memory 10GiB --require-fit");
