@@ -189,7 +189,8 @@ TEST_CASE("TP 4 on llama-3.1-70b: 2 ring all-reduces per layer, 2(t−1)/t · B�
   CHECK(ar->bound() == Bound::communication);
   // At batch 1 the payload is 16 KiB: the launch overhead dominates.
   in.batch = 1 * one;
-  const OpCost* small = op(serve(m, in).decode, "all_reduce");
+  const Serve at_one = serve(m, in);  // op() points into it: it must outlive `small`
+  const OpCost* small = op(at_one.decode, "all_reduce");
   REQUIRE(small != nullptr);
   CHECK(small->bound() == Bound::overhead);
 }
