@@ -216,11 +216,15 @@ void inference_weights(const WeightsInput& in, ResultSet& out) {
 
 // ---- KV cache -------------------------------------------------------------------------------
 
-Bytes kv_bytes_per_token_per_layer(const specs::ModelSpec& m, Dtype kv_dtype) {
+Bytes kv_bytes_per_token_per_layer(const specs::ModelSpec& m, Dtype kv_dtype, double kv_heads) {
   const Bytes e = dtype_size(kv_dtype);
   if (m.attention == specs::AttentionKind::mla)
     return static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * e;
-  return 2.0 * static_cast<double>(m.kv_heads) * static_cast<double>(m.head_dim) * e;
+  return 2.0 * kv_heads * static_cast<double>(m.head_dim) * e;
+}
+
+Bytes kv_bytes_per_token_per_layer(const specs::ModelSpec& m, Dtype kv_dtype) {
+  return kv_bytes_per_token_per_layer(m, kv_dtype, static_cast<double>(m.kv_heads));
 }
 
 Bytes kv_bytes_per_token(const specs::ModelSpec& m, Dtype kv_dtype) {
@@ -228,11 +232,11 @@ Bytes kv_bytes_per_token(const specs::ModelSpec& m, Dtype kv_dtype) {
 }
 
 namespace {
-// Layers that keep a sliding window (Gemma 2: every other layer, starting with layer 0).
+// Layers that keep a sliding window (ModelSpec::is_windowed_layer, the rule the sharding uses).
 double windowed_layers(const specs::ModelSpec& m) {
-  if (m.sliding_window <= 0) return 0.0;
-  if (m.sliding_every <= 1) return static_cast<double>(m.layers);
-  return std::ceil(static_cast<double>(m.layers) / static_cast<double>(m.sliding_every));
+  std::int64_t n = 0;
+  for (std::int64_t l = 0; l < m.layers; ++l) n += m.is_windowed_layer(l) ? 1 : 0;
+  return static_cast<double>(n);
 }
 }  // namespace
 
@@ -407,9 +411,7 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
                            .group_size = in.group_size,
                            .scale_dtype = in.scale_dtype,
                            .zero_points = in.zero_points});
-    const Bytes per_layer_token = m.attention == specs::AttentionKind::mla
-                                      ? kv_bytes_per_token_per_layer(m, in.kv_dtype)
-                                      : 2.0 * st.kv_heads * static_cast<double>(m.head_dim) * dtype_size(in.kv_dtype);
+    const Bytes per_layer_token = kv_bytes_per_token_per_layer(m, in.kv_dtype, st.kv_heads);
     InferenceMemory r;
     r.weights = w.total();
     r.kv_cache = in.batch.in(one) *

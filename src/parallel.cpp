@@ -11,16 +11,6 @@ namespace napkin {
 
 using namespace units;
 
-namespace {
-
-bool is_windowed(const specs::ModelSpec& m, std::int64_t layer) {
-  if (m.sliding_window <= 0) return false;
-  if (m.sliding_every <= 1) return true;
-  return layer % m.sliding_every == 0;  // Gemma 2: even layers use the window
-}
-
-}  // namespace
-
 std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount& c, Count tp_count,
                                      Count pp_count, Count ep_count) {
   require_positive_integer(tp_count, "tp");
@@ -90,7 +80,7 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
       st.expert_params +=
           static_cast<double>((m.is_moe_layer(i) ? c.moe_layer : c.dense_layer).routed) / (t * static_cast<double>(ep));
       st.kept_params += static_cast<double>((m.is_moe_layer(i) ? c.moe_layer : c.dense_layer).norm);
-      if (is_windowed(m, i)) ++st.windowed_layers;
+      if (m.is_windowed_layer(i)) ++st.windowed_layers;
     }
     if (st.has_embedding) {
       const double e = static_cast<double>(c.group(ParamGroup::embedding)) / t;

@@ -37,12 +37,6 @@ constexpr double kGeluFlop = 9.0;
 // writes the new residual and the normalised output.
 constexpr double kNormAccesses = 4.0;
 
-bool is_windowed(const specs::ModelSpec& m, std::int64_t layer) {
-  // The rule of parallel.cpp (and so of the memory ledger): Gemma 2 windows the even layers.
-  if (m.sliding_window <= 0) return false;
-  if (m.sliding_every <= 1) return true;
-  return layer % m.sliding_every == 0;
-}
 
 // Query-key pairs of a causal prompt of p tokens when each query sees at most w keys:
 // Σ_{i=1..p} min(i, w).
@@ -249,7 +243,7 @@ void layer(PhaseBuilder& b, const Setup& s, const Pass& p, std::int64_t l, doubl
                           : n * (h + s.kv_heads_t) * static_cast<double>(m.head_dim);
     b.add("rope", 1, kRopeFlop * el, 2.0 * el * kActBytes);
   }
-  attention(b, s, p, is_windowed(m, l));
+  attention(b, s, p, m.is_windowed_layer(l));
   linear(b, "o_proj", 1, n, o_params / t, s.wb, h * dv, d);
   all_reduce(b, s, p);
   for (int i = 2; i < m.norms_per_layer; ++i) norm(b, s, "post_norm", n);
@@ -304,9 +298,7 @@ Setup make_setup(const specs::ModelSpec& m, const ServeInput& in) {
   s.kept_b = keep ? 2.0 : s.wb;
   s.heads_t = static_cast<double>(m.heads) / s.t;
   s.kv_heads_t = s.st.kv_heads;
-  s.kv_token_layer = m.attention == specs::AttentionKind::mla
-                         ? kv_bytes_per_token_per_layer(m, in.kv_dtype).in(byte)
-                         : 2.0 * s.kv_heads_t * static_cast<double>(m.head_dim) * dtype_size(in.kv_dtype).in(byte);
+  s.kv_token_layer = kv_bytes_per_token_per_layer(m, in.kv_dtype, s.kv_heads_t).in(byte);
   return s;
 }
 

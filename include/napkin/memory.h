@@ -98,6 +98,9 @@ void inference_weights(const WeightsInput& in, ResultSet& out);
 /// (kv_lora_rank + qk_rope_head_dim) · bytes for MLA (DeepSeek-V2 paper, §2.1.2: the compressed
 /// latent c_KV plus the decoupled RoPE key).
 Bytes kv_bytes_per_token_per_layer(const specs::ModelSpec& m, Dtype kv_dtype);
+/// One layer, one token, on a GPU holding `kv_heads` of the KV heads (TP shards them; MLA's
+/// latent is whole on every GPU).
+Bytes kv_bytes_per_token_per_layer(const specs::ModelSpec& m, Dtype kv_dtype, double kv_heads);
 /// All layers, one token, no window cap (the figure users quote: 128 KiB for Llama-3.1-8B).
 Bytes kv_bytes_per_token(const specs::ModelSpec& m, Dtype kv_dtype);
 

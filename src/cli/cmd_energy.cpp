@@ -10,12 +10,11 @@ namespace {
 
 struct EnergyCmd {
   NumericFlags nf;
-  std::size_t flops = 0, throughput = 0, power = 0, epf = 0, pue = 0, price = 0, carbon = 0;
+  std::size_t flops = 0, throughput = 0, power = 0, epf = 0;
+  EnergyPriceFlags priced;
   HardwareOption hw;
   OutputOptions out;
 };
-
-constexpr double kPerKwh = 1.0 / 3.6e6;  // a plain number per kWh, in per-joule base units
 
 }  // namespace
 
@@ -31,13 +30,7 @@ void add_energy_command(CLI::App& app, int& exit_code) {
                        "Average draw of what --throughput describes, e.g. 700W or 1kW", "W");
   c->epf = c->nf.add(sub, "--energy-per-flop", "energy_per_flop", dim_rt<EnergyPerFlop::dim>(), Constraint::positive,
                      "Energy per FLOP instead of --power, e.g. 1pJ/FLOP", "J/FLOP");
-  c->pue = c->nf.add(sub, "--pue", "pue", dim_rt<Count::dim>(), Constraint::pue,
-                     "Power usage effectiveness: facility / IT energy (default 1)", "RATIO", 1.0);
-  c->price = c->nf.add(sub, "--price-per-kwh", "price_per_kwh", dim_rt<UsdPerJoule::dim>(), Constraint::non_negative,
-                       "Electricity price in USD/kWh, applied to facility energy", "USD/kWh", std::nullopt, kPerKwh);
-  c->carbon = c->nf.add(sub, "--carbon-intensity", "carbon_intensity", dim_rt<Co2PerJoule::dim>(),
-                        Constraint::non_negative, "Grid carbon intensity in kgCO2e/kWh (or 400gCO2e/kWh)",
-                        "kgCO2e/kWh", std::nullopt, kPerKwh);
+  c->priced = add_energy_price_flags(sub, c->nf);
   add_hw_option(sub, c->hw);
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --pue 1.2\n"
@@ -54,9 +47,9 @@ void add_energy_command(CLI::App& app, int& exit_code) {
       in.throughput = p.maybe<FlopRate>(c->throughput);
       in.power = p.maybe<Watts>(c->power);
       in.energy_per_flop = p.maybe<EnergyPerFlop>(c->epf);
-      in.pue = p[c->pue];
-      in.price = p.maybe<UsdPerJoule>(c->price);
-      in.carbon_intensity = p.maybe<Co2PerJoule>(c->carbon);
+      in.pue = p[c->priced.pue];
+      in.price = p.maybe<UsdPerJoule>(c->priced.price_kwh);
+      in.carbon_intensity = p.maybe<Co2PerJoule>(c->priced.carbon);
       energy(in, rs);
       c->hw.assume(rs);
     });

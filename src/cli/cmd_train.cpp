@@ -17,7 +17,6 @@ namespace {
 
 constexpr DimRt kCount = dim_rt<Count::dim>();
 constexpr DimRt kBytes = dim_rt<Bytes::dim>();
-constexpr double kPerKwh = 1.0 / 3.6e6;  // a plain number per kWh, in per-joule base units
 constexpr double kPerHour = 1.0 / 3600.0;  // a plain number per hour, in per-second base units
 
 struct TrainCmd {
@@ -26,7 +25,8 @@ struct TrainCmd {
   NumericFlags nf;
   std::size_t tokens = 0, params = 0, vocab = 0, gpus = 0, tp = 0, pp = 0, dp = 0, ep = 0, micro_batch = 0, seq = 0,
               cuda = 0, frag = 0, capacity = 0, mfu = 0, achieved = 0, peak = 0, power = 0, node_power = 0,
-              gpus_per_node = 0, pue = 0, price_gpu_hour = 0, price_kwh = 0, carbon = 0;
+              gpus_per_node = 0, price_gpu_hour = 0;
+  EnergyPriceFlags priced;
   std::string formula = "6pd", dtype = "bf16", precision = "mixed", optimizer = "adamw", recompute = "none";
   int zero = 0;
   bool flash_attention = false, sequence_parallel = false, require_fit = false, no_dropout = false;
@@ -115,18 +115,11 @@ void add_train_command(CLI::App& app, int& exit_code) {
                             "Average draw of a whole node instead of --power, e.g. 10.2kW", "W");
   c->gpus_per_node = c->nf.add(sub, "--gpus-per-node", "gpus_per_node", kCount, Constraint::positive_integer,
                                "GPUs per node for --node-power (default 8)", "COUNT", 8.0);
-  c->pue = c->nf.add(sub, "--pue", "pue", kCount, Constraint::pue,
-                     "Power usage effectiveness: facility / IT energy (default 1)", "RATIO", 1.0);
   c->price_gpu_hour = c->nf.add(sub, "--price-per-gpu-hour", "price_per_gpu_hour",
                                 dim_rt<UsdPerSecond::dim>(), Constraint::non_negative,
                                 "Rental price of one GPU for one hour, in USD, e.g. 2.5", "USD/h", std::nullopt,
                                 kPerHour);
-  c->price_kwh = c->nf.add(sub, "--price-per-kwh", "price_per_kwh", dim_rt<UsdPerJoule::dim>(),
-                           Constraint::non_negative, "Electricity price in USD/kWh, applied to facility energy",
-                           "USD/kWh", std::nullopt, kPerKwh);
-  c->carbon = c->nf.add(sub, "--carbon-intensity", "carbon_intensity", dim_rt<Co2PerJoule::dim>(),
-                        Constraint::non_negative, "Grid carbon intensity in kgCO2e/kWh (or 400gCO2e/kWh)",
-                        "kgCO2e/kWh", std::nullopt, kPerKwh);
+  c->priced = add_energy_price_flags(sub, c->nf);
   for (const char* f : {"--power", "--node-power", "--gpus-per-node", "--pue", "--price-per-gpu-hour",
                         "--price-per-kwh", "--carbon-intensity"})
     sub->get_option(f)->group("Energy and cost");
@@ -204,10 +197,10 @@ void add_train_command(CLI::App& app, int& exit_code) {
       in.gpu_power = p.maybe<Watts>(c->power);
       in.node_power = p.maybe<Watts>(c->node_power);
       in.gpus_per_node = p.get<Count>(c->gpus_per_node);
-      in.pue = p[c->pue];
+      in.pue = p[c->priced.pue];
       in.price_per_gpu_hour = p.maybe<UsdPerSecond>(c->price_gpu_hour);
-      in.price_per_kwh = p.maybe<UsdPerJoule>(c->price_kwh);
-      in.carbon_intensity = p.maybe<Co2PerJoule>(c->carbon);
+      in.price_per_kwh = p.maybe<UsdPerJoule>(c->priced.price_kwh);
+      in.carbon_intensity = p.maybe<Co2PerJoule>(c->priced.carbon);
       if (c->hw.spec) in.hardware = c->hw.spec->name;
       in.peak_from_hw = c->hw.spec && !peak_given;
       in.power_from_hw = c->hw.spec && !power_given;

@@ -62,6 +62,18 @@ void add_hw_option(CLI::App* sub, HardwareOption& h) {
       ->group("Hardware");
 }
 
+EnergyPriceFlags add_energy_price_flags(CLI::App* sub, NumericFlags& nf) {
+  constexpr double kPerKwh = 1.0 / 3.6e6;  // a plain number per kWh, in per-joule base units
+  EnergyPriceFlags e;
+  e.pue = nf.add(sub, "--pue", "pue", dim_rt<Count::dim>(), Constraint::pue,
+                 "Power usage effectiveness: facility / IT energy (default 1)", "RATIO", 1.0);
+  e.price_kwh = nf.add(sub, "--price-per-kwh", "price_per_kwh", dim_rt<UsdPerJoule::dim>(), Constraint::non_negative,
+                       "Electricity price in USD/kWh, applied to facility energy", "USD/kWh", std::nullopt, kPerKwh);
+  e.carbon = nf.add(sub, "--carbon-intensity", "carbon_intensity", dim_rt<Co2PerJoule::dim>(), Constraint::non_negative,
+                    "Grid carbon intensity in kgCO2e/kWh (or 400gCO2e/kWh)", "kgCO2e/kWh", std::nullopt, kPerKwh);
+  return e;
+}
+
 void require_value(const NumericFlag& f, std::string_view what) {
   if (f.raw.empty() && !f.fallback)
     throw InputError(f.flag, "(missing)", std::string(what) + " (or --hw with a hardware preset)");

@@ -56,6 +56,13 @@ struct HardwareOption {
   void assume(ResultSet& rs) const;
 };
 void add_hw_option(CLI::App* sub, HardwareOption& h);
+/// --pue, --price-per-kwh and --carbon-intensity, as energy and train take them (prices and
+/// carbon per kWh of facility energy). Returns their indices in `nf`.
+struct EnergyPriceFlags {
+  std::size_t pue = 0, price_kwh = 0, carbon = 0;
+};
+EnergyPriceFlags add_energy_price_flags(CLI::App* sub, NumericFlags& nf);
+
 /// Throws InputError naming `f` when it has neither a value nor a default (e.g. from --hw).
 void require_value(const NumericFlag& f, std::string_view what);
 

@@ -95,6 +95,14 @@ struct ModelSpec {
   /// What the reader had to guess or chose by convention, one line each (shown as assumptions).
   std::vector<std::string> notes;
 
+  /// Whether `layer` keeps only a sliding window of keys: every layer, or with sliding_every > 1
+  /// every sliding_every-th one from layer 0 (Gemma 2 windows the even layers).
+  bool is_windowed_layer(std::int64_t layer) const {
+    if (sliding_window <= 0) return false;
+    if (sliding_every <= 1) return true;
+    return layer % sliding_every == 0;
+  }
+
   bool is_moe_layer(std::int64_t layer) const {
     if (!moe.is_moe() || layer < moe.first_k_dense) return false;
     const std::int64_t freq = moe.layer_freq > 0 ? moe.layer_freq : 1;
