@@ -300,7 +300,7 @@ ActivationTerms activation_terms(const ActivationInput& in) {
   // and output (2f + 2f), or for a gated MLP the gate and up outputs and their product (3 · 2f).
   t.inside = 2.0 + 4.0 * kv + 2.0 + (in.gated ? 6.0 : 4.0) * f;
   // The softmax output (2 bytes per score), its dropout mask (1) and the dropout output (2).
-  t.scores = in.dropout ? 5.0 : 2.0;
+  t.scores = in.attention_dropout ? 5.0 : 2.0;
   return t;
 }
 
@@ -348,8 +348,14 @@ void activations_per_layer(const ActivationInput& in, ResultSet& out) {
              text("Korthikanti et al. 2022 §4.1, 16-bit activations: c_o = {} outside TP, c_i = {} inside ({} MLP), "
                   "c_s = {} per a·s/h (a GPT layer: 10, 24, 5)",
                   c.outside, c.inside, in.gated ? "gated" : "GeLU", c.scores));
-  if (in.flash_attention && in.recompute == Recompute::none)
-    out.assume("flash_attention", text("FlashAttention: attention scores never stored (the a·s/h term drops)"));
+  if (in.recompute == Recompute::none && in.flash_attention)
+    out.assume("flash_attention", text("fused attention (FlashAttention, cuDNN/SDPA; the default of current training "
+                                       "stacks): the a·s/h scores are never stored, only the output and softmax "
+                                       "statistics"));
+  else if (in.recompute == Recompute::none)
+    out.assume("flash_attention", text("eager attention (Korthikanti 2022): the softmax output{} of every a·s/h score "
+                                       "is stored",
+                                       in.attention_dropout ? " and its dropout mask and output" : ""));
 }
 
 }  // namespace napkin
@@ -605,7 +611,9 @@ ActivationInput activation_input(const specs::ModelSpec& m, const TrainingMemory
                          .heads = static_cast<double>(m.heads) * one, .tp = in.tp,
                          .sequence_parallel = in.sequence_parallel, .recompute = in.recompute,
                          .flash_attention = in.flash_attention, .kv_width = kv * one, .ffn_width = ffn * one,
-                         .gated = m.ffn_kind == specs::FfnKind::gated, .dropout = in.dropout};
+                         .gated = m.ffn_kind == specs::FfnKind::gated,
+                         .dropout = in.dropout ? *in.dropout > 0.0 : m.hidden_dropout > 0.0,
+                         .attention_dropout = in.dropout ? *in.dropout > 0.0 : m.attention_dropout > 0.0};
 }
 
 TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
@@ -625,6 +633,8 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
   require_non_negative(in.cuda_context, "cuda_context");
   if (!(in.fragmentation >= 0.0 && in.fragmentation < 1.0))
     throw InputError("fragmentation", format_plain_number(in.fragmentation), "a fraction in [0, 1)");
+  if (in.dropout && !(*in.dropout >= 0.0 && *in.dropout < 1.0))
+    throw InputError("dropout", format_plain_number(*in.dropout), "a dropout probability in [0, 1)");
   const double t = in.tp.in(one), pp = in.pp.in(one), dp = in.states.dp.in(one), ep = in.ep.in(one);
   if (ep > 1.0 && !m.moe.is_moe())
     throw InputError("--ep", format_plain_number(ep), "1 (expert parallelism needs a mixture-of-experts model)");
@@ -858,9 +868,18 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
       break;
     case Recompute::full: out.assume("recompute", text("full recomputation: only each layer's input is kept")); break;
   }
-  out.assume("dropout", in.dropout ? text("dropout kept, as in Korthikanti's GPT layers (1-byte masks, dropout "
-                                          "outputs of the attention probabilities)")
-                                   : text("no dropout (most current LLMs train without): no masks"));
+  if (in.dropout && *in.dropout > 0.0)
+    out.assume("dropout", text("dropout {} (given): 1-byte masks after attention and MLP, and the mask and output of "
+                               "the attention probabilities", *in.dropout));
+  else if (in.dropout)
+    out.assume("dropout", text("no dropout (given): no masks"));
+  else if (p.act.dropout || p.act.attention_dropout)
+    out.assume("dropout", text("dropout from the model's config: attention {}, hidden {} (1-byte masks and dropout "
+                               "outputs, as in Korthikanti's GPT layers)",
+                               m.attention_dropout, m.hidden_dropout));
+  else
+    out.assume("dropout", text("no dropout: the model's config has attention and hidden dropout 0 (or none), as "
+                               "Llama, Qwen and Mistral configs do"));
   out.assume("pipeline_schedule", text("1F1B schedule: stage {} of {} holds {} micro-batch(es) in flight",
                                        static_cast<double>(r.stage), in.pp, p.in_flight));
   out.assume("activation_shape",

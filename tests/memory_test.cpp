@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "napkin/error.h"
 #include "napkin/memory.h"
 #include "run_napkin.h"
 #include "napkin/report/human_units.h"
@@ -174,9 +175,9 @@ TEST_CASE("the training ledger of a model adds activations to the ZeRO-sharded m
   const TrainingMemory r = training_memory(m, in);
   CHECK(r.weights.in(byte) == std::ceil(8030261248.0 * 2 / 8));
   CHECK(r.optimizer_states.in(byte) == std::ceil(8030261248.0 * 8 / 8));
-  // 32 layers of 36·s·b·h (Korthikanti's inventory for a GQA, SwiGLU layer: 10 outside TP, 26
-  // inside) plus fp32 logits of every position.
-  const double per_layer = 36.0 * 8192 * 4096;
+  // 32 layers of 34·s·b·h (Korthikanti's inventory for a GQA, SwiGLU layer: 8 outside TP, as
+  // Llama's config has no dropout, 26 inside) plus fp32 logits of every position.
+  const double per_layer = 34.0 * 8192 * 4096;
   CHECK(r.activations.in(byte) == 32 * per_layer + 8192.0 * 128256 * 4);
   // ZeRO-3 gathers the largest module in full: the 128256 × 4096 embedding, parameters and gradients.
   CHECK(r.gathered_params.in(byte) == 4.0 * 128256 * 4096);
@@ -190,10 +191,40 @@ TEST_CASE("under 1F1B the first pipeline stage holds p micro-batches of activati
   TrainingMemoryInput in;
   in.seq = 2048 * one;
   in.pp = 4 * one;
-  in.flash_attention = true;
   const TrainingMemory r = training_memory(m, in);
   CHECK(r.stage == 0);
-  CHECK(r.activations.in(byte) == 8.0 * 4 * 36.0 * 2048 * 4096);
+  CHECK(r.activations.in(byte) == 8.0 * 4 * 34.0 * 2048 * 4096);
+}
+
+TEST_CASE("training defaults to fused attention and to the dropout of the model's config", "[memory]") {
+  // Llama configs say attention_dropout 0.0 and have no hidden dropout: 8 + 26 per s·b·h, no
+  // scores. GPT-2's class defaults attn_pdrop = resid_pdrop = 0.1: masks (10 outside) and, with
+  // eager attention, 5 bytes per score (Korthikanti's GPT layer).
+  const specs::ModelSpec llama = specs::load_model_preset("llama-3.1-8b");
+  TrainingMemoryInput in;
+  in.seq = 2048 * one;
+  const double sbh = 2048.0 * 4096;
+  const double logits = 2048.0 * 128256 * 4;
+  CHECK(training_memory(llama, in).activations.in(byte) == 32 * 34.0 * sbh + logits);
+  in.flash_attention = false;  // eager: the softmax output, 2 bytes per score, a·s/h = 32·2048/4096
+  CHECK(training_memory(llama, in).activations.in(byte) == 32 * (34.0 + 2.0 * 16) * sbh + logits);
+  in.dropout = 0.1;  // given: masks after attention and MLP, and the probabilities' mask and output
+  CHECK(training_memory(llama, in).activations.in(byte) == 32 * (36.0 + 5.0 * 16) * sbh + logits);
+  in.dropout = 1.5;
+  CHECK_THROWS_AS(training_memory(llama, in), InputError);
+
+  const specs::ModelSpec gpt2 = specs::load_model_preset("gpt2");
+  CHECK(gpt2.attention_dropout == 0.1);
+  CHECK(gpt2.hidden_dropout == 0.1);
+  TrainingMemoryInput g;
+  g.seq = 1024 * one;
+  g.flash_attention = false;
+  const ActivationTerms t = activation_terms({.seq = 1024 * one, .micro_batch = 1 * one, .hidden = 768 * one,
+                                              .heads = 12 * one});
+  CHECK(t.outside + t.inside == 34.0);
+  CHECK(t.scores == 5.0);
+  const double per_layer = 1024.0 * 768 * (34.0 + 5.0 * 12 * 1024 / 768);
+  CHECK(training_memory(gpt2, g).activations.in(byte) == 12 * per_layer + 1024.0 * 50257 * 4);
 }
 
 TEST_CASE("the solver's largest batch fits and one more does not", "[memory][solver]") {
@@ -309,6 +340,7 @@ TEST_CASE("Korthikanti's inventory for a GQA, SwiGLU layer: 10 bytes per s·b·h
   CHECK(activations_per_layer(in).in(byte) == (10.0 + 26.0 / 8) * 2048 * 4096);
   // Without dropout: no masks, and only the softmax output (2 bytes per score) is kept.
   in.dropout = false;
+  in.attention_dropout = false;
   in.tp = 1 * one;
   in.recompute = Recompute::none;
   CHECK(activation_terms(in).outside == 8.0);

@@ -128,7 +128,8 @@ struct ActivationInput {
   Count kv_width{};      // K and V width, H_kv · d_head (0: h, multi-head attention)
   Count ffn_width{};     // MLP intermediate per token, k experts' worth for MoE (0: 4h)
   bool gated = false;    // gated MLP (SwiGLU): gate and up outputs and their product are kept
-  bool dropout = true;   // dropout after attention and MLP, and on the attention probabilities
+  bool dropout = true;   // dropout after attention and MLP (hidden dropout): two 1-byte masks
+  bool attention_dropout = true;  // dropout on the attention probabilities: mask and output
 };
 
 /// The per-layer coefficient c in s·b·h·c bytes, split by where it lives.
@@ -216,10 +217,15 @@ struct TrainingMemoryInput {
   // Expert parallelism: routed experts split over ep ranks taken from the data-parallel ones
   // (ep divides dp), so expert model states shard over dp / ep under ZeRO.
   Count ep = 1.0 * units::one;
-  bool dropout = true;           // Korthikanti's dropout terms (most current LLMs train without)
+  // Dropout probability of the attention probabilities and the residual branches. nullopt: the
+  // model's own (specs::ModelSpec::attention_dropout / hidden_dropout, 0 when its config has none).
+  // Any p > 0 keeps Korthikanti's 1-byte masks and dropout outputs; p = 0 keeps none.
+  std::optional<double> dropout{};
   bool sequence_parallel = false;
   Recompute recompute = Recompute::none;
-  bool flash_attention = false;
+  // Fused attention (FlashAttention, cuDNN/SDPA): the a·s/h scores are never stored. false is
+  // eager attention, Korthikanti's 2022 layer, which stores softmax output (and dropout mask).
+  bool flash_attention = true;
   Bytes cuda_context = 512.0 * units::MiB;
   double fragmentation = 0.05;
   std::optional<Bytes> capacity{};

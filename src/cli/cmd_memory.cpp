@@ -23,9 +23,9 @@ struct MemoryCmd {
   ParamCount counts;      // count_params(spec), once for every sweep row
   NumericFlags nf;
   std::size_t params = 0, batch = 0, context = 0, tp = 0, pp = 0, group = 0, chunk = 0, cuda = 0, frag = 0,
-              capacity = 0, dp = 0, micro_batch = 0, seq = 0, lora_rank = 0, ep = 0;
+              capacity = 0, dp = 0, micro_batch = 0, seq = 0, lora_rank = 0, ep = 0, dropout = 0;
   std::string weights_dtype = "bf16", kv_dtype = "bf16", precision = "mixed", optimizer = "adamw",
-              grad_dtype, recompute = "none", max, lora_targets = "attention";
+              grad_dtype, recompute = "none", max, lora_targets = "attention", attention;
   int zero = 0;
   HardwareOption hw;
   bool zero_points = false, quantize_all = false, require_fit = false, train = false, no_master = false,
@@ -143,11 +143,16 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--offload-params", c->offload_params,
                 "ZeRO-Infinity: the 16-bit weights in CPU memory too (needs --zero 3; implies --offload-optimizer)")
       ->group("Training");
-  sub->add_flag("--no-dropout", c->no_dropout, "No dropout in training (drops Korthikanti's dropout masks and outputs)")
-      ->group("Training");
+  c->dropout = c->nf.add(sub, "--dropout", "dropout", kCount, Constraint::non_negative,
+                         "Dropout probability in training (default: the model config's attention_dropout and "
+                         "hidden dropout; 0 when it has none); any p > 0 stores Korthikanti's masks", "P");
+  sub->get_option("--dropout")->group("Training");
+  sub->add_flag("--no-dropout", c->no_dropout, "Same as --dropout 0")->group("Training");
+  sub->add_option("--attention", c->attention, "Training attention kernel: flash (default: fused, scores never "
+                                               "stored) or eager (stores the a·s/h scores, Korthikanti 2022)")
+      ->type_name("flash|eager")->group("Training");
   sub->add_flag("--qlora", c->qlora, "QLoRA: frozen base in NF4 (4.127 bits/param), bf16 adapters")->group("Fine-tuning");
-  sub->add_flag("--flash-attention", c->flash_attention, "Attention scores never stored (drops the 5as/h term)")
-      ->group("Training");
+  sub->add_flag("--flash-attention", c->flash_attention, "Same as --attention flash (the default)")->group("Training");
   sub->add_flag("--sequence-parallel", c->sequence_parallel, "Megatron sequence parallelism (splits the rest of the "
                                                             "activations over --tp)")->group("Parallelism");
   sub->add_option("--precision", c->precision, "mixed (default: 2+2+4+8 B/param), fp32 or bf16")
@@ -213,7 +218,10 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       for (const auto& [flag, given] : {std::pair{"--ep", !c->nf.flags()[c->ep].raw.empty()},
                                        std::pair{"--offload-params", c->offload_params},
                                        std::pair{"--offload-optimizer", c->offload_optimizer},
-                                       std::pair{"--no-dropout", c->no_dropout}})
+                                       std::pair{"--no-dropout", c->no_dropout},
+                                       std::pair{"--dropout", !c->nf.flags()[c->dropout].raw.empty()},
+                                       std::pair{"--attention", !c->attention.empty()},
+                                       std::pair{"--flash-attention", c->flash_attention}})
         if (given) throw InputError(flag, "(given without --train)", "--train (a training-ledger option)");
     }
     if (!bare) {
@@ -221,6 +229,8 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       c->counts = count_params(c->spec);
     }
     const Recompute rc = parse_recompute(c->recompute, "--recompute");
+    const bool flash = parse_attention_flags(c->attention, c->flash_attention);
+    check_dropout_flags(c->nf.flags()[c->dropout], c->no_dropout);
     if (c->lora_targets != "attention" && c->lora_targets != "all-linear")
       throw InputError("--lora-targets", c->lora_targets, "attention or all-linear");
     if ((c->qlora || !c->nf.flags()[c->lora_rank].raw.empty()) && !c->train)
@@ -240,7 +250,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         in.pp = p.get<Count>(c->pp);
         in.sequence_parallel = c->sequence_parallel;
         in.recompute = rc;
-        in.flash_attention = c->flash_attention;
+        in.flash_attention = flash;
         in.cuda_context = p.get<Bytes>(c->cuda);
         in.fragmentation = p[c->frag];
         in.capacity = p.maybe<Bytes>(c->capacity);
@@ -250,7 +260,8 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         in.offload_optimizer = c->offload_optimizer;
         in.offload_params = c->offload_params;
         in.ep = p.get<Count>(c->ep);
-        in.dropout = !c->no_dropout;
+        if (c->no_dropout) in.dropout = 0.0;
+        else if (p.has(c->dropout)) in.dropout = p[c->dropout];
         in.counts = &c->counts;
         if (train_solve)
           solve_training(c->spec, in, *train_solve, rs);

@@ -25,9 +25,10 @@ struct TrainCmd {
   NumericFlags nf;
   std::size_t tokens = 0, params = 0, vocab = 0, gpus = 0, tp = 0, pp = 0, dp = 0, ep = 0, micro_batch = 0, seq = 0,
               cuda = 0, frag = 0, capacity = 0, mfu = 0, achieved = 0, peak = 0, power = 0, node_power = 0,
-              gpus_per_node = 0, price_gpu_hour = 0;
+              gpus_per_node = 0, price_gpu_hour = 0, dropout = 0;
   EnergyPriceFlags priced;
-  std::string formula = "6pd", dtype = "bf16", precision = "mixed", optimizer = "adamw", recompute = "none";
+  std::string formula = "6pd", dtype = "bf16", precision = "mixed", optimizer = "adamw", recompute = "none",
+              attention;
   int zero = 0;
   bool flash_attention = false, sequence_parallel = false, require_fit = false, no_dropout = false;
   HardwareOption hw;
@@ -98,10 +99,15 @@ void add_train_command(CLI::App& app, int& exit_code) {
       ->type_name("mixed|fp32|bf16")->group("Training");
   sub->add_option("--optimizer", c->optimizer, "adamw (default), adam-8bit, sgd, sgd-momentum, adafactor")
       ->type_name("NAME")->group("Training");
-  sub->add_flag("--no-dropout", c->no_dropout, "No dropout in training (drops Korthikanti's dropout masks and outputs)")
-      ->group("Training");
-  sub->add_flag("--flash-attention", c->flash_attention, "Attention scores never stored (drops the 5as/h term)")
-      ->group("Training");
+  c->dropout = c->nf.add(sub, "--dropout", "dropout", kCount, Constraint::non_negative,
+                         "Dropout probability (default: the model config's attention_dropout and hidden dropout; "
+                         "0 when it has none); any p > 0 stores Korthikanti's masks", "P");
+  sub->get_option("--dropout")->group("Training");
+  sub->add_flag("--no-dropout", c->no_dropout, "Same as --dropout 0")->group("Training");
+  sub->add_option("--attention", c->attention, "Attention kernel: flash (default: fused, scores never stored) or "
+                                               "eager (stores the a·s/h scores, Korthikanti 2022)")
+      ->type_name("flash|eager")->group("Training");
+  sub->add_flag("--flash-attention", c->flash_attention, "Same as --attention flash (the default)")->group("Training");
   c->cuda = c->nf.add(sub, "--cuda-context", "cuda_context", kBytes, Constraint::non_negative,
                       "Per-GPU CUDA context, libraries and kernels (default 512MiB)", "BYTES", 512.0 * 1048576.0);
   c->frag = c->nf.add(sub, "--fragmentation", "fragmentation", kCount, Constraint::non_negative,
@@ -136,6 +142,8 @@ void add_train_command(CLI::App& app, int& exit_code) {
     if (c->zero < 0 || c->zero > 3) throw InputError("--zero", std::to_string(c->zero), "a ZeRO stage 0, 1, 2 or 3");
     const FlopsFormula formula = parse_flops_formula(c->formula, "--flops-formula");
     const Recompute rc = parse_recompute(c->recompute, "--recompute");
+    const bool flash = parse_attention_flags(c->attention, c->flash_attention);
+    check_dropout_flags(c->nf.flags()[c->dropout], c->no_dropout);
     const Dtype dtype = parse_dtype(c->dtype, "--dtype");
     const Precision precision = parse_precision(c->precision, "--precision");
     const Optimizer optimizer = parse_optimizer(c->optimizer, "--optimizer");
@@ -183,10 +191,11 @@ void add_train_command(CLI::App& app, int& exit_code) {
       in.memory.tp = p.get<Count>(c->tp);
       in.memory.pp = p.get<Count>(c->pp);
       in.memory.ep = p.get<Count>(c->ep);
-      in.memory.dropout = !c->no_dropout;
+      if (c->no_dropout) in.memory.dropout = 0.0;
+      else if (p.has(c->dropout)) in.memory.dropout = p[c->dropout];
       in.memory.sequence_parallel = c->sequence_parallel;
       in.memory.recompute = rc;
-      in.memory.flash_attention = c->flash_attention;
+      in.memory.flash_attention = flash;
       in.memory.cuda_context = p.get<Bytes>(c->cuda);
       in.memory.fragmentation = p[c->frag];
       in.memory.capacity = p.maybe<Bytes>(c->capacity);

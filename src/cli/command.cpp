@@ -74,6 +74,19 @@ EnergyPriceFlags add_energy_price_flags(CLI::App* sub, NumericFlags& nf) {
   return e;
 }
 
+bool parse_attention_flags(const std::string& attention, bool flash_attention_flag) {
+  if (attention.empty() || attention == "flash") return true;
+  if (attention != "eager") throw InputError("--attention", attention, "flash or eager");
+  if (flash_attention_flag)
+    throw InputError("--flash-attention", "(with --attention eager)", "one attention kernel (it means --attention flash)");
+  return false;
+}
+
+void check_dropout_flags(const NumericFlag& dropout, bool no_dropout) {
+  if (no_dropout && !dropout.raw.empty())
+    throw InputError("--no-dropout", "(with --dropout " + dropout.raw + ")", "one of them (it means --dropout 0)");
+}
+
 void require_value(const NumericFlag& f, std::string_view what) {
   if (f.raw.empty() && !f.fallback)
     throw InputError(f.flag, "(missing)", std::string(what) + " (or --hw with a hardware preset)");

@@ -63,6 +63,12 @@ struct EnergyPriceFlags {
 };
 EnergyPriceFlags add_energy_price_flags(CLI::App* sub, NumericFlags& nf);
 
+/// --attention flash|eager and its alias --flash-attention: true for fused attention (the
+/// default). Throws InputError on another name or on --flash-attention with --attention eager.
+bool parse_attention_flags(const std::string& attention, bool flash_attention_flag);
+/// --dropout P and its alias --no-dropout: InputError when both are given.
+void check_dropout_flags(const NumericFlag& dropout, bool no_dropout);
+
 /// Throws InputError naming `f` when it has neither a value nor a default (e.g. from --hw).
 void require_value(const NumericFlag& f, std::string_view what);
 

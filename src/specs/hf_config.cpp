@@ -69,6 +69,10 @@ void read_llama_like(const Fields& f, ModelSpec& m, bool tied_default) {
   m.qkv_bias = m.o_bias = attn_bias;
   m.mlp_bias = f.bool_or("mlp_bias", false);
   m.sliding_window = f.bool_or("use_sliding_window", true) ? f.int_or("sliding_window", 0, kCount) : 0;
+  // attention_dropout defaults to 0.0 in every Llama-style config class; these classes have no
+  // hidden dropout, except Phi-3's resid_pdrop (configuration_phi3.py, default 0.0).
+  m.attention_dropout = f.probability_or("attention_dropout", 0.0);
+  m.hidden_dropout = f.probability_or("resid_pdrop", 0.0);
   attention_kind(m);
 }
 
@@ -84,6 +88,9 @@ void read_gpt2(const Fields& f, ModelSpec& m) {
   m.positions = PositionKind::learned;
   m.qkv_bias = m.o_bias = m.mlp_bias = true;
   m.tied_embeddings = f.bool_or("tie_word_embeddings", true);
+  // configuration_gpt2.py: attn_pdrop = resid_pdrop = 0.1 by default.
+  m.attention_dropout = f.probability_or("attn_pdrop", 0.1);
+  m.hidden_dropout = f.probability_or("resid_pdrop", 0.1);
 }
 
 void read_neox(const Fields& f, ModelSpec& m) {
@@ -97,6 +104,9 @@ void read_neox(const Fields& f, ModelSpec& m) {
   m.qkv_bias = m.o_bias = f.bool_or("attention_bias", true);
   m.mlp_bias = true;
   m.tied_embeddings = f.bool_or("tie_word_embeddings", false);
+  // configuration_gpt_neox.py: attention_dropout = hidden_dropout = 0.0 by default.
+  m.attention_dropout = f.probability_or("attention_dropout", 0.0);
+  m.hidden_dropout = f.probability_or("hidden_dropout", 0.0);
 }
 
 void read_opt(const Fields& f, ModelSpec& m) {
@@ -118,6 +128,9 @@ void read_opt(const Fields& f, ModelSpec& m) {
   if (!affine) m.norms_per_layer = 0;
   m.final_norm = affine && f.bool_or("do_layer_norm_before", true) && !f.bool_or("_remove_final_layer_norm", false);
   m.tied_embeddings = f.bool_or("tie_word_embeddings", true);
+  // configuration_opt.py: dropout = 0.1 (residual), attention_dropout = 0.0 by default.
+  m.attention_dropout = f.probability_or("attention_dropout", 0.0);
+  m.hidden_dropout = f.probability_or("dropout", 0.1);
 }
 
 void read_falcon(const Fields& f, ModelSpec& m) {
@@ -145,6 +158,9 @@ void read_falcon(const Fields& f, ModelSpec& m) {
   m.norm = NormKind::layernorm;
   m.qkv_bias = m.o_bias = m.mlp_bias = f.bool_or("bias", false);
   m.tied_embeddings = f.bool_or("tie_word_embeddings", true);
+  // configuration_falcon.py: attention_dropout = hidden_dropout = 0.0 by default.
+  m.attention_dropout = f.probability_or("attention_dropout", 0.0);
+  m.hidden_dropout = f.probability_or("hidden_dropout", 0.0);
   attention_kind(m);
 }
 
@@ -183,6 +199,7 @@ void read_deepseek(const Fields& f, ModelSpec& m, bool v3) {
   m.qkv_bias = false;
   m.o_bias = f.bool_or("attention_bias", false);
   m.tied_embeddings = f.bool_or("tie_word_embeddings", false);
+  m.attention_dropout = f.probability_or("attention_dropout", 0.0);  // configuration_deepseek.py: 0.0
 }
 
 void read_bert(const Fields& f, ModelSpec& m) {
@@ -202,6 +219,9 @@ void read_bert(const Fields& f, ModelSpec& m) {
   m.final_norm = false;
   m.qkv_bias = m.o_bias = m.mlp_bias = true;
   m.tied_embeddings = true;  // no LM head in BertModel
+  // configuration_bert.py: hidden_dropout_prob = attention_probs_dropout_prob = 0.1 by default.
+  m.attention_dropout = f.probability_or("attention_probs_dropout_prob", 0.1);
+  m.hidden_dropout = f.probability_or("hidden_dropout_prob", 0.1);
 }
 
 ModelSpec read(const Fields& f, std::string model_type, const std::string& file) {

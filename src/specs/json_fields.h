@@ -88,6 +88,13 @@ class JsonFields {
     if (!j_.at(key).is_boolean()) bad(key, "true or false");
     return j_.at(key).get<bool>();
   }
+  /// A probability in [0, 1] (a dropout rate), `fallback` when absent.
+  double probability_or(const char* key, double fallback) const {
+    if (!has(key)) return fallback;
+    const json& v = j_.at(key);
+    if (!v.is_number() || !(v.get<double>() >= 0.0 && v.get<double>() <= 1.0)) bad(key, "a probability from 0 to 1");
+    return v.get<double>();
+  }
   std::string str_or(const char* key, std::string fallback) const {
     if (!has(key)) return fallback;
     if (!j_.at(key).is_string()) bad(key, "a string");

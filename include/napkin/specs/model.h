@@ -90,6 +90,10 @@ struct ModelSpec {
   bool embedding_norm = false;      // BERT LayerNorm over the summed embeddings
   std::int64_t mtp_layers = 0;      // DeepSeek-V3 num_nextn_predict_layers (not counted)
 
+  // Dropout probabilities of training (attention probabilities; hidden/residual outputs), as the
+  // config states them or its family's class default; 0 when neither gives one.
+  double attention_dropout = 0.0;
+  double hidden_dropout = 0.0;
   std::string stored_dtype;  // torch_dtype as written ("bfloat16"), empty when unknown
 
   /// What the reader had to guess or chose by convention, one line each (shown as assumptions).
