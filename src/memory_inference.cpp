@@ -1,0 +1,205 @@
+// The inference ledger of a model (course notes 7.4): weights, KV cache, transient activations and
+// the runtime reserve of the most loaded GPU. See napkin/memory.h.
+#include "napkin/memory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "napkin/check.h"
+#include "napkin/error.h"
+#include "napkin/parallel.h"
+#include "napkin/params.h"
+
+// ---- the inference ledger of a model ----------------------------------------------------------
+
+namespace napkin {
+
+using namespace units;
+
+namespace {
+
+struct InferenceParts {
+  InferenceMemory mem;
+  StageShard stage;
+  Weights w;
+  double chunk_tokens = 0;  // tokens in one forward pass
+  double ffn_width = 0;     // MLP intermediate columns per GPU
+  double head_rows = 0;     // vocabulary rows per GPU
+  double ctx_full = 0, ctx_window = 0;
+};
+
+InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in) {
+  require_positive_integer(in.batch, "batch");
+  require_positive_integer(in.context, "context");
+  require_positive_integer(in.prefill_chunk, "prefill_chunk");
+  require_non_negative(in.cuda_context, "cuda_context");
+  if (!(in.fragmentation >= 0.0 && in.fragmentation < 1.0))
+    throw InputError("fragmentation", format_plain_number(in.fragmentation), "a fraction in [0, 1)");
+  InferenceParts p;
+  const ParamCount counted = in.counts != nullptr ? ParamCount{} : count_params(m);
+  const ParamCount& c = in.counts != nullptr ? *in.counts : counted;
+  const std::vector<StageShard> stages = shard_stages(m, c, in.tp, in.pp);
+  const double t = in.tp.in(one);
+  const bool keep = !in.quantize_all && dtype_bits(in.weights_dtype) < 16;
+  p.ctx_full = in.context.in(one);
+  p.ctx_window = m.sliding_window > 0 ? std::min(p.ctx_full, static_cast<double>(m.sliding_window)) : p.ctx_full;
+
+  // Activations of one forward pass: the widest intermediate of a layer is the MLP's (gate and
+  // up outputs for a gated MLP) next to the residual stream and the layer input; the same on
+  // every stage (counted with the logits everywhere, an upper bound for all but the last).
+  p.chunk_tokens = std::min(in.batch.in(one) * in.context.in(one), in.prefill_chunk.in(one));
+  double ffn = static_cast<double>(m.ffn);
+  if (m.moe.is_moe()) {
+    const double expert = static_cast<double>(m.moe.expert_ffn) *
+                          static_cast<double>(m.moe.experts_per_token + m.moe.n_shared_experts) +
+                          static_cast<double>(m.moe.shared_ffn);
+    ffn = std::max(ffn, expert);
+  }
+  p.ffn_width = (m.ffn_kind == specs::FfnKind::gated ? 2.0 : 1.0) * ffn / t;
+  p.head_rows = static_cast<double>(m.vocab) / t;
+  const Bytes activations = p.chunk_tokens * (2.0 * static_cast<double>(m.hidden) + p.ffn_width) * 2.0 * byte +
+                            in.batch.in(one) * p.head_rows * 4.0 * byte;
+
+  // One GPU of a stage: its weights, the KV cache of its layers and KV heads, the activations,
+  // and the reserve, rounded up to whole bytes so that the ledger stays an integer count.
+  auto stage_ledger = [&](const StageShard& st, Weights& w) {
+    w = inference_weights({.params = std::ceil(st.params) * param,
+                           .dtype = in.weights_dtype,
+                           .unquantized = keep ? std::ceil(st.kept_params) * param : Params{},
+                           .group_size = in.group_size,
+                           .scale_dtype = in.scale_dtype,
+                           .zero_points = in.zero_points});
+    const Bytes per_layer_token = kv_bytes_per_token_per_layer(m, in.kv_dtype, st.kv_heads);
+    InferenceMemory r;
+    r.weights = w.total();
+    r.kv_cache = in.batch.in(one) *
+                 (static_cast<double>(st.layers - st.windowed_layers) * p.ctx_full +
+                  static_cast<double>(st.windowed_layers) * p.ctx_window) *
+                 per_layer_token;
+    r.activations = activations;
+    r.runtime_reserve =
+        std::ceil((in.cuda_context + in.fragmentation * (r.weights + r.kv_cache + r.activations)).in(byte)) * byte;
+    return r;
+  };
+
+  // The most loaded stage is shown; the total covers every stage's GPUs, TP ranks alike.
+  Bytes total{};
+  for (const StageShard& st : stages) {
+    Weights w;
+    const InferenceMemory r = stage_ledger(st, w);
+    total += t * r.per_gpu();
+    if (&st == &stages.front() || r.per_gpu() > p.mem.per_gpu()) {
+      p.mem = r;
+      p.stage = st;
+      p.w = w;
+    }
+  }
+  p.mem.total = total;
+  if (in.capacity) p.mem.fits = p.mem.per_gpu() <= *in.capacity;
+  return p;
+}
+
+}  // namespace
+
+InferenceMemory inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in) {
+  return compute_inference(m, in).mem;
+}
+
+void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in, ResultSet& out) {
+  const InferenceParts p = compute_inference(m, in);
+  const InferenceMemory& r = p.mem;
+  const bool keep = !in.quantize_all && dtype_bits(in.weights_dtype) < 16;
+  const double gpus = in.tp.in(one) * in.pp.in(one);
+  out.command = "memory";
+  out.input("model", verdict(m.name));
+  out.input("weights_dtype", verdict(dtype_name(in.weights_dtype)));
+  out.input("kv_dtype", verdict(dtype_name(in.kv_dtype)));
+  out.input("batch", value(in.batch));
+  out.input("context", value(in.context));
+  out.input("tp", value(in.tp));
+  out.input("pp", value(in.pp));
+
+  const Params held = std::ceil(p.stage.params) * param;
+  if (p.w.scales.in(byte) > 0.0 || (keep && p.stage.kept_params > 0.0))
+    out.item("weights", "weights", value(r.weights), "P_q · bits/8 + scales + P_keep · 2 B",
+             text("{} · {}/8 + {} + {} · 2 B", held - std::ceil(keep ? p.stage.kept_params : 0.0) * param,
+                  dtype_bits(in.weights_dtype), p.w.scales, std::ceil(keep ? p.stage.kept_params : 0.0) * param));
+  else
+    out.item("weights", "weights", value(r.weights), "P_gpu · bits/8",
+             text("{} · {}/8", held, dtype_bits(in.weights_dtype)));
+  const Bytes e = dtype_size(in.kv_dtype);
+  if (m.attention == specs::AttentionKind::mla)
+    out.item("kv_cache", "KV cache", value(r.kv_cache), "L_gpu · (d_c + d_rope) · ctx · batch · bytes",
+             text("{} · ({} + {}) · {} · {} · {}", static_cast<double>(p.stage.layers),
+                  static_cast<double>(m.mla.kv_lora_rank), static_cast<double>(m.mla.qk_rope_head_dim), in.context,
+                  in.batch, e));
+  else if (p.stage.windowed_layers > 0)
+    out.item("kv_cache", "KV cache", value(r.kv_cache),
+             "2 · H_kv · d_head · (L_full · ctx + L_win · min(ctx, W)) · batch · bytes",
+             text("2 · {} · {} · ({} · {} + {} · {}) · {} · {}", p.stage.kv_heads, static_cast<double>(m.head_dim),
+                  static_cast<double>(p.stage.layers - p.stage.windowed_layers), in.context,
+                  static_cast<double>(p.stage.windowed_layers), p.ctx_window, in.batch, e));
+  else
+    out.item("kv_cache", "KV cache", value(r.kv_cache), "2 · L · H_kv · d_head · ctx · batch · bytes",
+             text("2 · {} · {} · {} · {} · {} · {}", static_cast<double>(p.stage.layers), p.stage.kv_heads,
+                  static_cast<double>(m.head_dim), in.context, in.batch, e));
+  out.item("activations", "activations (transient)", value(r.activations),
+           "tokens · (2·D + F_mlp) · 2 B + batch · V · 4 B",
+           text("{} · (2 · {} + {}) · 2 B + {} · {} · 4 B", p.chunk_tokens, static_cast<double>(m.hidden), p.ffn_width,
+                in.batch, p.head_rows));
+  out.item("runtime_reserve", "runtime reserve", value(r.runtime_reserve), "CUDA context + fragmentation · rows above",
+           text("{} + {} · {}", in.cuda_context, in.fragmentation, r.weights + r.kv_cache + r.activations));
+  out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
+           text("{} + {} + {} + {}", r.weights, r.kv_cache, r.activations, r.runtime_reserve))
+      .is_total = true;
+  out.item("total", "all GPUs", value(r.total), "Σ over stages · tp", text("{} GPU(s)", gpus));
+  // The figures users quote, for the whole model (all layers and KV heads, before sharding).
+  const Bytes per_token = kv_bytes_per_token(m, in.kv_dtype);
+  if (m.attention == specs::AttentionKind::mla)
+    out.item("kv_per_token", "KV cache per token (whole model)", value(per_token), "L · (d_c + d_rope) · bytes",
+             text("{} · ({} + {}) · {}", static_cast<double>(m.layers), static_cast<double>(m.mla.kv_lora_rank),
+                  static_cast<double>(m.mla.qk_rope_head_dim), e));
+  else
+    out.item("kv_per_token", "KV cache per token (whole model)", value(per_token), "2 · L · H_kv · d_head · bytes",
+             text("2 · {} · {} · {} · {}", static_cast<double>(m.layers), static_cast<double>(m.kv_heads),
+                  static_cast<double>(m.head_dim), e));
+  const Bytes per_sequence = kv_cache(m, KvCacheInput{.batch = 1.0 * one, .context = in.context, .kv_dtype = in.kv_dtype});
+  if (m.sliding_window > 0)
+    out.item("kv_per_sequence", "KV cache per sequence (whole model)", value(per_sequence),
+             "per token · ctx, windowed layers capped", text("at context {}", in.context));
+  else
+    out.item("kv_per_sequence", "KV cache per sequence (whole model)", value(per_sequence), "per token · ctx",
+             text("{} · {}", per_token, in.context));
+  if (in.capacity) fit_items(r.per_gpu(), *in.capacity, out);
+
+  out.assume("weights_dtype", text("weights stored in {} ({} bits per parameter)", dtype_name(in.weights_dtype),
+                                   dtype_bits(in.weights_dtype)));
+  if (keep)
+    out.assume("unquantized", text("embeddings, LM head and norms kept in bf16 ({} per GPU)",
+                                   std::ceil(p.stage.kept_params) * param));
+  if (in.group_size.in(one) > 0.0)
+    out.assume("group_size", text("one {} scale{} per group of {} weights", dtype_name(in.scale_dtype),
+                                  in.zero_points ? " and zero point" : "", in.group_size));
+  out.assume("batch_context", text("{} sequence(s) of {} tokens each (prompt + generated), all resident",
+                                   in.batch, in.context));
+  if (m.max_context > 0 && in.context.in(one) > static_cast<double>(m.max_context))
+    out.warn(text("--context {} is past the model's maximum context {} (max_position_embeddings): the ledger is "
+                  "arithmetic, the model was not trained for it", in.context, static_cast<double>(m.max_context)));
+  out.assume("kv_dtype", text("KV cache stored in {} ({} per element)", dtype_name(in.kv_dtype), e));
+  if (m.attention == specs::AttentionKind::mla)
+    out.assume("kv_layout", text("MLA caches the compressed latent and the RoPE key per layer, not full K and V"));
+  if (p.stage.windowed_layers > 0)
+    out.assume("sliding_window", text("{} layers keep a sliding window of {} tokens",
+                                      static_cast<double>(p.stage.windowed_layers), static_cast<double>(m.sliding_window)));
+  out.assume("prefill_chunk", text("a forward pass holds {} tokens at once; scores are not materialised "
+                                   "(FlashAttention-style kernels)", p.chunk_tokens));
+  out.assume("cuda_context", text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));
+  out.assume("fragmentation", text("allocator fragmentation {} of weights, KV cache and activations", in.fragmentation));
+  if (gpus > 1.0)
+    out.assume("tp", text("TP {} splits heads, MLP and vocabulary; norms replicated; PP {} stage(s), the "
+                          "most loaded one shown ({} layers)", in.tp, in.pp, static_cast<double>(p.stage.layers)));
+}
+
+}  // namespace napkin

@@ -1,0 +1,360 @@
+// The training ledger of a model: ZeRO-sharded model states, LoRA/QLoRA, offload, the ZeRO-3
+// gathered working set and Korthikanti's activations per pipeline stage. See napkin/memory.h.
+#include "napkin/memory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "napkin/check.h"
+#include "napkin/error.h"
+#include "napkin/parallel.h"
+#include "napkin/params.h"
+
+// ---- the training ledger of a model -----------------------------------------------------------
+
+namespace napkin {
+
+using namespace units;
+
+namespace {
+
+// QLoRA stores the frozen base in 4-bit NF4 with one 8-bit scale per 64 weights plus one fp32
+// constant per 256 scales: 4 + 0.127 bits per parameter (Dettmers et al. 2023, "QLoRA", §3,
+// Double Quantization: "from 0.5 bits per parameter to 0.127 bits").
+constexpr double kQloraBitsPerParam = 4.0 + 0.127;
+
+std::int64_t lora_layer_params(const specs::ModelSpec& m, std::int64_t r, bool all_linear, bool moe_layer) {
+  const std::int64_t d = m.hidden, q = m.heads * m.head_dim, kv = m.kv_heads * m.head_dim;
+  std::int64_t p = r * ((d + q) + (d + kv) + (d + kv) + (q + d));  // q, k, v, o
+  if (all_linear && !moe_layer && m.ffn > 0) {
+    const std::int64_t mats = m.ffn_kind == specs::FfnKind::gated ? 3 : 2;  // gate, up, down
+    p += r * mats * (d + m.ffn);
+  }
+  return p;
+}
+
+struct TrainingParts {
+  TrainingMemory mem;
+  StageShard stage;
+  ModelStatesInput states;          // the trainable parameters outside the routed experts
+  ModelStatesInput expert_states;   // the routed experts' (params 0 without EP/MoE)
+  Bytes frozen{};  // LoRA: the frozen base weights of the shown stage
+  Bytes per_layer{};
+  double in_flight = 1;
+  Bytes logits{};
+  double largest_module = 0;  // parameters of the largest module per GPU (ZeRO-3 gather)
+  ActivationInput act;
+};
+
+// The widest single module (one weight matrix, as DeepSpeed walks modules) one GPU gathers
+// under ZeRO-3: the embedding or head, an attention projection, an MLP or expert matrix.
+double largest_module_params(const specs::ModelSpec& m, double t) {
+  const double d = static_cast<double>(m.hidden);
+  double widest = std::max({static_cast<double>(m.vocab) * d,
+                            static_cast<double>(m.heads * m.head_dim) * d,
+                            static_cast<double>(m.ffn) * d});
+  if (m.moe.is_moe())
+    widest = std::max({widest, static_cast<double>(m.moe.expert_ffn) * d, static_cast<double>(m.moe.shared_ffn) * d});
+  return std::ceil(widest / t);
+}
+
+// The activation shape of a model's layer: K/V width, the MLP intermediates one token passes
+// through (for MoE: its k routed experts and the shared ones), gated or not.
+ActivationInput activation_input(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
+  double ffn = static_cast<double>(m.ffn);
+  if (m.moe.is_moe())
+    ffn = std::max(ffn, static_cast<double>(m.moe.expert_ffn) *
+                            static_cast<double>(m.moe.experts_per_token + m.moe.n_shared_experts) +
+                        static_cast<double>(m.moe.shared_ffn));
+  const double kv = m.attention == specs::AttentionKind::mla
+                        ? static_cast<double>(m.heads * m.head_dim)
+                        : static_cast<double>(m.kv_heads * m.head_dim);
+  return ActivationInput{.seq = in.seq, .micro_batch = in.micro_batch, .hidden = static_cast<double>(m.hidden) * one,
+                         .heads = static_cast<double>(m.heads) * one, .tp = in.tp,
+                         .sequence_parallel = in.sequence_parallel, .recompute = in.recompute,
+                         .flash_attention = in.flash_attention, .kv_width = kv * one, .ffn_width = ffn * one,
+                         .gated = m.ffn_kind == specs::FfnKind::gated,
+                         .dropout = in.dropout ? *in.dropout > 0.0 : m.hidden_dropout > 0.0,
+                         .attention_dropout = in.dropout ? *in.dropout > 0.0 : m.attention_dropout > 0.0};
+}
+
+TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
+  const bool lora = in.lora_rank.in(one) > 0.0;
+  if (lora) require_positive_integer(in.lora_rank, "lora_rank");
+  if (lora && in.lora_rank.in(one) > static_cast<double>(m.hidden))
+    throw InputError("--lora-rank", format_plain_number(in.lora_rank.in(one)),
+                     "a rank at most the hidden size " + std::to_string(m.hidden) + " (a low-rank adapter)");
+  if (in.qlora && !lora) throw InputError("--qlora", "(given)", "--lora-rank (QLoRA trains LoRA adapters)");
+  if (lora && m.attention == specs::AttentionKind::mla)
+    throw InputError("--lora-rank", format_plain_number(in.lora_rank.in(one)),
+                     "a model without MLA attention (LoRA on MLA projections is not modelled yet)");
+  require_positive_integer(in.micro_batch, "micro_batch");
+  require_positive_integer(in.seq, "seq");
+  require_positive_integer(in.ep, "ep");
+  require_positive_integer(in.states.dp, "dp");
+  require_non_negative(in.cuda_context, "cuda_context");
+  if (!(in.fragmentation >= 0.0 && in.fragmentation < 1.0))
+    throw InputError("fragmentation", format_plain_number(in.fragmentation), "a fraction in [0, 1)");
+  if (in.dropout && !(*in.dropout >= 0.0 && *in.dropout < 1.0))
+    throw InputError("dropout", format_plain_number(*in.dropout), "a dropout probability in [0, 1)");
+  const double t = in.tp.in(one), pp = in.pp.in(one), dp = in.states.dp.in(one), ep = in.ep.in(one);
+  if (ep > 1.0 && !m.moe.is_moe())
+    throw InputError("--ep", format_plain_number(ep), "1 (expert parallelism needs a mixture-of-experts model)");
+  if (std::fmod(dp, ep) != 0.0)
+    throw InputError("--ep", format_plain_number(ep),
+                     "a divisor of --dp " + format_plain_number(dp) + " (expert-parallel ranks are data-parallel ranks)");
+  if (in.offload_params && in.states.zero_stage != 3)
+    throw InputError("--offload-params", "(with --zero " + std::to_string(in.states.zero_stage) + ")",
+                     "--zero 3 (parameter offload partitions the weights)");
+  const bool offload_states = in.offload_optimizer || in.offload_params;
+  const ParamCount counted = in.counts != nullptr ? ParamCount{} : count_params(m);
+  const ParamCount& c = in.counts != nullptr ? *in.counts : counted;
+  const std::vector<StageShard> stages = shard_stages(m, c, in.tp, in.pp, in.ep);
+  const ActivationInput act = activation_input(m, in);
+  const Bytes per_layer = activations_per_layer(act);
+  // The cross-entropy input: fp32 logits of every position, vocabulary split over TP.
+  const Bytes logits = in.seq.in(one) * in.micro_batch.in(one) * std::ceil(static_cast<double>(m.vocab) / t) * 4.0 * byte;
+  const double largest = largest_module_params(m, t);
+
+  TrainingParts best;
+  Bytes total{};
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const StageShard& st = stages[i];
+    ModelStatesInput s = in.states;
+    ModelStatesInput se = in.states;  // routed experts: ZeRO shards them over the dp / ep ranks holding them
+    se.dp = dp / ep * one;
+    s.params = std::ceil(st.params - st.expert_params) * param;
+    se.params = std::ceil(st.expert_params) * param;
+    Bytes frozen{};
+    if (lora) {
+      // Adapters are the trainable parameters; the base is frozen weights only.
+      double adapters = 0;
+      for (std::int64_t l = st.first_layer; l < st.first_layer + st.layers; ++l)
+        adapters += static_cast<double>(lora_layer_params(m, static_cast<std::int64_t>(in.lora_rank.in(one)),
+                                                          in.lora_all_linear, m.is_moe_layer(l)));
+      s.params = std::ceil(adapters / t) * param;
+      se.params = Params{};
+      const double base_bytes = in.qlora ? 0.0 : state_bytes(in.states).weights.in(byte / param);
+      const double frozen_bytes = in.qlora ? (std::ceil(st.params) - std::ceil(st.kept_params)) * kQloraBitsPerParam / 8.0 +
+                                                 std::ceil(st.kept_params) * 2.0
+                                           : std::ceil(st.params) * base_bytes;
+      frozen = std::ceil(in.states.zero_stage >= 3 ? frozen_bytes / dp : frozen_bytes) * byte;
+    }
+    ModelStates ms = s.params.in(param) > 0.0 ? model_states(s) : ModelStates{};
+    if (se.params.in(param) > 0.0) {
+      const ModelStates mse = model_states(se);
+      ms.weights += mse.weights;
+      ms.gradients += mse.gradients;
+      ms.master_weights += mse.master_weights;
+      ms.optimizer_states += mse.optimizer_states;
+    }
+    TrainingMemory r;
+    r.weights = ms.weights + frozen;
+    r.gradients = ms.gradients;
+    r.master_weights = ms.master_weights;
+    r.optimizer_states = ms.optimizer_states;
+    if (in.states.zero_stage == 3 && dp > 1.0)
+      r.gathered_params = 4.0 * largest * byte;
+    const double in_flight = pp - static_cast<double>(i);  // 1F1B warm-up depth of stage i
+    r.activations = static_cast<double>(st.layers) * in_flight * per_layer + (st.has_head ? logits : Bytes{});
+    if (offload_states) {
+      // ZeRO-Offload (Ren et al. 2021, §4.1): gradients, fp32 master weights and optimizer states
+      // go to CPU memory and the update runs there; ZeRO-Infinity parameter offload moves the
+      // 16-bit weights as well, leaving the gathered working set on the GPU.
+      r.cpu_memory = r.gradients + r.master_weights + r.optimizer_states + (in.offload_params ? r.weights : Bytes{});
+      r.gradients = Bytes{};
+      r.master_weights = Bytes{};
+      r.optimizer_states = Bytes{};
+      if (in.offload_params) {
+        r.weights = Bytes{};
+        r.gathered_params = 4.0 * largest * byte;
+      }
+    }
+    const Bytes rows = r.weights + r.gradients + r.master_weights + r.optimizer_states + r.gathered_params + r.activations;
+    r.runtime_reserve = std::ceil((in.cuda_context + in.fragmentation * rows).in(byte)) * byte;
+    r.stage = static_cast<std::int64_t>(i);
+    total += t * dp * r.per_gpu();
+    if (i == 0 || r.per_gpu() > best.mem.per_gpu()) {
+      best.mem = r;
+      best.stage = st;
+      best.states = s;
+      best.expert_states = se;
+      best.frozen = frozen;
+      best.in_flight = in_flight;
+    }
+  }
+  best.per_layer = per_layer;
+  best.logits = best.stage.has_head ? logits : Bytes{};
+  best.largest_module = largest;
+  best.act = act;
+  best.mem.total = total;
+  if (in.capacity) best.mem.fits = best.mem.per_gpu() <= *in.capacity;
+  return best;
+}
+
+}  // namespace
+
+TrainingMemory training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
+  return compute_training(m, in).mem;
+}
+
+std::int64_t lora_params(const specs::ModelSpec& m, std::int64_t rank, bool all_linear) {
+  std::int64_t p = 0;
+  for (std::int64_t l = 0; l < m.layers; ++l) p += lora_layer_params(m, rank, all_linear, m.is_moe_layer(l));
+  return p;
+}
+
+// Adds the routed experts' share to the model-state rows model_states() wrote for the rest: under
+// EP their states shard over dp / ep ranks, not dp.
+void add_expert_states(const ModelStatesInput& experts, ResultSet& out) {
+  const ModelStates e = model_states(experts);
+  const std::pair<const char*, Bytes> rows[] = {{"weights", e.weights}, {"gradients", e.gradients},
+                                                {"master_weights", e.master_weights},
+                                                {"optimizer_states", e.optimizer_states}};
+  for (const auto& [key, extra] : rows)
+    for (std::size_t i = 0; i < out.items.size(); ++i)
+      if (out.items[i].key == key) {
+        const Item old = out.items[i];
+        const Bytes rest = old.value.num * byte;
+        out.item(old.key, old.label, value(rest + extra), "dense part + routed experts' part (dp/ep shards)",
+                 text("{} + {} (routed experts: {} per GPU, ZeRO over dp/ep = {})", rest, extra, experts.params, experts.dp));
+        out.items[i] = out.items.back();
+        out.items.pop_back();
+        break;
+      }
+}
+
+void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, ResultSet& out) {
+  const TrainingParts p = compute_training(m, in);
+  const TrainingMemory& r = p.mem;
+  const bool offload_states = in.offload_optimizer || in.offload_params;
+  out.command = "memory";
+  out.input("model", verdict(m.name));
+  out.input("train", boolean(true));
+  out.input("micro_batch", value(in.micro_batch));
+  out.input("seq", value(in.seq));
+  out.input("dp", value(in.states.dp));
+  out.input("tp", value(in.tp));
+  out.input("pp", value(in.pp));
+  if (in.ep.in(one) > 1.0) out.input("ep", value(in.ep));
+  out.input("zero", value(static_cast<double>(in.states.zero_stage)));
+  const bool lora = in.lora_rank.in(one) > 0.0;
+  if (lora) {
+    out.input("lora_rank", value(in.lora_rank));
+    out.input("qlora", boolean(in.qlora));
+    const Params all = std::ceil(p.stage.params) * param, kept = std::ceil(p.stage.kept_params) * param;
+    const Bytes adapter = r.weights - p.frozen;
+    if (in.qlora)
+      out.item("weights", "weights (frozen base + adapters)", value(r.weights),
+               "(P − P_keep) · 4.127 bits/8 + P_keep · 2 B + adapters",
+               text("({} − {}) · 4.127/8 + {} · 2 B + {}", all, kept, kept, adapter));
+    else
+      out.item("weights", "weights (frozen base + adapters)", value(r.weights), "P · bytes + adapters",
+               text("{} · {} + {}", all, state_bytes(in.states).weights, adapter));
+    // The gradient, master-weight and optimizer rows are the adapters' own model states.
+    const std::size_t before = out.items.size();
+    model_states(p.states, out);
+    out.items.erase(out.items.begin() + static_cast<std::ptrdiff_t>(before));  // its weights row: shown above
+  } else {
+    model_states(p.states, out);
+    if (p.expert_states.params.in(param) > 0.0) add_expert_states(p.expert_states, out);
+  }
+  if (r.gathered_params.in(byte) > 0.0)
+    out.item("gathered_params", "ZeRO-3 gathered working set", value(r.gathered_params),
+             "4 B · largest module's params per GPU", text("4 B · {}", p.largest_module * param));
+  if (p.stage.has_head)
+    out.item("activations", "activations saved for backward", value(r.activations),
+             "L_stage · in-flight micro-batches · per layer + logits",
+             text("{} · {} · {} + {}", static_cast<double>(p.stage.layers), p.in_flight, p.per_layer, p.logits));
+  else
+    out.item("activations", "activations saved for backward", value(r.activations),
+             "L_stage · in-flight micro-batches · per layer",
+             text("{} · {} · {}", static_cast<double>(p.stage.layers), p.in_flight, p.per_layer));
+  out.item("runtime_reserve", "runtime reserve", value(r.runtime_reserve), "CUDA context + fragmentation · rows above",
+           text("{} + {} · {}", in.cuda_context, in.fragmentation,
+                r.weights + r.gradients + r.master_weights + r.optimizer_states + r.gathered_params + r.activations));
+  if (lora) {
+    out.assume("lora", text("LoRA rank {} on {}: {} of trainable adapters per GPU; the base is frozen "
+                            "(no gradients or optimizer states)",
+                            in.lora_rank, in.lora_all_linear ? "every linear layer" : "q, k, v, o", p.states.params));
+    if (in.qlora)
+      out.assume("qlora", text("QLoRA: frozen base in NF4 with double-quantized scales, 4.127 bits per parameter "
+                               "(Dettmers et al. 2023, §3); embeddings, head and norms in bf16"));
+  }
+  if (offload_states)
+    for (Item& it : out.items)
+      if (it.key == "gradients" || it.key == "master_weights" || it.key == "optimizer_states" ||
+          (in.offload_params && it.key == "weights")) {
+        it.value = value(Bytes{});
+        it.symbolic = "offloaded to CPU memory (see cpu_memory)";
+        it.substituted = TextRef{};
+      }
+  if (r.gathered_params.in(byte) > 0.0)
+    out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
+             text("{} + {} + {} + {} + {} + {} + {}", r.weights, r.gradients, r.master_weights, r.optimizer_states,
+                  r.gathered_params, r.activations, r.runtime_reserve))
+        .is_total = true;
+  else
+    out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
+             text("{} + {} + {} + {} + {} + {}", r.weights, r.gradients, r.master_weights, r.optimizer_states,
+                  r.activations, r.runtime_reserve))
+        .is_total = true;
+  out.item("total", "all GPUs", value(r.total), "Σ over stages · tp · dp",
+           text("{} GPU(s)", in.tp.in(one) * in.pp.in(one) * in.states.dp.in(one)));
+  if (offload_states)
+    out.item("cpu_memory", "CPU memory per GPU rank (offloaded)", value(r.cpu_memory),
+             in.offload_params ? "weights + gradients + master weights + optimizer states"
+                               : "gradients + master weights + optimizer states",
+             text("{} moved off the GPU", r.cpu_memory));
+  if (in.capacity) fit_items(r.per_gpu(), *in.capacity, out);
+  if (in.offload_params)
+    out.assume("offload", text("ZeRO-Infinity parameter offload: 16-bit weights, gradients, fp32 master weights and "
+                               "optimizer states in CPU memory; the GPU holds the gathered working set"));
+  else if (in.offload_optimizer)
+    out.assume("offload", text("ZeRO-Offload (Ren et al. 2021, §4.1): gradients, fp32 master weights and optimizer "
+                               "states in CPU memory, the update runs on the CPU; gradient buckets in flight not "
+                               "counted"));
+  if (r.gathered_params.in(byte) > 0.0)
+    out.assume("zero3_gather", text("ZeRO-3 gathers a module's 16-bit weights and gradients in full: 4 B × the largest "
+                                    "module, {} (DeepSpeed's ZeRO-3 estimator); prefetch not counted",
+                                    p.largest_module * param));
+  if (in.ep.in(one) > 1.0)
+    out.assume("ep", text("EP {}: routed experts split over {} ranks taken from the {} data-parallel ranks, each "
+                          "expert's matrices also split over TP; shared experts and routers replicated",
+                          in.ep, in.ep, in.states.dp));
+  activations_per_layer(p.act, out);
+  switch (in.recompute) {
+    case Recompute::none: out.assume("recompute", text("no activation recomputation")); break;
+    case Recompute::selective:
+      out.assume("recompute", text("selective recomputation: attention scores recomputed, not stored"));
+      break;
+    case Recompute::full: out.assume("recompute", text("full recomputation: only each layer's input is kept")); break;
+  }
+  if (in.dropout && *in.dropout > 0.0)
+    out.assume("dropout", text("dropout {} (given): 1-byte masks after attention and MLP, and the mask and output of "
+                               "the attention probabilities", *in.dropout));
+  else if (in.dropout)
+    out.assume("dropout", text("no dropout (given): no masks"));
+  else if (p.act.dropout || p.act.attention_dropout)
+    out.assume("dropout", text("dropout from the model's config: attention {}, hidden {} (1-byte masks and dropout "
+                               "outputs, as in Korthikanti's GPT layers)",
+                               m.attention_dropout, m.hidden_dropout));
+  else
+    out.assume("dropout", text("no dropout: the model's config has attention and hidden dropout 0 (or none), as "
+                               "Llama, Qwen and Mistral configs do"));
+  out.assume("pipeline_schedule", text("1F1B schedule: stage {} of {} holds {} micro-batch(es) in flight",
+                                       static_cast<double>(r.stage), in.pp, p.in_flight));
+  out.assume("activation_shape",
+             m.moe.is_moe()
+                 ? text("MoE layers: each token's k routed and shared experts' intermediates kept; token dispatch "
+                        "buffers and router logits not counted; embedding-dropout activations not counted")
+                 : text("embedding-dropout activations and the final norm's input not counted"));
+  if (in.states.zero_stage > 0 && in.states.dp.in(one) == 1.0)
+    out.warn(text("--zero {} with --dp 1 shards over one rank: nothing is saved", static_cast<double>(in.states.zero_stage)));
+  out.assume("cuda_context", text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));
+  out.assume("fragmentation", text("allocator fragmentation {} of the rows above", in.fragmentation));
+}
+
+}  // namespace napkin
