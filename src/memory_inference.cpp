@@ -107,8 +107,56 @@ InferenceMemory inference_memory(const specs::ModelSpec& m, const InferenceMemor
   return compute_inference(m, in).mem;
 }
 
+namespace {
+
+// The ledger of a bare parameter count: the same rows as a model's, less those that need an
+// architecture (KV cache, activations), which are omitted and named in an assumption.
+void bare_inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in, const InferenceParts& p,
+                           ResultSet& out) {
+  const InferenceMemory& r = p.mem;
+  const double gpus = in.tp.in(one) * in.pp.in(one);
+  out.command = "memory";
+  out.input("params", value(static_cast<double>(m.bare_params) * param));
+  out.input("weights_dtype", verdict(dtype_name(in.weights_dtype)));
+  out.input("tp", value(in.tp));
+  out.input("pp", value(in.pp));
+  const Params held = std::ceil(p.stage.params) * param;
+  if (p.w.scales.in(byte) > 0.0)
+    out.item("weights", "weights", value(r.weights), "P_gpu · bits/8 + scales",
+             text("{} · {}/8 + {}", held, dtype_bits(in.weights_dtype), p.w.scales));
+  else if (gpus > 1.0)
+    out.item("weights", "weights", value(r.weights), "P / (tp·pp) · bits/8",
+             text("{} / {} · {}/8", static_cast<double>(m.bare_params) * param, gpus, dtype_bits(in.weights_dtype)));
+  else
+    out.item("weights", "weights", value(r.weights), "P · bits/8",
+             text("{} · {}/8", held, dtype_bits(in.weights_dtype)));
+  out.item("runtime_reserve", "runtime reserve", value(r.runtime_reserve), "CUDA context + fragmentation · rows above",
+           text("{} + {} · {}", in.cuda_context, in.fragmentation, r.weights));
+  out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
+           text("{} + {}", r.weights, r.runtime_reserve))
+      .is_total = true;
+  out.item("total", "all GPUs", value(r.total), "per GPU · tp · pp", text("{} GPU(s)", gpus));
+  if (in.capacity) fit_items(r.per_gpu(), *in.capacity, out);
+  out.assume("weights_dtype", text("weights stored in {} ({} bits per parameter), every parameter: which are "
+                                   "embeddings and norms is not known",
+                                   dtype_name(in.weights_dtype), dtype_bits(in.weights_dtype)));
+  if (in.group_size.in(one) > 0.0)
+    out.assume("group_size", text("one {} scale{} per group of {} weights", dtype_name(in.scale_dtype),
+                                  in.zero_points ? " and zero point" : "", in.group_size));
+  if (gpus > 1.0)
+    out.assume("tp", text("P split evenly over TP {} × PP {} GPUs (no architecture: replicated norms and whole KV "
+                          "heads are not modelled)", in.tp, in.pp));
+  out.assume("cuda_context", text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));
+  out.assume("fragmentation", text("allocator fragmentation {} of the weights", in.fragmentation));
+  out.assume("bare_params", text("a bare parameter count: the KV cache and activations need an architecture and are "
+                                 "not computed (give MODEL)"));
+}
+
+}  // namespace
+
 void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in, ResultSet& out) {
   const InferenceParts p = compute_inference(m, in);
+  if (m.count_only()) return bare_inference_memory(m, in, p, out);
   const InferenceMemory& r = p.mem;
   const bool keep = !in.quantize_all && dtype_bits(in.weights_dtype) < 16;
   const double gpus = in.tp.in(one) * in.pp.in(one);

@@ -1,9 +1,10 @@
 // The solvers on the memory ledgers: the largest batch, context, micro-batch or sequence that
-// fits, and the fewest GPUs. See napkin/memory.h.
+// fits, and the fewest GPUs over TP × PP (× DP under ZeRO). See napkin/memory.h.
 #include "napkin/memory.h"
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,43 +13,17 @@
 #include "napkin/parallel.h"
 #include "napkin/params.h"
 
-// ---- the solver -------------------------------------------------------------------------------
-
 namespace napkin {
 
 using namespace units;
 
 namespace {
 
-bool fits_with(const specs::ModelSpec& m, InferenceMemoryInput in, SolveFor what, double x) {
-  if (what == SolveFor::max_batch) in.batch = x * one;
-  if (what == SolveFor::max_context) in.context = x * one;
-  if (what == SolveFor::min_gpus) in.tp = x * one;
-  return inference_memory(m, in).per_gpu() <= *in.capacity;
-}
-
-// TP degrees shard_stages accepts for this model, ascending.
-std::vector<std::int64_t> valid_tp(const specs::ModelSpec& m) {
-  std::vector<std::int64_t> out;
-  for (std::int64_t t = 1; t <= m.heads; ++t) {
-    if (m.heads % t != 0) continue;
-    if (m.attention != specs::AttentionKind::mla && m.kv_heads > 0 &&
-        !(m.kv_heads >= t ? m.kv_heads % t == 0 : t % m.kv_heads == 0))
-      continue;
-    out.push_back(t);
-  }
-  return out;
-}
-
 // Per-GPU memory never falls as batch or context grows (KV cache, activations and the reserve
 // are non-decreasing in both), so the largest fitting value is found by doubling, then bisection.
 // The context is bounded by the model's maximum (a model whose layers all keep a sliding window
 // would otherwise fit any context).
 constexpr std::int64_t kSearchCap = std::int64_t{1} << 40;  // far past any real batch
-
-std::int64_t search_limit(const specs::ModelSpec& m, SolveFor what) {
-  return what == SolveFor::max_context && m.max_context > 0 ? m.max_context : kSearchCap;
-}
 
 // The largest x in [1, limit] with fits(x), for fits monotone (true, then false); 0 when even
 // 1 does not fit. Doubling, then bisection.
@@ -69,12 +44,8 @@ std::int64_t largest_fitting(std::int64_t limit, Fits fits) {
   return lo;
 }
 
-std::int64_t largest_fitting(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what) {
-  return largest_fitting(search_limit(m, what), [&](double x) { return fits_with(m, in, what, x); });
-}
-
 // The row of a "largest value that fits" answer: `what` a fits and a + 1 does not, the model's
-// maximum context fits, or not even 1 fits.
+// maximum context fits, or not even 1 fits (no answer: a none value, JSON null).
 void largest_answer(ResultSet& out, std::string_view key, std::string_view label, std::string_view symbolic,
                     std::string_view what, double a, bool at_max) {
   if (at_max)
@@ -84,175 +55,242 @@ void largest_answer(ResultSet& out, std::string_view key, std::string_view label
   else if (a > 0.0)
     out.item(key, label, value(a), symbolic, text("{} {} fits, {} does not", what, a, a + 1.0));
   else
-    out.item(key, label, value(a), symbolic, text("even {} 1 does not fit", what));
+    out.item(key, label, no_value(), symbolic, text("even {} 1 does not fit", what));
+}
+
+// TP degrees shard_stages accepts for this model, ascending, up to `max_tp` (a bare parameter
+// count splits evenly over any degree).
+std::vector<std::int64_t> valid_tp(const specs::ModelSpec& m, std::int64_t max_tp) {
+  std::vector<std::int64_t> out;
+  const std::int64_t top = m.count_only() ? max_tp : std::min(max_tp, m.heads);
+  for (std::int64_t t = 1; t <= top; ++t) {
+    if (!m.count_only() && m.heads % t != 0) continue;
+    if (!m.count_only() && m.attention != specs::AttentionKind::mla && m.kv_heads > 0 &&
+        !(m.kv_heads >= t ? m.kv_heads % t == 0 : t % m.kv_heads == 0))
+      continue;
+    out.push_back(t);
+  }
+  return out;
+}
+
+// A bare count has no layers; its "stages" split P evenly, up to one per... a stated cap.
+constexpr std::int64_t kBarePpCap = 128;
+
+std::int64_t max_pp(const specs::ModelSpec& m) { return m.count_only() ? kBarePpCap : m.layers; }
+
+// Better: fewer GPUs, then fewer pipeline stages, then the lower TP degree.
+bool better(const Layout& a, const Layout& b) {
+  if (a.gpus() != b.gpus()) return a.gpus() < b.gpus();
+  if (a.pp != b.pp) return a.pp < b.pp;
+  return a.tp < b.tp;
+}
+
+void require_capacity(const std::optional<Bytes>& capacity) {
+  if (!capacity) throw InputError("--gpu-memory", "(missing)", "a GPU memory capacity for the solver");
+  require_positive(*capacity, "gpu_memory");
+}
+
+void check_search(const LayoutSearch& s) {
+  if (s.max_tp < 1) throw InputError("gpus_per_node", std::to_string(s.max_tp), "a positive integer");
+}
+
+// Walks every (tp, pp) of the search; `per_gpu(tp, pp, dp_out)` returns the per-GPU ledger at the
+// smallest dp it could find for that pair (dp_out set) or nullopt when no dp fits.
+template <class Eval>
+LayoutAnswer search_layouts(const specs::ModelSpec& m, const LayoutSearch& s, Bytes capacity, Eval per_gpu) {
+  check_search(s);
+  std::vector<std::int64_t> tps = s.tp ? std::vector<std::int64_t>{*s.tp} : valid_tp(m, s.max_tp);
+  const std::int64_t pp_lo = s.pp ? *s.pp : 1, pp_hi = s.pp ? *s.pp : max_pp(m);
+  LayoutAnswer a;
+  std::optional<Bytes> closest_mem;
+  for (std::int64_t tp : tps) {
+    for (std::int64_t pp = pp_lo; pp <= pp_hi; ++pp) {
+      Layout l{tp, pp, 1};
+      ++a.tried;
+      const Bytes mem = per_gpu(l);
+      if (!closest_mem || mem < *closest_mem) {
+        closest_mem = mem;
+        a.closest = l;
+      }
+      if (mem <= capacity && (!a.fewest || better(l, *a.fewest))) a.fewest = l;
+    }
+  }
+  return a;
+}
+
+std::string search_limits(const specs::ModelSpec& m, const LayoutSearch& s, bool dp_searched) {
+  std::string t = s.tp ? "tp " + std::to_string(*s.tp) + " (given)" : "tp ≤ " + std::to_string(s.max_tp) +
+                                                                          " (a node, --gpus-per-node)";
+  t += s.pp ? ", pp " + std::to_string(*s.pp) + " (given)"
+            : ", pp ≤ " + std::to_string(max_pp(m)) + (m.count_only() ? " (a cap for a bare count)" : " (the layers)");
+  if (dp_searched) t += ", dp ≤ " + std::to_string(s.max_dp);
+  return t;
+}
+
+// The min_gpus row and its layout rows (tp, pp, dp); none values when nothing fits.
+void layout_answer(ResultSet& out, const LayoutAnswer& a, const std::string& limits, std::string_view what) {
+  const std::string_view lim = out.keep(limits);
+  if (a.fewest) {
+    const Layout& l = *a.fewest;
+    out.item("min_gpus", "fewest GPUs that fit", value(static_cast<double>(l.gpus())), "min tp·pp·dp: per GPU ≤ capacity",
+             text("tp {} × pp {} × dp {} fits; no layout of fewer GPUs does ({} layouts searched: {})",
+                  static_cast<double>(l.tp), static_cast<double>(l.pp), static_cast<double>(l.dp),
+                  static_cast<double>(a.tried), lim));
+    out.item("tp", "tensor-parallel degree", value(static_cast<double>(l.tp)), "of the answer", text(""));
+    out.item("pp", "pipeline stages", value(static_cast<double>(l.pp)), "of the answer", text(""));
+    out.item("dp", "data-parallel ranks", value(static_cast<double>(l.dp)), "of the answer", text(""));
+  } else {
+    out.item("min_gpus", "fewest GPUs that fit", no_value(), "min tp·pp·dp: per GPU ≤ capacity",
+             text("no layout fits ({} layouts searched: {}); the ledger above is the smallest per GPU, at tp {} × pp {} "
+                  "× dp {}{}",
+                  static_cast<double>(a.tried), lim, static_cast<double>(a.closest.tp),
+                  static_cast<double>(a.closest.pp), static_cast<double>(a.closest.dp), what));
+    out.item("tp", "tensor-parallel degree", no_value(), "of the answer", text(""));
+    out.item("pp", "pipeline stages", no_value(), "of the answer", text(""));
+    out.item("dp", "data-parallel ranks", no_value(), "of the answer", text(""));
+  }
 }
 
 }  // namespace
 
 std::int64_t solve_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what) {
-  if (!in.capacity) throw InputError("--gpu-memory", "(missing)", "a GPU memory capacity for the solver");
-  require_positive(*in.capacity, "gpu_memory");
-  if (what == SolveFor::min_gpus) {
-    for (std::int64_t t : valid_tp(m))
-      if (fits_with(m, in, what, static_cast<double>(t))) return t;
-    return 0;
-  }
-  return largest_fitting(m, in, what);
+  require_capacity(in.capacity);
+  if (what == SolveFor::min_gpus) throw std::invalid_argument("solve_inference: min_gpus_inference finds layouts");
+  const std::int64_t limit = what == SolveFor::max_context && m.max_context > 0 ? m.max_context : kSearchCap;
+  return largest_fitting(limit, [&](double x) {
+    InferenceMemoryInput at = in;
+    (what == SolveFor::max_batch ? at.batch : at.context) = x * one;
+    return inference_memory(m, at).per_gpu() <= *in.capacity;
+  });
 }
 
-void solve_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what, ResultSet& out) {
+LayoutAnswer min_gpus_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, const LayoutSearch& search) {
+  require_capacity(in.capacity);
+  return search_layouts(m, search, *in.capacity, [&](Layout& l) {
+    InferenceMemoryInput at = in;
+    at.tp = static_cast<double>(l.tp) * one;
+    at.pp = static_cast<double>(l.pp) * one;
+    return inference_memory(m, at).per_gpu();
+  });
+}
+
+void solve_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what, ResultSet& out,
+                     const LayoutSearch& search) {
+  if (what == SolveFor::min_gpus) {
+    const LayoutAnswer a = min_gpus_inference(m, in, search);
+    const Layout shown = a.fewest ? *a.fewest : a.closest;
+    InferenceMemoryInput at = in;
+    at.tp = static_cast<double>(shown.tp) * one;
+    at.pp = static_cast<double>(shown.pp) * one;
+    inference_memory(m, at, out);
+    layout_answer(out, a, search_limits(m, search, false), "");
+    out.assume("solver", text("fewest GPUs: every TP degree the model accepts (divisors of the heads compatible with "
+                              "the KV heads) and every PP degree within the limits tried on the per-GPU ledger; ties "
+                              "go to fewer pipeline stages, then lower TP"));
+    return;
+  }
   const std::int64_t answer = solve_inference(m, in, what);
   InferenceMemoryInput at = in;
   const double shown = static_cast<double>(std::max<std::int64_t>(answer, 1));
-  if (what == SolveFor::max_batch) at.batch = shown * one;
-  if (what == SolveFor::max_context) at.context = shown * one;
-  if (what == SolveFor::min_gpus) at.tp = (answer > 0 ? static_cast<double>(answer) : in.tp.in(one)) * one;
+  (what == SolveFor::max_batch ? at.batch : at.context) = shown * one;
   inference_memory(m, at, out);
   const double a = static_cast<double>(answer);
-  switch (what) {
-    case SolveFor::max_batch:
-      largest_answer(out, "max_batch", "largest batch that fits", "max b: per GPU(b) ≤ capacity", "batch", a, false);
-      break;
-    case SolveFor::max_context:
-      largest_answer(out, "max_context", "longest context that fits", "max ctx: per GPU(ctx) ≤ capacity", "context", a,
-                     answer > 0 && answer == search_limit(m, what));
-      break;
-    case SolveFor::min_gpus: {
-      const std::vector<std::int64_t> tps = valid_tp(m);
-      if (answer > 0) {
-        const auto it = std::find(tps.begin(), tps.end(), answer);
-        if (it != tps.begin())
-          out.item("min_gpus", "fewest GPUs (TP degree) that fit", value(a * in.pp.in(one)), "min tp: per GPU(tp) ≤ capacity",
-                   text("TP {} fits, TP {} does not (PP {})", a, static_cast<double>(*(it - 1)), in.pp));
-        else
-          out.item("min_gpus", "fewest GPUs (TP degree) that fit", value(a * in.pp.in(one)), "min tp: per GPU(tp) ≤ capacity",
-                   text("TP 1 fits (PP {})", in.pp));
-      } else {
-        out.item("min_gpus", "fewest GPUs (TP degree) that fit", value(0.0), "min tp: per GPU(tp) ≤ capacity",
-                 text("no TP degree up to {} fits (PP {})", static_cast<double>(tps.back()), in.pp));
-      }
-      break;
-    }
-  }
-  out.assume("solver", text("solved on the per-GPU ledger above; TP degrees tried are divisors of the heads "
-                            "compatible with the KV heads"));
+  if (what == SolveFor::max_batch)
+    largest_answer(out, "max_batch", "largest batch that fits", "max b: per GPU(b) ≤ capacity", "batch", a, false);
+  else
+    largest_answer(out, "max_context", "longest context that fits", "max ctx: per GPU(ctx) ≤ capacity", "context", a,
+                   answer > 0 && m.max_context > 0 && answer == m.max_context);
+  out.assume("solver", text("solved on the per-GPU ledger above, exact to one step"));
 }
-
-}  // namespace napkin
 
 // ---- the training solver ----------------------------------------------------------------------
 
-namespace napkin {
-
-namespace {
-
-constexpr std::int64_t kMaxDp = std::int64_t{1} << 20;  // data-parallel ranks searched
-
-TrainingMemoryInput with_value(TrainingMemoryInput in, TrainSolveFor what, double x, bool by_dp) {
-  if (what == TrainSolveFor::max_micro_batch) in.micro_batch = x * one;
-  if (what == TrainSolveFor::max_seq) in.seq = x * one;
-  if (what == TrainSolveFor::min_gpus) {
-    if (by_dp)
-      in.states.dp = x * in.ep.in(one) * one;  // dp as a multiple of ep
-    else
-      in.tp = x * one;
-  }
-  return in;
-}
-
-bool train_fits(const specs::ModelSpec& m, const TrainingMemoryInput& in, TrainSolveFor what, double x, bool by_dp) {
-  return training_memory(m, with_value(in, what, x, by_dp)).per_gpu() <= *in.capacity;
-}
-
-// ZeRO shards the states over dp, so more data-parallel ranks shrink the per-GPU ledger; without
-// ZeRO only a higher TP degree does.
-bool solve_by_dp(const TrainingMemoryInput& in) { return in.states.zero_stage >= 1; }
-
-}  // namespace
-
 std::int64_t solve_training(const specs::ModelSpec& m, const TrainingMemoryInput& in, TrainSolveFor what) {
-  if (!in.capacity) throw InputError("--gpu-memory", "(missing)", "a GPU memory capacity for the solver");
-  require_positive(*in.capacity, "gpu_memory");
-  const bool by_dp = solve_by_dp(in);
-  if (what == TrainSolveFor::min_gpus) {
+  require_capacity(in.capacity);
+  if (what == TrainSolveFor::min_gpus) throw std::invalid_argument("solve_training: min_gpus_training finds layouts");
+  const std::int64_t limit = what == TrainSolveFor::max_seq && m.max_context > 0 ? m.max_context : kSearchCap;
+  return largest_fitting(limit, [&](double x) {
+    TrainingMemoryInput at = in;
+    (what == TrainSolveFor::max_micro_batch ? at.micro_batch : at.seq) = x * one;
+    return training_memory(m, at).per_gpu() <= *in.capacity;
+  });
+}
+
+LayoutAnswer min_gpus_training(const specs::ModelSpec& m, const TrainingMemoryInput& in, const LayoutSearch& search) {
+  require_capacity(in.capacity);
+  const auto ep = static_cast<std::int64_t>(in.ep.in(one));
+  // ZeRO shards the states over dp, so the per-GPU ledger does not rise with dp: the smallest
+  // fitting multiple of ep is found by bisection. Without ZeRO dp changes nothing per GPU.
+  const bool by_dp = in.states.zero_stage >= 1 && !search.dp;
+  const std::int64_t fixed_dp = search.dp ? *search.dp : static_cast<std::int64_t>(in.states.dp.in(one));
+  const Bytes cap = *in.capacity;
+  return search_layouts(m, search, cap, [&](Layout& l) {
+    TrainingMemoryInput at = in;
+    at.tp = static_cast<double>(l.tp) * one;
+    at.pp = static_cast<double>(l.pp) * one;
+    auto at_dp = [&](std::int64_t dp) {
+      at.states.dp = static_cast<double>(dp) * one;
+      return training_memory(m, at).per_gpu();
+    };
     if (!by_dp) {
-      for (std::int64_t t : valid_tp(m))
-        if (train_fits(m, in, what, static_cast<double>(t), false)) return t;
-      return 0;
+      l.dp = fixed_dp;
+      return at_dp(fixed_dp);
     }
-    // Per-GPU memory does not rise with dp: find the smallest multiple of ep that fits.
-    const std::int64_t limit = kMaxDp;
-    if (!train_fits(m, in, what, static_cast<double>(limit), true)) return 0;
-    std::int64_t lo = 0, hi = limit;  // invariant: hi fits, lo does not (0: none tried)
-    if (train_fits(m, in, what, 1.0, true)) return 1;
-    lo = 1;
+    const std::int64_t top = std::max<std::int64_t>(1, search.max_dp / ep);  // dp = k · ep, k ≤ top
+    const Bytes at_top = at_dp(top * ep);
+    if (at_top > cap) {
+      l.dp = top * ep;
+      return at_top;
+    }
+    std::int64_t lo = 0, hi = top;  // hi fits; lo does not (0: untried)
+    if (at_dp(ep) <= cap) hi = 1;
+    else lo = 1;
     while (hi - lo > 1) {
       const std::int64_t mid = lo + (hi - lo) / 2;
-      (train_fits(m, in, what, static_cast<double>(mid), true) ? hi : lo) = mid;
+      (at_dp(mid * ep) <= cap ? hi : lo) = mid;
     }
-    return hi;
-  }
-  const std::int64_t limit = what == TrainSolveFor::max_seq && m.max_context > 0 ? m.max_context : kSearchCap;
-  return largest_fitting(limit, [&](double x) { return train_fits(m, in, what, x, false); });
+    l.dp = hi * ep;
+    return at_dp(l.dp);
+  });
 }
 
-void solve_training(const specs::ModelSpec& m, const TrainingMemoryInput& in, TrainSolveFor what, ResultSet& out) {
-  const std::int64_t answer = solve_training(m, in, what);
-  const bool by_dp = solve_by_dp(in);
-  const double a = static_cast<double>(answer);
-  const double shown = answer > 0 ? a : (what == TrainSolveFor::min_gpus ? (by_dp ? 1.0 : in.tp.in(one)) : 1.0);
-  const TrainingMemoryInput at = with_value(in, what, what == TrainSolveFor::min_gpus && !by_dp && answer == 0
-                                                          ? in.tp.in(one) : shown, by_dp);
-  training_memory(m, at, out);
-  switch (what) {
-    case TrainSolveFor::max_micro_batch:
-      largest_answer(out, "max_micro_batch", "largest micro-batch that fits", "max b: per GPU(b) ≤ capacity",
-                     "micro-batch", a, false);
-      break;
-    case TrainSolveFor::max_seq:
-      largest_answer(out, "max_seq", "longest sequence that fits", "max s: per GPU(s) ≤ capacity", "sequence", a,
-                     answer > 0 && m.max_context > 0 && answer == m.max_context);
-      break;
-    case TrainSolveFor::min_gpus: {
-      const double tp = in.tp.in(one), pp = in.pp.in(one), ep = in.ep.in(one);
-      if (by_dp) {
-        const double dp = a * ep;
-        if (answer == 0)
-          out.item("min_gpus", "fewest GPUs that fit", value(0.0), "min tp·pp·dp: per GPU(dp) ≤ capacity",
-                   text("no data-parallel degree up to {} fits at TP {} and PP {} (activations and the unsharded "
-                        "rows do not shrink with dp)", static_cast<double>(kMaxDp) * ep, in.tp, in.pp));
-        else if (answer == 1)
-          out.item("min_gpus", "fewest GPUs that fit", value(tp * pp * dp), "min tp·pp·dp: per GPU(dp) ≤ capacity",
-                   text("dp {} fits (TP {}, PP {})", dp, in.tp, in.pp));
-        else
-          out.item("min_gpus", "fewest GPUs that fit", value(tp * pp * dp), "min tp·pp·dp: per GPU(dp) ≤ capacity",
-                   text("dp {} fits, dp {} does not (TP {}, PP {})", dp, dp - ep, in.tp, in.pp));
-      } else {
-        const std::vector<std::int64_t> tps = valid_tp(m);
-        const auto it = std::find(tps.begin(), tps.end(), answer);
-        if (answer == 0)
-          out.item("min_gpus", "fewest GPUs that fit", value(0.0), "min tp: per GPU(tp) ≤ capacity",
-                   text("no TP degree up to {} fits (PP {}, no ZeRO: dp does not shrink the ledger)",
-                        static_cast<double>(tps.back()), in.pp));
-        else if (it == tps.begin())
-          out.item("min_gpus", "fewest GPUs that fit", value(a * pp * in.states.dp.in(one)),
-                   "min tp: per GPU(tp) ≤ capacity", text("TP 1 fits (PP {}, dp {})", in.pp, in.states.dp));
-        else
-          out.item("min_gpus", "fewest GPUs that fit", value(a * pp * in.states.dp.in(one)),
-                   "min tp: per GPU(tp) ≤ capacity",
-                   text("TP {} fits, TP {} does not (PP {}, dp {})", a, static_cast<double>(*(it - 1)), in.pp,
-                        in.states.dp));
-      }
-      break;
-    }
+void solve_training(const specs::ModelSpec& m, const TrainingMemoryInput& in, TrainSolveFor what, ResultSet& out,
+                    const LayoutSearch& search) {
+  if (what == TrainSolveFor::min_gpus) {
+    const LayoutAnswer a = min_gpus_training(m, in, search);
+    const Layout shown = a.fewest ? *a.fewest : a.closest;
+    TrainingMemoryInput at = in;
+    at.tp = static_cast<double>(shown.tp) * one;
+    at.pp = static_cast<double>(shown.pp) * one;
+    at.states.dp = static_cast<double>(shown.dp) * one;
+    training_memory(m, at, out);
+    const bool by_dp = in.states.zero_stage >= 1 && !search.dp;
+    layout_answer(out, a, search_limits(m, search, by_dp),
+                  by_dp ? " (activations and the unsharded rows do not shrink with dp)" : "");
+    if (by_dp)
+      out.assume("solver", text("fewest GPUs: every TP degree the model accepts and every PP degree within the limits, "
+                                "each with the smallest dp (a multiple of EP {}) that shards the ZeRO-{} states enough; "
+                                "ties go to fewer pipeline stages, then lower TP",
+                                in.ep, static_cast<double>(in.states.zero_stage)));
+    else
+      out.assume("solver", text("fewest GPUs: every TP degree the model accepts and every PP degree within the limits, "
+                                "at dp {}{}; ties go to fewer pipeline stages, then lower TP",
+                                static_cast<double>(search.dp ? *search.dp : in.states.dp.in(one)),
+                                in.states.zero_stage >= 1 ? " (given)" : " (without ZeRO, dp does not shrink the ledger)"));
+    return;
   }
-  if (by_dp && what == TrainSolveFor::min_gpus)
-    out.assume("solver", text("solved on the per-GPU ledger above: ZeRO-{} shards over dp, searched in multiples of "
-                              "EP {} at the given TP and PP",
-                              static_cast<double>(in.states.zero_stage), in.ep));
+  const std::int64_t answer = solve_training(m, in, what);
+  const double a = static_cast<double>(answer);
+  TrainingMemoryInput at = in;
+  (what == TrainSolveFor::max_micro_batch ? at.micro_batch : at.seq) = std::max(a, 1.0) * one;
+  training_memory(m, at, out);
+  if (what == TrainSolveFor::max_micro_batch)
+    largest_answer(out, "max_micro_batch", "largest micro-batch that fits", "max b: per GPU(b) ≤ capacity",
+                   "micro-batch", a, false);
   else
-    out.assume("solver", text("solved on the per-GPU ledger above; TP degrees tried are divisors of the heads "
-                              "compatible with the KV heads"));
+    largest_answer(out, "max_seq", "longest sequence that fits", "max s: per GPU(s) ≤ capacity", "sequence", a,
+                   answer > 0 && m.max_context > 0 && answer == m.max_context);
+  out.assume("solver", text("solved on the per-GPU ledger above, exact to one step"));
 }
 
 }  // namespace napkin

@@ -82,6 +82,9 @@ ActivationInput activation_input(const specs::ModelSpec& m, const TrainingMemory
 
 TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
   const bool lora = in.lora_rank.in(one) > 0.0;
+  if (lora && m.count_only())
+    throw InputError("--lora-rank", format_plain_number(in.lora_rank.in(one)),
+                     "a MODEL architecture (adapter sizes come from the matrix shapes; --params gives only a count)");
   if (lora) require_positive_integer(in.lora_rank, "lora_rank");
   if (lora && in.lora_rank.in(one) > static_cast<double>(m.hidden))
     throw InputError("--lora-rank", format_plain_number(in.lora_rank.in(one)),
@@ -112,8 +115,9 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
   const ParamCount counted = in.counts != nullptr ? ParamCount{} : count_params(m);
   const ParamCount& c = in.counts != nullptr ? *in.counts : counted;
   const std::vector<StageShard> stages = shard_stages(m, c, in.tp, in.pp, in.ep);
-  const ActivationInput act = activation_input(m, in);
-  const Bytes per_layer = activations_per_layer(act);
+  // A bare parameter count has no layers to keep activations of (the CLI refuses the flags).
+  const ActivationInput act = m.count_only() ? ActivationInput{} : activation_input(m, in);
+  const Bytes per_layer = m.count_only() ? Bytes{} : activations_per_layer(act);
   // The cross-entropy input: fp32 logits of every position, vocabulary split over TP.
   const Bytes logits = in.seq.in(one) * in.micro_batch.in(one) * std::ceil(static_cast<double>(m.vocab) / t) * 4.0 * byte;
   const double largest = largest_module_params(m, t);
@@ -230,11 +234,18 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
   const TrainingParts p = compute_training(m, in);
   const TrainingMemory& r = p.mem;
   const bool offload_states = in.offload_optimizer || in.offload_params;
+  const bool bare = m.count_only();
   out.command = "memory";
-  out.input("model", verdict(m.name));
+  if (bare) {
+    out.input("params", value(static_cast<double>(m.bare_params) * param));
+  } else {
+    out.input("model", verdict(m.name));
+  }
   out.input("train", boolean(true));
-  out.input("micro_batch", value(in.micro_batch));
-  out.input("seq", value(in.seq));
+  if (!bare) {
+    out.input("micro_batch", value(in.micro_batch));
+    out.input("seq", value(in.seq));
+  }
   out.input("dp", value(in.states.dp));
   out.input("tp", value(in.tp));
   out.input("pp", value(in.pp));
@@ -264,7 +275,9 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
   if (r.gathered_params.in(byte) > 0.0)
     out.item("gathered_params", "ZeRO-3 gathered working set", value(r.gathered_params),
              "4 B · largest module's params per GPU", text("4 B · {}", p.largest_module * param));
-  if (p.stage.has_head)
+  if (bare) {
+    // No activations row: they need an architecture (bare_params assumption below).
+  } else if (p.stage.has_head)
     out.item("activations", "activations saved for backward", value(r.activations),
              "L_stage · in-flight micro-batches · per layer + logits",
              text("{} · {} · {} + {}", static_cast<double>(p.stage.layers), p.in_flight, p.per_layer, p.logits));
@@ -291,7 +304,12 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
         it.symbolic = "offloaded to CPU memory (see cpu_memory)";
         it.substituted = TextRef{};
       }
-  if (r.gathered_params.in(byte) > 0.0)
+  if (bare)
+    out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
+             text("{} + {} + {} + {} + {}", r.weights, r.gradients, r.master_weights, r.optimizer_states,
+                  r.runtime_reserve))
+        .is_total = true;
+  else if (r.gathered_params.in(byte) > 0.0)
     out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
              text("{} + {} + {} + {} + {} + {} + {}", r.weights, r.gradients, r.master_weights, r.optimizer_states,
                   r.gathered_params, r.activations, r.runtime_reserve))
@@ -324,6 +342,24 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
     out.assume("ep", text("EP {}: routed experts split over {} ranks taken from the {} data-parallel ranks, each "
                           "expert's matrices also split over TP; shared experts and routers replicated",
                           in.ep, in.ep, in.states.dp));
+  if (in.states.zero_stage > 0 && in.states.dp.in(one) == 1.0)
+    out.warn(text("--zero {} with --dp 1 shards over one rank: nothing is saved", static_cast<double>(in.states.zero_stage)));
+  if (in.sequence_parallel && in.tp.in(one) == 1.0)
+    out.warn(text("--sequence-parallel at --tp 1 splits nothing: the ledger is that of no sequence parallelism"));
+  out.assume("cuda_context", text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));
+  out.assume("fragmentation", text("allocator fragmentation {} of the rows above", in.fragmentation));
+  if (bare) {
+    if (in.tp.in(one) * in.pp.in(one) > 1.0)
+      out.assume("tp", text("P split evenly over TP {} × PP {} GPUs (no architecture: replicated norms are not "
+                            "modelled)", in.tp, in.pp));
+    out.assume("bare_params",
+               in.states.zero_stage == 3 && in.states.dp.in(one) > 1.0
+                   ? text("a bare parameter count: activations, and ZeRO-3's gathered working set (the largest "
+                          "module), need an architecture and are not computed (give MODEL)")
+                   : text("a bare parameter count: activations need an architecture and are not computed (give "
+                          "MODEL)"));
+    return;
+  }
   activations_per_layer(p.act, out);
   switch (in.recompute) {
     case Recompute::none: out.assume("recompute", text("no activation recomputation")); break;
@@ -351,10 +387,6 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
                  ? text("MoE layers: each token's k routed and shared experts' intermediates kept; token dispatch "
                         "buffers and router logits not counted; embedding-dropout activations not counted")
                  : text("embedding-dropout activations and the final norm's input not counted"));
-  if (in.states.zero_stage > 0 && in.states.dp.in(one) == 1.0)
-    out.warn(text("--zero {} with --dp 1 shards over one rank: nothing is saved", static_cast<double>(in.states.zero_stage)));
-  out.assume("cuda_context", text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));
-  out.assume("fragmentation", text("allocator fragmentation {} of the rows above", in.fragmentation));
 }
 
 }  // namespace napkin

@@ -24,6 +24,18 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
                      "a divisor of the model's " + std::to_string(m.moe.n_experts) + " routed experts");
   const auto tp = static_cast<std::int64_t>(tp_count.in(one));
   const auto pp = static_cast<std::int64_t>(pp_count.in(one));
+  if (m.count_only()) {
+    // No architecture: P split evenly over tp · pp GPUs (no replicated norms, no KV heads).
+    if (ep > 1) throw InputError("--ep", std::to_string(ep), "a mixture-of-experts MODEL (--params gives only a count)");
+    std::vector<StageShard> stages(static_cast<std::size_t>(pp));
+    for (std::int64_t s = 0; s < pp; ++s) {
+      StageShard& st = stages[static_cast<std::size_t>(s)];
+      st.params = static_cast<double>(m.bare_params) / static_cast<double>(tp * pp);
+      st.has_embedding = s == 0;
+      st.has_head = s == pp - 1;
+    }
+    return stages;
+  }
   if (pp > m.layers)
     throw InputError("--pp", std::to_string(pp), "at most the model's " + std::to_string(m.layers) + " layers");
   if (m.heads % tp != 0)

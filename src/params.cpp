@@ -175,8 +175,14 @@ i64 token_embedding_width(const ModelSpec& m) {
 }  // namespace
 
 ParamCount count_params(const ModelSpec& m) {
-  check(m);
   ParamCount c;
+  if (m.count_only()) {
+    // A bare count: which parameters are embeddings is unknown; all of them count as "other".
+    c.groups[static_cast<std::size_t>(ParamGroup::other)] = m.bare_params;
+    c.total = c.active = c.non_embedding = m.bare_params;
+    return c;
+  }
+  check(m);
   auto add = [&c](ParamGroup g, i64 v) { c.groups[static_cast<std::size_t>(g)] += v; };
   const i64 d = m.hidden, ew = token_embedding_width(m);
 

@@ -255,14 +255,52 @@ TEST_CASE("the solver's longest context fits and one token more does not", "[mem
   CHECK_FALSE(*inference_memory(m, in).fits);
 }
 
-TEST_CASE("the fewest GPUs: the answer's TP fits and the next smaller valid TP does not", "[memory][solver]") {
+TEST_CASE("the fewest GPUs: the answer fits and no TP x PP layout of fewer GPUs does", "[memory][solver]") {
   const specs::ModelSpec m = specs::load_model_preset("llama-3.1-70b");
   InferenceMemoryInput in{.batch = 8 * one, .context = 32768 * one, .capacity = 80.0 * GiB};
-  CHECK(solve_inference(m, in, SolveFor::min_gpus) == 4);
-  in.tp = 4 * one;
+  const LayoutAnswer a = min_gpus_inference(m, in, {});
+  REQUIRE(a.fewest);
+  // Three pipeline stages of TP 1: 141 GB of weights and 86 GB of KV cache over 3 GPUs.
+  CHECK(a.fewest->gpus() == 3);
+  CHECK(a.fewest->tp == 1);
+  CHECK(a.fewest->pp == 3);
+  in.pp = 3 * one;
   CHECK(*inference_memory(m, in).fits);
-  in.tp = 2 * one;
+  // Every layout of fewer GPUs does not fit.
+  for (const auto& [tp, pp] : {std::pair{1, 1}, {2, 1}, {1, 2}}) {
+    in.tp = tp * one;
+    in.pp = pp * one;
+    CHECK_FALSE(*inference_memory(m, in).fits);
+  }
+  // Fixing PP at 2 searches TP alone: TP 2 × PP 2.
+  LayoutSearch pp2;
+  pp2.pp = 2;
+  const LayoutAnswer b = min_gpus_inference(m, {.batch = 8 * one, .context = 32768 * one, .capacity = 80.0 * GiB}, pp2);
+  REQUIRE(b.fewest);
+  CHECK(b.fewest->tp == 2);
+  CHECK(b.fewest->pp == 2);
+}
+
+TEST_CASE("the fewest GPUs search pipeline stages when TP alone cannot fit, and has no answer past its limits",
+          "[memory][solver]") {
+  // Llama-3.1-70B at 32Ki x 64 on 24 GB L4s: KV alone is 687 GB, past what TP 8 can split.
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-70b");
+  InferenceMemoryInput in{.batch = 64 * one, .context = 32768 * one, .capacity = 24e9 * byte};
+  const LayoutAnswer a = min_gpus_inference(m, in, {});
+  REQUIRE(a.fewest);
+  CHECK(a.fewest->tp == 8);
+  CHECK(a.fewest->pp > 1);
+  in.tp = static_cast<double>(a.fewest->tp) * one;
+  in.pp = static_cast<double>(a.fewest->pp) * one;
+  CHECK(*inference_memory(m, in).fits);
+  in.pp = static_cast<double>(a.fewest->pp - 1) * one;
   CHECK_FALSE(*inference_memory(m, in).fits);
+  // 405B on 1 GiB GPUs: nothing within TP 8 x PP 126 fits; the closest layout is reported.
+  const specs::ModelSpec big = specs::load_model_preset("llama-3.1-405b");
+  const LayoutAnswer none = min_gpus_inference(big, {.context = 4096 * one, .capacity = 1.0 * GiB}, {});
+  CHECK_FALSE(none.fewest);
+  CHECK(none.tried == 4 * 126);  // TP 1, 2, 4, 8 (the KV heads) × PP 1..126
+  CHECK(none.closest.tp == 8);
 }
 
 TEST_CASE("nothing fits: the solver answers 0", "[memory][solver]") {
@@ -422,7 +460,12 @@ TEST_CASE("the training solver's answers fit and one step more does not", "[memo
   const specs::ModelSpec big = specs::load_model_preset("llama-3.1-70b");
   in.recompute = Recompute::full;
   in.states.dp = 1 * one;
-  const std::int64_t dp = solve_training(big, in, TrainSolveFor::min_gpus);
+  LayoutSearch tp1pp1;
+  tp1pp1.tp = 1;
+  tp1pp1.pp = 1;
+  const LayoutAnswer l = min_gpus_training(big, in, tp1pp1);
+  REQUIRE(l.fewest);
+  const std::int64_t dp = l.fewest->dp;
   REQUIRE(dp > 1);
   at = in;
   at.states.dp = static_cast<double>(dp) * one;

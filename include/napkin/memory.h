@@ -195,17 +195,46 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
 
 enum class SolveFor { max_batch, max_context, min_gpus };
 
+/// A parallel layout: tensor-parallel degree, pipeline stages, data-parallel ranks.
+struct Layout {
+  std::int64_t tp = 1, pp = 1, dp = 1;
+  std::int64_t gpus() const { return tp * pp * dp; }
+};
+
+/// What the fewest-GPUs search may vary. A dimension given here is fixed; the others are searched:
+/// TP over the degrees the model accepts (divisors of the heads compatible with the KV heads) up
+/// to max_tp, the GPUs of one node (TP's all-reduces need the node's NVLink); PP from 1 to the
+/// layers; DP (training under ZeRO ≥ 1 only, in multiples of ep) up to max_dp.
+struct LayoutSearch {
+  std::optional<std::int64_t> tp{}, pp{}, dp{};
+  std::int64_t max_tp = 8;
+  std::int64_t max_dp = std::int64_t{1} << 20;
+};
+
+/// The result of the fewest-GPUs search: the layout (nullopt when nothing fits within the
+/// limits) and the layout with the smallest per-GPU ledger (shown when nothing fits).
+struct LayoutAnswer {
+  std::optional<Layout> fewest{};
+  Layout closest{};
+  std::int64_t tried = 0;  // layouts evaluated
+};
+
+/// Exhaustive within the limits: no layout with fewer GPUs fits. Ties go to fewer pipeline
+/// stages, then to the lower TP degree. Precondition: in.capacity is set.
+LayoutAnswer min_gpus_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, const LayoutSearch& search);
+
 /// The largest batch (at in.context) or context (at in.batch) whose per-GPU ledger fits
-/// in.capacity, or the smallest valid TP degree that fits (pp as given). Exact to one step: at
-/// the answer it fits, one step more (batch + 1, context + 1, the next valid TP degree) does
-/// not. 0 when nothing fits (batch 1, context 1, or TP up to the head count). The context is
-/// searched up to the model's maximum context, which is the answer when it fits.
-/// Precondition: in.capacity is set (InputError naming --gpu-memory otherwise).
+/// in.capacity. Exact to one step: at the answer it fits, one step more (batch + 1, context + 1)
+/// does not. 0 when even 1 does not fit. The context is searched up to the model's maximum
+/// context, which is the answer when it fits. `what` is max_batch or max_context (min_gpus:
+/// min_gpus_inference). Precondition: in.capacity is set (InputError naming --gpu-memory).
 std::int64_t solve_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what);
 
-/// The ledger at the solver's answer, then the answer as an item (max_batch, max_context or
-/// min_gpus) with the step that no longer fits.
-void solve_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what, ResultSet& out);
+/// The ledger at the solver's answer (at batch or context 1, or at the closest layout, when
+/// nothing fits), then the answer as an item: max_batch, max_context, or min_gpus with tp, pp
+/// and dp. An answer that does not exist is a `none` value (JSON null), never 0.
+void solve_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what, ResultSet& out,
+                     const LayoutSearch& search = {});
 
 // ---- the training ledger of a model -----------------------------------------------------------
 
@@ -271,11 +300,14 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
 enum class TrainSolveFor { max_micro_batch, max_seq, min_gpus };
 
 /// The largest micro-batch (at in.seq) or sequence length (at in.micro_batch, up to the model's
-/// maximum context) whose per-GPU training ledger fits in.capacity; or the fewest GPUs: with
-/// ZeRO ≥ 1 the smallest data-parallel degree (a multiple of ep, at the given tp and pp) that
-/// shards the states enough, without ZeRO the smallest valid TP degree. Exact to one step, as
-/// solve_inference; 0 when nothing fits. Precondition: in.capacity is set.
+/// maximum context) whose per-GPU training ledger fits in.capacity. Exact to one step, as
+/// solve_inference; 0 when even 1 does not fit. Precondition: in.capacity is set.
 std::int64_t solve_training(const specs::ModelSpec& m, const TrainingMemoryInput& in, TrainSolveFor what);
-void solve_training(const specs::ModelSpec& m, const TrainingMemoryInput& in, TrainSolveFor what, ResultSet& out);
+/// The fewest GPUs for training: TP × PP, and under ZeRO ≥ 1 the data-parallel degree that shards
+/// the states (searched in multiples of in.ep; without ZeRO dp stays as given, it does not shrink
+/// the ledger). As min_gpus_inference.
+LayoutAnswer min_gpus_training(const specs::ModelSpec& m, const TrainingMemoryInput& in, const LayoutSearch& search);
+void solve_training(const specs::ModelSpec& m, const TrainingMemoryInput& in, TrainSolveFor what, ResultSet& out,
+                    const LayoutSearch& search = {});
 
 }  // namespace napkin

@@ -10,8 +10,10 @@
 #pragma once
 
 #include <array>
+#include <deque>
 #include <tuple>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -76,7 +78,7 @@ struct TextView {
 /// A result value: a number in the base unit of `dim`, a verdict string, a boolean, or a list of
 /// numbers (in the ResultSet's number pool, `first` and `count`).
 struct Value {
-  enum class Kind : std::uint8_t { number, text, boolean, list };
+  enum class Kind : std::uint8_t { number, text, boolean, list, none };
   Kind kind = Kind::number;
   DimRt dim{};
   double num = 0.0;
@@ -92,6 +94,8 @@ constexpr Value value(Quantity<D> q) {
 constexpr Value value(double plain) { return Value{Value::Kind::number, DimRt{}, plain, false, {}}; }
 constexpr Value verdict(std::string_view s) { return Value{Value::Kind::text, DimRt{}, 0.0, false, s}; }
 constexpr Value boolean(bool b) { return Value{Value::Kind::boolean, DimRt{}, 0.0, b, {}}; }
+/// No answer (a solver that found none): JSON null, an empty CSV cell, "none" in a table.
+constexpr Value no_value() { return Value{Value::Kind::none, DimRt{}, 0.0, false, {}}; }
 
 /// A small table that belongs to a result (online softmax's per-block trace): named columns,
 /// rows of values. JSON writes it as an array of objects under its key.
@@ -153,6 +157,14 @@ class ResultSet {
     operands.clear();
     numbers.clear();
     series.clear();
+    kept_.clear();
+  }
+  /// Keeps `s` until clear() and returns a view of it: text built at run time that an item,
+  /// assumption or warning refers to (operands are views). Views stay valid as more are kept;
+  /// they point into this ResultSet, not into a copy of it.
+  std::string_view keep(std::string s) {
+    kept_.push_back(std::move(s));
+    return kept_.back();
   }
   /// A list value of plain numbers (dimension `d`), stored in the number pool.
   Value list(const std::vector<double>& v, DimRt d = {}) {
@@ -217,6 +229,7 @@ class ResultSet {
     operands.insert(operands.end(), t.ops.begin(), t.ops.begin() + t.n);
     return r;
   }
+  std::deque<std::string> kept_;
 };
 
 }  // namespace napkin

@@ -6,6 +6,7 @@
 
 #include "command.h"
 #include "model_arg.h"
+#include "napkin/check.h"
 #include "napkin/dtype.h"
 #include "napkin/error.h"
 #include "napkin/memory.h"
@@ -23,7 +24,8 @@ struct MemoryCmd {
   ParamCount counts;      // count_params(spec), once for every sweep row
   NumericFlags nf;
   std::size_t params = 0, batch = 0, context = 0, tp = 0, pp = 0, group = 0, chunk = 0, cuda = 0, frag = 0,
-              capacity = 0, dp = 0, micro_batch = 0, seq = 0, lora_rank = 0, ep = 0, dropout = 0;
+              capacity = 0, dp = 0, micro_batch = 0, seq = 0, lora_rank = 0, ep = 0, dropout = 0,
+              gpus_per_node = 0;
   std::string weights_dtype = "bf16", kv_dtype = "bf16", precision = "mixed", optimizer = "adamw",
               grad_dtype, recompute = "none", max, lora_targets = "attention", attention;
   int zero = 0;
@@ -45,35 +47,25 @@ ModelStatesInput states_of(const MemoryCmd& c, const Point& p) {
   return in;
 }
 
-// The --params path: weights (inference) or model states (training) of P parameters; nothing
-// that needs an architecture.
-void bare_params(const MemoryCmd& c, const Point& p, ResultSet& rs) {
-  rs.command = "memory";
-  const Params params = p.get<Params>(c.params);
-  rs.input("params", value(params));
-  Bytes rows{};
-  if (c.train) {
-    ModelStatesInput in = states_of(c, p);
-    in.params = params;
-    rs.input("zero", value(static_cast<double>(c.zero)));
-    rs.input("dp", value(in.dp));
-    model_states(in, rs);
-    rows = model_states(in).total();
-  } else {
-    WeightsInput in;
-    in.params = params;
-    in.dtype = parse_dtype(c.weights_dtype, "--weights-dtype");
-    in.group_size = p.get<Count>(c.group);
-    in.zero_points = c.zero_points;
-    inference_weights(in, rs);
-    rows = inference_weights(in).total();
-  }
-  rs.item("per_gpu", "per GPU", value(rows), "sum of the rows above", text("{}", rows)).is_total = true;
-  if (p.has(c.capacity)) {
-    fit_items(rows, p.get<Bytes>(c.capacity), rs);
-  }
-  rs.assume("bare_params", text("a bare parameter count: activations, KV cache and runtime reserve need an "
-                                "architecture and are not computed (give MODEL)"));
+// The dimensions --min-gpus searches: those not given on the command line.
+LayoutSearch layout_search(const MemoryCmd& c, const Point& p) {
+  LayoutSearch s;
+  const auto& f = c.nf.flags();
+  auto fixed = [&](std::size_t i) { return static_cast<std::int64_t>(p[i]); };
+  if (!f[c.tp].raw.empty()) s.tp = fixed(c.tp);
+  if (!f[c.pp].raw.empty()) s.pp = fixed(c.pp);
+  if (!f[c.dp].raw.empty()) s.dp = fixed(c.dp);
+  s.max_tp = static_cast<std::int64_t>(p[c.gpus_per_node]);
+  return s;
+}
+
+// "layout shown: tp 8, pp 80, dp 1" from the ledger's inputs.
+std::string key_line(const ResultSet& rs) {
+  std::string s = "ledger shown is the smallest, at";
+  for (const char* k : {"tp", "pp", "dp"})
+    if (const Input* in = rs.find_input(k); in != nullptr && in->value.kind == Value::Kind::number)
+      s += std::string(" ") + k + " " + format_plain_number(in->value.num);
+  return s;
 }
 
 }  // namespace
@@ -85,8 +77,9 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                                      "napkin model JSON")
       ->type_name("MODEL")
       ->group("Model");
-  c->params = c->nf.add(sub, "--params", "params", dim_rt<Params::dim>(), Constraint::positive,
-                        "A bare parameter count instead of MODEL (weights and model states only), e.g. 8B", "PARAMS");
+  c->params = c->nf.add(sub, "--params", "params", dim_rt<Params::dim>(), Constraint::positive_integer,
+                        "A bare parameter count instead of MODEL (weights, model states and the runtime reserve; "
+                        "flags that need an architecture are refused), e.g. 8B", "PARAMS");
   sub->get_option("--params")->group("Model");
   sub->add_option("--weights-dtype", c->weights_dtype, "Weight storage: bf16 (default), fp16, fp32, fp8, int8, int4, nf4")
       ->type_name("DTYPE")->group("Model");
@@ -118,9 +111,13 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   sub->add_option("--max", c->max, "Solve for the largest batch (at --context) or context (at --batch) that fits "
                                    "--gpu-memory; with --train: micro-batch (at --seq) or seq (at --micro-batch)")
       ->type_name("batch|context|micro-batch|seq")->group("Solver");
-  sub->add_flag("--min-gpus", c->min_gpus, "Solve for the fewest GPUs that fit --gpu-memory: the smallest TP degree "
-                                           "(at --pp); with --train and --zero >= 1, the smallest --dp")
+  sub->add_flag("--min-gpus", c->min_gpus, "Solve for the fewest GPUs that fit --gpu-memory over TP x PP (and DP "
+                                           "under --train --zero >= 1); --tp, --pp or --dp given are fixed; exit 1 "
+                                           "when nothing fits")
       ->group("Solver");
+  c->gpus_per_node = c->nf.add(sub, "--gpus-per-node", "gpus_per_node", kCount, Constraint::positive_integer,
+                               "GPUs of one node, the largest TP degree --min-gpus tries (default 8)", "COUNT", 8.0);
+  sub->get_option("--gpus-per-node")->group("Solver");
   sub->add_flag("--require-fit", c->require_fit, "Exit 1 when the ledger does not fit --gpu-memory")->group("Hardware");
   sub->add_flag("--train", c->train, "The training ledger: weights, gradients, master weights, optimizer states "
                                      "and (with MODEL) activations")->group("Training");
@@ -181,16 +178,42 @@ void add_memory_command(CLI::App& app, int& exit_code) {
               "         napkin memory --params 7.5B --train --zero 1 --dp 64");
   sub->callback([c, sub, &exit_code] {
     reject_extras(sub);
-    if (c->model.empty() && c->nf.flags()[c->params].raw.empty())
-      throw InputError("memory: give MODEL (a preset, config.json or model directory) or --params P");
-    if (!c->model.empty() && !c->nf.flags()[c->params].raw.empty())
-      throw InputError("--params", c->nf.flags()[c->params].raw, "either MODEL or --params, not both");
-    if (c->zero < 0 || c->zero > 3) throw InputError("--zero", std::to_string(c->zero), "a ZeRO stage 0, 1, 2 or 3");
-    c->hw.load();
-    if (c->hw.spec) c->hw.fill(c->nf.flags()[c->capacity], c->hw.spec->memory.in_base_units());
-    if (c->require_fit && c->nf.flags()[c->capacity].raw.empty() && !c->hw.spec)
-      throw InputError("--require-fit", "(given)", "--gpu-memory (the capacity to check against)");
+    auto& flags = c->nf.flags();
     const bool bare = c->model.empty();
+    if (bare && flags[c->params].raw.empty())
+      throw InputError("memory: give MODEL (a preset, config.json or model directory) or --params P");
+    if (!bare && !flags[c->params].raw.empty())
+      throw InputError("--params", flags[c->params].raw, "either MODEL or --params, not both");
+    if (c->zero < 0 || c->zero > 3) throw InputError("--zero", std::to_string(c->zero), "a ZeRO stage 0, 1, 2 or 3");
+    // Every flag either changes the ledger it is given to or is refused here, by name.
+    constexpr unsigned A = kNeedsArchitecture, T = kNeedsTrain, I = kNeedsInference;
+    check_flag_needs(sub,
+                     {{"--batch", A | I}, {"--context", A | I}, {"--kv-dtype", A | I}, {"--prefill-chunk", A | I},
+                      {"--quantize-all", A | I}, {"--weights-dtype", I}, {"--group-size", I}, {"--zero-points", I},
+                      {"--max", A}, {"--min-gpus", A}, {"--gpus-per-node", A}, {"--seq", A | T}, {"--micro-batch", A | T},
+                      {"--recompute", A | T}, {"--attention", A | T}, {"--flash-attention", A | T},
+                      {"--dropout", A | T}, {"--no-dropout", A | T}, {"--sequence-parallel", A | T},
+                      {"--lora-rank", A | T}, {"--lora-targets", A | T}, {"--qlora", A | T}, {"--ep", A | T},
+                      {"--offload-optimizer", T}, {"--offload-params", T}, {"--precision", T}, {"--optimizer", T},
+                      {"--grad-dtype", T}, {"--no-master-weights", T}, {"--zero", T}, {"--dp", T}},
+                     !bare, c->train);
+    if (sub->get_option("--lora-targets")->count() > 0 && flags[c->lora_rank].raw.empty())
+      throw InputError("--lora-targets", c->lora_targets, "--lora-rank with it (the targets of the adapters)");
+    const Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
+    const Dtype kd = parse_dtype(c->kv_dtype, "--kv-dtype");
+    if (!flags[c->group].raw.empty() && dtype_bits(wd) >= 16)
+      throw InputError("--group-size", flags[c->group].raw,
+                       "a quantized --weights-dtype with it (int8, int4, nf4, fp8): " + c->weights_dtype +
+                           " weights have no quantization groups");
+    if (c->zero_points && flags[c->group].raw.empty())
+      throw InputError("--zero-points", "(given)", "--group-size with it (one zero point per quantization group)");
+    if (c->quantize_all && dtype_bits(wd) >= 16)
+      throw InputError("--quantize-all", "(given)",
+                       "a quantized --weights-dtype with it: at " + c->weights_dtype + " nothing is quantized");
+    c->hw.load();
+    if (c->hw.spec) c->hw.fill(flags[c->capacity], c->hw.spec->memory.in_base_units());
+    if (c->require_fit && flags[c->capacity].raw.empty() && !c->hw.spec)
+      throw InputError("--require-fit", "(given)", "--gpu-memory (the capacity to check against)");
     std::optional<SolveFor> solve;
     std::optional<TrainSolveFor> train_solve;
     const char* solver_flag = c->min_gpus ? "--min-gpus" : "--max";
@@ -210,38 +233,35 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       if (c->train) train_solve = TrainSolveFor::min_gpus;
       else solve = SolveFor::min_gpus;
     }
-    if ((solve || train_solve) && bare)
-      throw InputError(solver_flag, "(with --params)", "a MODEL (the solver needs the activations of an architecture)");
-    if ((solve || train_solve) && c->nf.flags()[c->capacity].raw.empty() && !c->hw.spec)
+    if (!flags[c->gpus_per_node].raw.empty() && !c->min_gpus)
+      throw InputError("--gpus-per-node", flags[c->gpus_per_node].raw, "--min-gpus with it (the TP limit of its search)");
+    if (c->min_gpus && !flags[c->tp].raw.empty() && !flags[c->pp].raw.empty() &&
+        (!c->train || c->zero == 0 || !flags[c->dp].raw.empty()))
+      throw InputError("--min-gpus", "(with every parallel degree given)",
+                       "a degree to search: drop --tp, --pp or (under ZeRO) --dp, or use --require-fit");
+    if ((solve || train_solve) && flags[c->capacity].raw.empty() && !c->hw.spec)
       throw InputError(solver_flag, c->min_gpus ? "(given)" : c->max, "--gpu-memory (the capacity to solve against)");
-    if (!c->train) {
-      for (const auto& [flag, given] : {std::pair{"--ep", !c->nf.flags()[c->ep].raw.empty()},
-                                       std::pair{"--offload-params", c->offload_params},
-                                       std::pair{"--offload-optimizer", c->offload_optimizer},
-                                       std::pair{"--no-dropout", c->no_dropout},
-                                       std::pair{"--dropout", !c->nf.flags()[c->dropout].raw.empty()},
-                                       std::pair{"--attention", !c->attention.empty()},
-                                       std::pair{"--flash-attention", c->flash_attention}})
-        if (given) throw InputError(flag, "(given without --train)", "--train (a training-ledger option)");
-    }
     if (!bare) {
       c->spec = load_model(c->model);
       c->counts = count_params(c->spec);
     }
     const Recompute rc = parse_recompute(c->recompute, "--recompute");
     const bool flash = parse_attention_flags(c->attention, c->flash_attention);
-    check_dropout_flags(c->nf.flags()[c->dropout], c->no_dropout);
+    check_dropout_flags(flags[c->dropout], c->no_dropout);
     if (c->lora_targets != "attention" && c->lora_targets != "all-linear")
       throw InputError("--lora-targets", c->lora_targets, "attention or all-linear");
-    if ((c->qlora || !c->nf.flags()[c->lora_rank].raw.empty()) && !c->train)
+    if ((c->qlora || !flags[c->lora_rank].raw.empty()) && !c->train)
       throw InputError(c->qlora ? "--qlora" : "--lora-rank", "(given without --train)", "--train (LoRA is fine-tuning)");
-    const Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
-    const Dtype kd = parse_dtype(c->kv_dtype, "--kv-dtype");
     bool all_fit = true;
+    std::string first_miss;  // the first row that does not fit, for --require-fit's message
+    std::string unsolved;    // the first row whose solver found no answer
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
       if (bare) {
-        bare_params(*c, p, rs);
-      } else if (c->train) {
+        // A model with only a parameter count, through the same ledger as a real model.
+        c->spec = specs::bare_model(static_cast<std::int64_t>(p[c->params]));
+        c->counts = count_params(c->spec);
+      }
+      if (c->train) {
         TrainingMemoryInput in;
         in.states = states_of(*c, p);
         in.micro_batch = p.get<Count>(c->micro_batch);
@@ -264,7 +284,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         else if (p.has(c->dropout)) in.dropout = p[c->dropout];
         in.counts = &c->counts;
         if (train_solve)
-          solve_training(c->spec, in, *train_solve, rs);
+          solve_training(c->spec, in, *train_solve, rs, layout_search(*c, p));
         else
           training_memory(c->spec, in, rs);
       } else {
@@ -284,14 +304,31 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         in.capacity = p.maybe<Bytes>(c->capacity);
         in.counts = &c->counts;
         if (solve)
-          solve_inference(c->spec, in, *solve, rs);
+          solve_inference(c->spec, in, *solve, rs, layout_search(*c, p));
         else
           inference_memory(c->spec, in, rs);
       }
       c->hw.assume(rs);
-      if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
+      if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) {
+        if (all_fit) first_miss = fit_failure(rs);
+        all_fit = false;
+      }
+      for (const char* key : {"min_gpus", "max_batch", "max_context", "max_micro_batch", "max_seq"})
+        if (const Item* a = rs.find(key); a != nullptr && a->value.kind == Value::Kind::none && unsolved.empty())
+          unsolved = std::string(key) + ": " + (std::string_view(key) == "min_gpus"
+                                                    ? "no layout fits within the search limits (the " + key_line(rs) + ")"
+                                                    : "even 1 does not fit") +
+                     "; " + fit_failure(rs);
     });
-    if (c->require_fit && !all_fit && exit_code == 0) exit_code = 1;
+    // A solver without an answer is a failed check (exit 1), with its reason on stderr.
+    if (!unsolved.empty() && exit_code == 0) {
+      report_check_failure(solver_flag, unsolved);
+      exit_code = 1;
+    }
+    if (c->require_fit && !all_fit && exit_code == 0) {
+      report_check_failure("--require-fit", first_miss);
+      exit_code = 1;
+    }
   });
 }
 

@@ -74,6 +74,58 @@ EnergyPriceFlags add_energy_price_flags(CLI::App* sub, NumericFlags& nf) {
   return e;
 }
 
+namespace {
+
+// The value as typed, for messages ("(given)" for a flag without a value).
+std::string given_value(const CLI::Option* o) {
+  const auto& r = o->results();
+  if (r.empty() || o->get_expected_min() == 0) return "(given)";
+  return r.front();
+}
+
+}  // namespace
+
+void check_flag_needs(CLI::App* sub, std::initializer_list<FlagRule> rules, bool architecture, bool train) {
+  for (const FlagRule& r : rules) {
+    const CLI::Option* o = sub->get_option_no_throw(r.flag);
+    if (o == nullptr) throw std::logic_error(std::string("flag rule for an unknown flag ") + r.flag);
+    if (o->count() == 0) continue;
+    const std::string flag = r.flag, v = given_value(o);
+    const std::string shown = v == "(given)" ? flag : flag + " " + v;
+    if ((r.needs & kNeedsArchitecture) && !architecture)
+      throw InputError(shown + " needs a model architecture (a preset, config.json or checkpoint); --params gives "
+                               "only a count");
+    if ((r.needs & kNeedsTrain) && !train)
+      throw InputError(shown + " is a training-ledger option; expected --train with it");
+    if ((r.needs & kNeedsInference) && train)
+      throw InputError(shown + " is an inference-ledger option, not used by --train; expected it without --train");
+  }
+}
+
+std::string fit_failure(const ResultSet& rs) {
+  const Item* per = rs.find("per_gpu");
+  const Item* head = rs.find("headroom");
+  if (per == nullptr || head == nullptr) return "the ledger does not fit";
+  const DimRt b = per->value.dim;
+  const Item* largest = nullptr;
+  for (const Item& it : rs.items) {
+    if (it.is_total) break;
+    if (it.value.kind == Value::Kind::number && it.value.dim == b && (largest == nullptr || it.value.num > largest->value.num))
+      largest = &it;
+  }
+  std::string s = "per GPU " + report::compact(per->value.num, b) + " > capacity " +
+                  report::compact(per->value.num + head->value.num, b) + " (short by " +
+                  report::compact(-head->value.num, b) + ")";
+  if (largest != nullptr)
+    s += "; largest item: " + std::string(largest->key) + " " + report::compact(largest->value.num, b);
+  return s;
+}
+
+void report_check_failure(std::string_view check, const std::string& why) {
+  std::fflush(stdout);
+  fmt::print(stderr, "napkin: {} failed: {}\n", check, why);
+}
+
 bool parse_attention_flags(const std::string& attention, bool flash_attention_flag) {
   if (attention.empty() || attention == "flash") return true;
   if (attention != "eager") throw InputError("--attention", attention, "flash or eager");

@@ -34,6 +34,7 @@ class NumericFlags {
                   std::string help, std::string type_name, std::optional<double> fallback = {},
                   double plain_scale = 1.0);
   std::vector<NumericFlag>& flags() { return flags_; }
+  const std::vector<NumericFlag>& flags() const { return flags_; }
   /// Marks given flags and returns their indices in command-line order.
   std::vector<std::size_t> resolve(CLI::App* sub);
 
@@ -62,6 +63,25 @@ struct EnergyPriceFlags {
   std::size_t pue = 0, price_kwh = 0, carbon = 0;
 };
 EnergyPriceFlags add_energy_price_flags(CLI::App* sub, NumericFlags& nf);
+
+/// What a flag needs to mean something: a model architecture (not a bare --params count), the
+/// training ledger (--train) or the inference ledger (no --train). A flag given where its need is
+/// not met is refused by name, never accepted and ignored.
+enum FlagNeeds : unsigned { kNeedsArchitecture = 1, kNeedsTrain = 2, kNeedsInference = 4 };
+struct FlagRule {
+  const char* flag;
+  unsigned needs;
+};
+/// Throws InputError for the first given flag (in `rules` order) whose needs are not met.
+void check_flag_needs(CLI::App* sub, std::initializer_list<FlagRule> rules, bool architecture, bool train);
+
+/// Why a ledger row does not fit, in one line: the per-GPU total, the capacity, the shortfall
+/// and the largest item ("per GPU 64.61 GB > capacity 24.00 GB (short by 40.61 GB); largest item:
+/// activations 42.86 GB"). `rs` holds per_gpu and headroom.
+std::string fit_failure(const ResultSet& rs);
+/// The stderr line of a check the user asked for that failed (exit 1 follows):
+/// "napkin: --require-fit failed: <why>".
+void report_check_failure(std::string_view check, const std::string& why);
 
 /// --attention flash|eager and its alias --flash-attention: true for fused attention (the
 /// default). Throws InputError on another name or on --flash-attention with --attention eager.

@@ -34,6 +34,7 @@ void append_csv_value(std::string& out, const ResultSet& rs, const Value& v, dou
     case Value::Kind::number: append_number(out, num); break;
     case Value::Kind::text: append_csv_field(out, v.str); break;
     case Value::Kind::boolean: out += v.flag ? "true" : "false"; break;
+    case Value::Kind::none: break;  // an empty cell
   }
 }
 

@@ -265,6 +265,8 @@ std::string human_value(const Value& v) {
       return v.flag ? "yes" : "no";
     case Value::Kind::list:
       return "(list)";
+    case Value::Kind::none:
+      return "none";
     case Value::Kind::number:
       break;
   }

@@ -14,6 +14,7 @@ void append_value(std::string& out, const ResultSet& rs, const Value& v) {
     case Value::Kind::number: append_number(out, v.num); break;
     case Value::Kind::text: append_json_string(out, v.str); break;
     case Value::Kind::boolean: out += v.flag ? "true" : "false"; break;
+    case Value::Kind::none: out += "null"; break;
     case Value::Kind::list:
       out += '[';
       for (std::uint32_t i = 0; i < v.count; ++i) {

@@ -1,6 +1,19 @@
 #include "napkin/specs/model.h"
 
+#include <stdexcept>
+
 namespace napkin::specs {
+
+ModelSpec bare_model(std::int64_t params) {
+  if (params <= 0) throw std::invalid_argument("bare_model: a positive parameter count");
+  ModelSpec m;
+  m.name = "(a bare parameter count)";
+  m.family = "none";
+  m.bare_params = params;
+  m.final_norm = false;
+  m.norms_per_layer = 0;
+  return m;
+}
 
 std::string_view to_string(FfnKind k) { return k == FfnKind::gated ? "gated" : "plain"; }
 

@@ -96,6 +96,12 @@ struct ModelSpec {
   double hidden_dropout = 0.0;
   std::string stored_dtype;  // torch_dtype as written ("bfloat16"), empty when unknown
 
+  // A model known only by its parameter count (`--params P`): every shape above is 0, and the
+  // ledgers hold the weights and model states of these parameters, split evenly over the GPUs.
+  // Anything that needs an architecture (KV cache, activations, LoRA, experts) is refused.
+  std::int64_t bare_params = 0;
+  bool count_only() const { return bare_params > 0; }
+
   /// What the reader had to guess or chose by convention, one line each (shown as assumptions).
   std::vector<std::string> notes;
 
@@ -113,6 +119,9 @@ struct ModelSpec {
     return (layer - moe.first_k_dense) % freq == 0;
   }
 };
+
+/// The model of a bare parameter count (count_only()); `params` must be positive.
+ModelSpec bare_model(std::int64_t params);
 
 std::string_view to_string(FfnKind k);
 std::string_view to_string(PositionKind k);
