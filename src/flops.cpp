@@ -1,10 +1,12 @@
 #include "napkin/flops.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "napkin/error.h"
 #include "napkin/check.h"
+#include "napkin/params.h"
 
 namespace napkin {
 
@@ -161,9 +163,47 @@ namespace {
 bool given(Count c) { return c.in(one) != 0.0; }
 }  // namespace
 
+namespace {
+
+// A training run sees whole tokens: below one is a unit slip (15 instead of 15T), not a run.
+// Shared by train (train.cpp checks the run's shape first, with the layout in its message).
+void require_training_tokens(Tokens tokens) {
+  require_positive(tokens, "tokens");
+  if (tokens.in(token) < 1.0)
+    throw InputError("tokens", format_plain_number(tokens.in(token)),
+                     "at least 1 token (a training run sees whole tokens; 15T = 1.5e13)");
+}
+
+// The optional terms of training_flops, checked as a set: a part of a term changes nothing, so it
+// is refused rather than ignored; a term over fewer tokens than one sequence has no sequence of
+// length T to count.
+void check_terms(const TrainingFlopsInput& in) {
+  const bool l = given(in.layers), t = given(in.seq), d = given(in.d_model), v = given(in.vocab);
+  if (t && in.tokens.in(token) < in.seq.in(one))
+    throw InputError("tokens", format_plain_number(in.tokens.in(token)),
+                     "at least one sequence of --seq " + format_plain_number(in.seq.in(one)) +
+                         " tokens (attention's T² term counts whole sequences of T tokens)");
+  if (l && !(t && d))
+    throw InputError("layers", format_plain_number(in.layers.in(one)),
+                     "--seq and --d-model with --layers (attention's T² term, 4·L·T·D, needs all three)");
+  if (t && !(l && d))
+    throw InputError("seq", format_plain_number(in.seq.in(one)),
+                     "--layers and --d-model with --seq (attention's T² term, 4·L·T·D, needs all three)");
+  if (v && !d)
+    throw InputError("vocab", format_plain_number(in.vocab.in(one)),
+                     "--d-model with --vocab (the LM head's 2·V·D needs D)");
+  if (d && !l && !v)
+    throw InputError("d_model", format_plain_number(in.d_model.in(one)),
+                     "--layers and --seq (attention's T² term) or --vocab (the LM head) with --d-model: alone it "
+                     "enters no term");
+}
+
+}  // namespace
+
 TrainingFlops training_flops(const TrainingFlopsInput& in) {
   require_positive(in.params, "params");
-  require_positive(in.tokens, "tokens");
+  require_training_tokens(in.tokens);
+  check_terms(in);
   if (!(in.backward_factor > 0.0) || !std::isfinite(in.backward_factor))
     throw InputError("backward_factor", std::to_string(in.backward_factor), "a positive ratio");
   // Forward: one multiply-add (2 FLOP) per parameter per token.
@@ -194,7 +234,7 @@ TrainingFlops megatron_training_flops(const MegatronFlopsInput& in) {
   require_positive_integer(in.hidden, "hidden");
   require_positive_integer(in.seq, "seq");
   require_positive_integer(in.vocab, "vocab");
-  require_positive(in.tokens, "tokens");
+  require_training_tokens(in.tokens);
   const double l = in.layers.in(one), h = in.hidden.in(one), s = in.seq.in(one), v = in.vocab.in(one);
   const double tok = in.tokens.in(token);
   // Forward per token (Narayanan et al. 2021, §5.1): Q/K/V/O 8h², MLP 16h² (h→4h→h), scores and
@@ -212,7 +252,16 @@ TrainingFlops megatron_training_flops(const MegatronFlopsInput& in) {
   return r;
 }
 
-void training_flops(const TrainingFlopsInput& in, ResultSet& out) {
+namespace {
+
+// P as flops train reports it: given (--params), or a model's count (flops train MODEL).
+struct PSource {
+  const ModelP* model = nullptr;  // null: P as given
+  ParamsCount which = ParamsCount::non_embedding;
+  bool chosen = false;  // --params-count given
+};
+
+void report_training_flops(const TrainingFlopsInput& in, const PSource& src, ResultSet& out) {
   const TrainingFlops r = training_flops(in);
   const bool has_att = given(in.layers) && given(in.seq) && given(in.d_model);
   const bool has_head = given(in.vocab) && given(in.d_model);
@@ -261,9 +310,18 @@ void training_flops(const TrainingFlopsInput& in, ResultSet& out) {
   out.assume("backward_factor",
              text("backward = {} × forward (gradients w.r.t. inputs and weights; 2 gives 6PD)",
                   in.backward_factor));
-  out.assume("params",
-             text("P = {} counts dense non-embedding parameters; for MoE give the active ones",
-                  in.params));
+  if (src.model == nullptr) {
+    out.assume("params",
+               text("P = {} as given: the course notes' P (7.3) counts dense non-embedding parameters, "
+                    "the active ones for MoE (give MODEL to count them)",
+                    in.params));
+  } else {
+    TrainingFlopsInput alt = in;
+    alt.params = src.model->pick(other(src.which));
+    describe_params_count(*src.model, src.which,
+                          src.chosen ? std::string_view{} : kParamsCountNotesDefault,
+                          training_flops(alt).total(), out);
+  }
   if (!has_att)
     out.assume("attention_term",
                text("attention's T² term left out (give --layers, --seq, --d-model to add "
@@ -290,6 +348,77 @@ void training_flops(const TrainingFlopsInput& in, ResultSet& out) {
   }
   out.assume("training_extras",
              text("MoE routing, optimizer step, communication and data pipeline not counted"));
+}
+
+}  // namespace
+
+void training_flops(const TrainingFlopsInput& in, ResultSet& out) { report_training_flops(in, {}, out); }
+
+// ---- which P ------------------------------------------------------------------------------------
+
+ParamsCount parse_params_count(std::string_view text, std::string_view field) {
+  if (text == "non-embedding" || text == "non_embedding") return ParamsCount::non_embedding;
+  if (text == "total") return ParamsCount::total;
+  throw InputError(std::string(field), std::string(text),
+                   "total (every parameter on the active path) or non-embedding (without token embeddings, "
+                   "learned positions and an untied head)");
+}
+
+std::string_view to_string(ParamsCount c) { return c == ParamsCount::total ? "total" : "non-embedding"; }
+
+ModelP model_p(const specs::ModelSpec& m) {
+  const ParamCount pc = count_params(m);
+  ModelP p;
+  p.total = static_cast<double>(pc.active) * param;
+  p.embedding = static_cast<double>(pc.embedding) * param;
+  p.non_embedding = static_cast<double>(pc.active - pc.embedding) * param;
+  p.moe = m.moe.is_moe();
+  return p;
+}
+
+void describe_params_count(const ModelP& p, ParamsCount used, std::string_view why_default, Flops other_flops,
+                           ResultSet& out) {
+  // The assumption names the P used, its value and where the convention comes from; the note gives
+  // the answer under the other convention, so a figure quoted from a paper can be matched.
+  const std::string_view why = !why_default.empty()            ? why_default
+                               : used == ParamsCount::total ? std::string_view("--params-count total")
+                                                            : std::string_view("--params-count non-embedding");
+  const std::string_view active = p.moe ? std::string_view(" active") : std::string_view("");
+  if (used == ParamsCount::non_embedding) {
+    if (p.moe)
+      out.assume("params_count",
+                 text("P = {}, the active non-embedding count (active {} − {} embeddings and head; MoE: compute follows the "
+                      "active path, memory holds all experts): {}",
+                      p.non_embedding, p.total, p.embedding, why));
+    else
+      out.assume("params_count", text("P = {}, the non-embedding count (total {} − {} embeddings and head): {}, as Kaplan et al. "
+                                      "2020 count N",
+                                      p.non_embedding, p.total, p.embedding, why));
+    out.note(text("with the total{} count, P = {} (embeddings and head included, as papers quote a run from its headline size: "
+                  "the Llama 3 paper's 3.8e25 FLOP for 405B is 6 × 405B × 15.6T): C = {}",
+                  active, p.total, other_flops));
+  } else {
+    if (p.moe)
+      out.assume("params_count", text("P = {}, the active count, embeddings and head ({}) included (MoE: compute follows the "
+                                      "active path, memory holds all experts): {}",
+                                      p.total, p.embedding, why));
+    else
+      out.assume("params_count",
+                 text("P = {}, the total count, embeddings and head ({}) included: {}", p.total, p.embedding, why));
+    out.note(text("with the{} non-embedding count, P = {} (the course notes' P, 7.3, and Kaplan et al. 2020's N): C = {}",
+                  active, p.non_embedding, other_flops));
+  }
+}
+
+void training_flops(const specs::ModelSpec& m, std::optional<ParamsCount> which, const TrainingFlopsInput& in,
+                    ResultSet& out) {
+  const ModelP p = model_p(m);
+  const ParamsCount used = which.value_or(ParamsCount::non_embedding);
+  TrainingFlopsInput mi = in;
+  mi.params = p.pick(used);
+  out.input("model", verdict(m.name));
+  out.input("params_count", verdict(to_string(used)));
+  report_training_flops(mi, PSource{&p, used, which.has_value()}, out);
 }
 
 }  // namespace napkin

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "napkin/check.h"
@@ -78,7 +79,16 @@ Layout layout(const TrainInput& in) {
 
 void check(const TrainInput& in) {
   require_positive(in.tokens, "tokens");
+  if (in.tokens.in(token) < 1.0)
+    throw InputError("tokens", format_plain_number(in.tokens.in(token)),
+                     "at least 1 token (a training run sees whole tokens; 15T = 1.5e13)");
   if (in.params) require_positive(*in.params, "params");
+  if (in.params && in.params_count)
+    throw InputError("params_count", std::string(to_string(*in.params_count)),
+                     "either --params P or --params-count, not both (--params gives P: there is no count to choose)");
+  if (in.params_count && in.formula == FlopsFormula::megatron)
+    throw InputError("params_count", std::string(to_string(*in.params_count)),
+                     "--flops-formula 6pd or palm (megatron's eq. 3 counts its own parameters from l, h and V)");
   if (in.vocab) require_positive_integer(*in.vocab, "vocab");
   if (in.mfu && in.achieved)
     throw InputError("achieved", "(given with --mfu)", "either --mfu (a fraction of the peak) or --achieved, not both");
@@ -113,7 +123,20 @@ struct Counted {
   Params p{};       // 6pd, palm
   double v = 0.0;   // megatron: V used
   double hq = 0.0;  // palm: heads · head_dim
+  // 6pd and palm with a MODEL and no --params: the model's counts and the one P is.
+  std::optional<ModelP> model_p{};
+  ParamsCount which = ParamsCount::non_embedding;
 };
+
+constexpr std::string_view kPalmDefault =
+    "the default for --flops-formula palm, PaLM's N (Chowdhery et al. 2022: its 46.2% MFU and 2527 ZFLOP for 540B "
+    "count the total)";
+
+// The formula's own convention for P when --params-count is not given (train.h): the course
+// notes' non-embedding P for 6pd, PaLM's total N for palm.
+ParamsCount default_params_count(FlopsFormula f) {
+  return f == FlopsFormula::palm ? ParamsCount::total : ParamsCount::non_embedding;
+}
 
 // `mp` is null for a bare parameter count: 6pd only.
 Counted count_flops(const specs::ModelSpec* mp, const TrainInput& in) {
@@ -128,7 +151,13 @@ Counted count_flops(const specs::ModelSpec* mp, const TrainInput& in) {
     return c;
   }
   const specs::ModelSpec& m = *mp;
-  c.p = in.params.value_or(static_cast<double>(count_params(m).active) * param);
+  if (in.params) {
+    c.p = *in.params;
+  } else if (in.formula != FlopsFormula::megatron) {
+    c.model_p = model_p(m);
+    c.which = in.params_count.value_or(default_params_count(in.formula));
+    c.p = c.model_p->pick(c.which);
+  }
   switch (in.formula) {
     case FlopsFormula::six_pd:
       c.flops = training_flops({.params = c.p, .tokens = in.tokens, .recompute = in.memory.recompute});
@@ -138,8 +167,9 @@ Counted count_flops(const specs::ModelSpec* mp, const TrainInput& in) {
                                              : static_cast<double>(m.hidden) / static_cast<double>(m.heads);
       c.hq = static_cast<double>(m.heads) * head_dim;
       // The attention term of training_flops is 4·L·T·D forward per token: D = H·Q gives PaLM's
-      // 12·L·H·Q·T with backward. N includes the embeddings, as PaLM's 6N does (its 540B MFU,
-      // 238.3k tokens/s · 6 · 540B / (6144 · 275 TFLOP/s) = 45.7%, uses the total count).
+      // 12·L·H·Q·T with backward. PaLM's N includes the embeddings (train.h: its 46.2% MFU and its
+      // 2527 ZFLOP for 540B on 780B tokens, 6 · 540B · 780B, both use the total count), so palm
+      // defaults to --params-count total.
       c.flops = training_flops({.params = c.p, .tokens = in.tokens, .recompute = in.memory.recompute,
                                 .layers = static_cast<double>(m.layers) * one, .seq = in.memory.seq,
                                 .d_model = c.hq * one});
@@ -169,6 +199,64 @@ ModelStatesInput bare_states(const TrainInput& in, Count dp) {
   return st;
 }
 
+// The training run's shape: every rule that refuses or warns about a run the arithmetic alone
+// would accept, in one place (issue 11). Refusals throw (estimate calls it without `out`); the
+// warnings go to `out` (report calls it again with it).
+//
+//   rule                                 action  why
+//   tokens < seq                         refuse  not one sequence in the whole run (dp = 1): the
+//                                                 layout and memory of a seq-token step mean nothing
+//   dp · seq > tokens                    refuse  some data-parallel rank never gets a sequence: the
+//                                                 time divides the FLOP by GPUs that sit idle
+//   tokens < dp · micro-batch · seq      warn    shorter than one optimizer step (there is no
+//                                                 gradient accumulation: one step is dp · mb · seq
+//                                                 tokens); every rank still works, but the one
+//                                                 step's micro-batches are not full
+//   gpus > 10^6                          warn    more than any cluster built (the largest hold about
+//                                                 10^5): valid arithmetic, unmeasured MFU
+//   --zero N ≥ 1 with dp 1, bare --params warn   ZeRO over one rank saves nothing (the model path's
+//                                                 memory ledger says so itself)
+//   --sequence-parallel with tp 1        warn    no tensor-parallel group to split over: no change
+// Tokens below 1 are refused by check() before, as training_flops refuses them.
+constexpr double kLargestCluster = 1e6;
+
+void check_run(const specs::ModelSpec* mp, const TrainInput& in, const Layout& lay, ResultSet* out) {
+  const double d = in.tokens.in(token), s = num(in.memory.seq), mb = num(in.memory.micro_batch);
+  const double dp = num(lay.dp), gpus = num(lay.gpus);
+  if (s > 0.0 && out == nullptr) {
+    if (d < s)
+      throw InputError("tokens", format_plain_number(d),
+                       "at least one sequence of seq = " + format_plain_number(s) + " tokens (--seq for shorter ones)");
+    if (dp * s > d) {
+      const double seqs = std::floor(d / s), mp_deg = num(in.memory.tp) * num(in.memory.pp);
+      const std::string why = ": " + format_plain_number(d) + " tokens / seq " + format_plain_number(s) + " = " +
+                              format_plain_number(seqs) + " sequences in the whole run, and each data-parallel rank "
+                              "needs at least one";
+      if (in.dp)
+        throw InputError("dp", format_plain_number(dp), "at most " + format_plain_number(seqs) + " ranks" + why);
+      throw InputError("gpus", format_plain_number(gpus),
+                       "at most " + format_plain_number(mp_deg * seqs) + " GPUs = tp·pp · sequences = " +
+                           format_plain_number(mp_deg) + " · " + format_plain_number(seqs) + why +
+                           " (dp = gpus / (tp·pp))");
+    }
+  }
+  if (out == nullptr) return;
+  if (s > 0.0 && d < dp * mb * s)
+    out->warn(text("the run is shorter than one optimizer step: {} < dp · micro-batch · seq = {} · {} · {} = {} "
+                   "per step (no gradient accumulation); that step's micro-batches are not full",
+                   in.tokens, lay.dp, in.memory.micro_batch, in.memory.seq, (dp * mb * s) * token));
+  if (gpus > kLargestCluster)
+    out->warn(text("--gpus {}: more GPUs than any cluster built (the largest hold about 10^5); the MFU or achieved "
+                   "rate at that scale is unmeasured",
+                   lay.gpus));
+  if (mp == nullptr && in.memory.states.zero_stage > 0 && dp == 1.0)
+    out->warn(text("--zero {} with --dp 1 shards over one rank: nothing is saved",
+                   static_cast<double>(in.memory.states.zero_stage)));
+  if (in.memory.sequence_parallel && num(in.memory.tp) == 1.0)
+    out->warn(text("--sequence-parallel with --tp 1: there is no tensor-parallel group to split the sequence over; "
+                   "nothing changes"));
+}
+
 TrainEstimate estimate(const specs::ModelSpec* mp, const TrainInput& in);
 void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out);
 
@@ -184,6 +272,7 @@ namespace {
 TrainEstimate estimate(const specs::ModelSpec* mp, const TrainInput& in) {
   check(in);
   const Layout lay = layout(in);
+  check_run(mp, in, lay, nullptr);
   TrainEstimate r;
   r.gpus = lay.gpus;
   r.dp = lay.dp;
@@ -239,6 +328,7 @@ TrainEstimate estimate(const specs::ModelSpec* mp, const TrainInput& in) {
 void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
   const TrainEstimate r = estimate(mp, in);
   const Counted c = count_flops(mp, in);
+  check_run(mp, in, Layout{r.gpus, r.dp}, &out);
   const Recompute rc = in.memory.recompute;
   const double l = mp ? static_cast<double>(mp->layers) : 0.0, h = mp ? static_cast<double>(mp->hidden) : 0.0,
                s = num(in.memory.seq);
@@ -274,6 +364,7 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
   out.input("recompute", verdict(rc == Recompute::full ? "full" : rc == Recompute::selective ? "selective" : "none"));
   out.input("gpus", value(r.gpus));
   if (in.formula != FlopsFormula::megatron) out.input("params", value(c.p));
+  if (c.model_p) out.input("params_count", verdict(to_string(c.which)));
   if (in.formula == FlopsFormula::megatron) out.input("vocab", value(c.v));
   if (in.achieved) out.input("achieved", value(*in.achieved));
   else out.input("mfu", value(in.mfu.value_or(kDefaultMfu)));
@@ -393,15 +484,20 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
       break;
   }
   if (in.formula != FlopsFormula::megatron) {
-    if (in.params)
-      out.assume("params", text("{} as given (the model's active count is not used)", c.p));
-    else if (mp->moe.is_moe())
-      out.assume("params", text("{} active per token (MoE: compute follows the active path, memory holds all "
-                                "experts), embeddings and head included", c.p));
-    else
-      out.assume("params", text("{}: every parameter of the model, embeddings and head included (as Meta's 3.8e25 "
-                                "for Llama 3 405B and Narayanan's 8TP count it); give --params for another P",
-                                c.p));
+    if (mp == nullptr) {
+      out.assume("params", text("P = {} as given: the course notes' P (7.3) counts dense non-embedding parameters, "
+                                "the active ones for MoE (give MODEL to count them)", c.p));
+    } else if (in.params) {
+      out.assume("params", text("P = {} as given (the model's counts are not used)", c.p));
+    } else {
+      // The same run under the other convention, for the note.
+      TrainInput alt = in;
+      alt.params_count = other(c.which);
+      const std::string_view why = in.params_count                       ? std::string_view{}
+                                   : in.formula == FlopsFormula::palm ? kPalmDefault
+                                                                      : kParamsCountNotesDefault;
+      describe_params_count(*c.model_p, c.which, why, count_flops(mp, alt).flops.total(), out);
+    }
   } else {
     const specs::ModelSpec& m = *mp;  // megatron needs a MODEL (count_flops checked)
     if (in.vocab)

@@ -3,6 +3,7 @@
 #include "napkin/error.h"
 #include "napkin/flops.h"
 #include "napkin/report/human_units.h"
+#include "napkin/specs/presets.h"
 
 using namespace napkin;
 using namespace napkin::units;
@@ -84,9 +85,57 @@ TEST_CASE("full recomputation adds one forward pass: 8PD", "[flops]") {
 
 TEST_CASE("the attention term adds 12·L·T·D per token over a training step (PaLM appendix B)", "[flops]") {
   // GPT-3 175B shape: L = 96, D = 12288, T = 2048.
-  const TrainingFlops t = training_flops({.params = 1.0 * param, .tokens = 1.0 * token,
+  // One sequence of T = 2048 tokens (fewer tokens than a sequence are refused).
+  const TrainingFlops t = training_flops({.params = 1.0 * param, .tokens = 2048.0 * token,
                                           .layers = 96 * one, .seq = 2048 * one, .d_model = 12288 * one});
-  CHECK(t.total().in(flop) == 6.0 + 12.0 * 96 * 2048 * 12288);
+  CHECK(t.total().in(flop) == 2048.0 * (6.0 + 12.0 * 96 * 2048 * 12288));
+}
+
+TEST_CASE("training tokens: at least 1, at least one sequence with the attention term; a part of a term is refused",
+          "[flops]") {
+  CHECK_THROWS_WITH(training_flops({.params = 8e9 * param, .tokens = 1e-4 * token}),
+                    "tokens: '0.0001': expected at least 1 token (a training run sees whole tokens; 15T = 1.5e13)");
+  CHECK_THROWS_WITH(megatron_training_flops({.layers = 96 * one, .hidden = 12288 * one, .seq = 2048 * one,
+                                             .vocab = 51200 * one, .tokens = 0.5 * token}),
+                    Catch::Matchers::StartsWith("tokens: '0.5': expected at least 1 token"));
+  CHECK_THROWS_WITH(training_flops({.params = 8e9 * param, .tokens = 100.0 * token, .layers = 32 * one,
+                                    .seq = 8192 * one, .d_model = 4096 * one}),
+                    Catch::Matchers::StartsWith("tokens: '100': expected at least one sequence of --seq 8192 tokens"));
+  CHECK_THROWS_WITH(training_flops({.params = 8e9 * param, .tokens = 1e12 * token, .seq = 8192 * one}),
+                    Catch::Matchers::StartsWith("seq: '8192': expected --layers and --d-model with --seq"));
+  CHECK_THROWS_WITH(training_flops({.params = 8e9 * param, .tokens = 1e12 * token, .layers = 32 * one}),
+                    Catch::Matchers::StartsWith("layers: '32': expected --seq and --d-model"));
+  CHECK_THROWS_WITH(training_flops({.params = 8e9 * param, .tokens = 1e12 * token, .vocab = 128256 * one}),
+                    Catch::Matchers::StartsWith("vocab: '128256': expected --d-model with --vocab"));
+  CHECK_THROWS_WITH(training_flops({.params = 8e9 * param, .tokens = 1e12 * token, .d_model = 4096 * one}),
+                    Catch::Matchers::StartsWith("d_model: '4096': expected --layers and --seq"));
+  // The head term alone is a whole term.
+  CHECK(training_flops({.params = 1.0 * param, .tokens = 1.0 * token, .d_model = 4096 * one, .vocab = 10 * one})
+            .total()
+            .in(flop) == 6.0 + 3.0 * 2.0 * 10 * 4096);
+}
+
+TEST_CASE("flops train MODEL: P is the non-embedding count by default, the note gives the total's FLOP", "[flops]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  const ModelP p = model_p(m);
+  CHECK(p.total.in(param) == 8030261248.0);
+  CHECK(p.embedding.in(param) == 2.0 * 128256 * 4096);
+  CHECK(p.non_embedding.in(param) == 8030261248.0 - 2.0 * 128256 * 4096);
+  ResultSet rs;
+  training_flops(m, std::nullopt, {.tokens = 15e12 * token}, rs);
+  CHECK(rs.find("training_flops")->value.num == 6.0 * p.non_embedding.in(param) * 15e12);
+  CHECK(rs.find_input("params_count")->value.str == "non-embedding");
+  bool found = false;
+  for (const auto& a : rs.assumptions)
+    if (a.key == "params_count")
+      found = report::expand(rs, a.text).find("the course notes' P (7.3") != std::string::npos;
+  CHECK(found);
+  REQUIRE(rs.notes.size() == 1);
+  CHECK(report::expand(rs, rs.notes[0]).find("C = 722.72 ZFLOP") != std::string::npos);
+  ResultSet t;
+  training_flops(m, ParamsCount::total, {.tokens = 15e12 * token}, t);
+  CHECK(t.find("training_flops")->value.num == 6.0 * 8030261248.0 * 15e12);
+  CHECK(report::expand(t, t.notes[0]).find("C = 628.16 ZFLOP") != std::string::npos);
 }
 
 TEST_CASE("a zero or negative size is an input error naming the input", "[flops]") {

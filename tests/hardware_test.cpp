@@ -1,6 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
 #include "napkin/error.h"
+#include "napkin/specs/presets.h"
 #include "napkin/specs/hardware.h"
 #include "run_napkin.h"
 
@@ -98,4 +105,82 @@ TEST_CASE("a --memory flag overrides the preset's capacity on memory, serve and 
   r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --zero 3 --gpus 8 --recompute full --memory 10GiB --json");
   REQUIRE(r.code == 0);
   CHECK(r.out.find("\"fits\":{\"value\":false") != std::string::npos);
+}
+
+// ---- every present field validated (issue 11) -------------------------------------------------------
+
+namespace {
+
+// The a10g preset with one change, written to a temporary file; returns its path.
+std::string hw_file(const std::string& name, const std::function<void(nlohmann::json&)>& change) {
+  const auto dir = std::filesystem::temp_directory_path() / "napkin-hardware-test";
+  std::filesystem::create_directories(dir);
+  nlohmann::json j;
+  for (const auto& p : specs::hardware_preset_texts())
+    if (p.name == "a10g") j = nlohmann::json::parse(p.json);
+  REQUIRE(j.is_object());
+  change(j);
+  const std::string path = (dir / name).string();
+  std::ofstream(path) << j.dump(1);
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("a malformed optional hardware field is an error naming the file, the JSON pointer and the value",
+          "[specs][hardware]") {
+  const std::string bf16 = hw_file("bf16.json", [](auto& j) { j["peak_flops_per_s"]["bf16"] = "312e12"; });
+  CHECK_THROWS_WITH(specs::load_hardware(bf16),
+                    bf16 + ": /peak_flops_per_s/bf16: '\"312e12\"': expected a positive number of FLOP/s (a JSON "
+                           "number; the key names the unit), or null");
+  const std::string tdp = hw_file("tdp.json", [](auto& j) { j["tdp_watts"] = -700; });
+  CHECK_THROWS_WITH(specs::load_hardware(tdp), Catch::Matchers::StartsWith(tdp + ": /tdp_watts: '-700': expected a "
+                                                                                 "positive number of watts"));
+  const std::string zero = hw_file("zero.json", [](auto& j) { j["smem_per_sm_bytes"] = 0; });
+  CHECK_THROWS_WITH(specs::load_hardware(zero), Catch::Matchers::StartsWith(zero + ": /smem_per_sm_bytes: '0'"));
+  const std::string link = hw_file("link.json", [](auto& j) {
+    j["interconnect"] = {{"type", "NVLink"}, {"bandwidth_bytes_per_s_bidirectional", "600GB/s"}};
+  });
+  CHECK_THROWS_WITH(specs::load_hardware(link),
+                    Catch::Matchers::StartsWith(link + ": /interconnect/bandwidth_bytes_per_s_bidirectional: "
+                                                       "'\"600GB/s\"': expected a positive number of bytes/s"));
+  const std::string sms = hw_file("sms.json", [](auto& j) { j["sm_count"] = 80.5; });
+  CHECK_THROWS_WITH(specs::load_hardware(sms), sms + ": /sm_count: '80.5': expected a positive integer below 2^53, "
+                                                     "or null");
+  const std::string name = hw_file("name.json", [](auto& j) { j["name"] = 42; });
+  CHECK_THROWS_WITH(specs::load_hardware(name), name + ": /name: '42': expected a string, or null");
+  const std::string src = hw_file("src.json", [](auto& j) { j["source"] = {"https://example.com", 7}; });
+  CHECK_THROWS_WITH(specs::load_hardware(src), Catch::Matchers::StartsWith(src + ": /source: "));
+  // Required fields take no null.
+  const std::string mem = hw_file("mem.json", [](auto& j) { j["memory_bytes"] = nullptr; });
+  CHECK_THROWS_WITH(specs::load_hardware(mem),
+                    Catch::Matchers::StartsWith(mem + ": /memory_bytes: 'null': expected a positive number of bytes"));
+}
+
+TEST_CASE("an unknown hardware key is refused with the closest known one, at any depth", "[specs][hardware]") {
+  const std::string typo = hw_file("typo.json", [](auto& j) {
+    j["memroy_reported_total_bytes"] = 1;
+  });
+  CHECK_THROWS_WITH(specs::load_hardware(typo),
+                    typo + ": /memroy_reported_total_bytes: 'memroy_reported_total_bytes' is not a key of the hardware "
+                           "format; expected one of the format's keys: did you mean 'memory_reported_total_bytes'?");
+  const std::string peak = hw_file("peak.json", [](auto& j) { j["peak_flops_per_s"]["bf61"] = 1e12; });
+  CHECK_THROWS_WITH(specs::load_hardware(peak), Catch::Matchers::EndsWith("did you mean 'bf16'?"));
+  const std::string far = hw_file("far.json", [](auto& j) { j["pcie"]["colour"] = "green"; });
+  CHECK_THROWS_WITH(specs::load_hardware(far),
+                    far + ": /pcie/colour: 'colour' is not a key of the hardware format; expected one of the "
+                          "format's keys here: gen, lanes, bandwidth_bytes_per_s_bidirectional, "
+                          "bandwidth_bytes_per_s_one_way");
+}
+
+TEST_CASE("null says a hardware figure is not published: it loads as absent", "[specs][hardware]") {
+  const std::string f = hw_file("null.json", [](auto& j) {
+    j["tdp_watts"] = nullptr;
+    j["peak_flops_per_s"]["bf16"] = nullptr;
+    j["interconnect"] = nullptr;
+  });
+  const specs::HardwareSpec h = specs::load_hardware(f);
+  CHECK_FALSE(h.tdp.has_value());
+  CHECK_FALSE(h.bf16.has_value());
+  CHECK(h.fp32.has_value());
 }

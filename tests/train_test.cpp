@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <set>
 #include <string>
 
@@ -76,9 +77,15 @@ TEST_CASE("6PD of GPT-3 175B on 300B tokens is 3.15e23 FLOP", "[train]") {
   in.memory.recompute = Recompute::none;
   in.params = 175e9 * param;
   CHECK_THAT(train(m, in).flops.total().in(flop), WithinRel(3.15e23, 1e-12));
-  // The preset's own count (174.6B: the paper's 175.0B is nominal) lands within 0.3%.
+  // The preset's own total count (174.6B: the paper's 175.0B is nominal) lands within 0.3%.
   in.params.reset();
+  in.params_count = ParamsCount::total;
   CHECK_THAT(train(m, in).flops.total().in(flop), WithinRel(3.15e23, 3e-3));
+  // The default, the course notes' non-embedding P, leaves out (50257 + 2048)·12288 embeddings.
+  in.params_count.reset();
+  const ParamCount pc = count_params(m);
+  CHECK(pc.embedding == (50257 + 2048) * 12288);
+  CHECK(train(m, in).flops.total().in(flop) == 6.0 * static_cast<double>(pc.total - pc.embedding) * 300e9);
 }
 
 TEST_CASE("6PD of Llama 3.1 405B on 15.6T tokens is 3.8e25 FLOP, as the Llama 3 paper states", "[train]") {
@@ -91,9 +98,15 @@ TEST_CASE("6PD of Llama 3.1 405B on 15.6T tokens is 3.8e25 FLOP, as the Llama 3 
   in.memory.pp = 16.0 * one;
   in.gpus = 16384.0 * one;
   in.peak = 989.0 * TFLOP_per_s;
+  in.params_count = ParamsCount::total;  // the paper's "405B" is the total count
   const TrainEstimate r = train(m, in);
   CHECK_THAT(r.flops.total().in(flop), WithinRel(6.0 * 405853388800.0 * 15.6e12, 1e-12));
   CHECK_THAT(r.flops.total().in(flop), WithinRel(3.8e25, 0.01));
+  // The non-embedding default (401.65B) gives 3.76e25: the same 3.8e25 to two figures.
+  in.params_count.reset();
+  const double ne = train(m, in).flops.total().in(flop);
+  CHECK(ne == 6.0 * (405853388800.0 - 2.0 * 128256 * 16384) * 15.6e12);
+  CHECK(std::round(ne / 1e24) == 38.0);
 }
 
 TEST_CASE("palm adds 12·L·H·Q·T FLOP per token to 6PD", "[train]") {
@@ -102,10 +115,17 @@ TEST_CASE("palm adds 12·L·H·Q·T FLOP per token to 6PD", "[train]") {
   in.tokens = 1e9 * token;
   in.memory.seq = 8192.0 * one;
   in.peak = 989.0 * TFLOP_per_s;
+  in.params_count = ParamsCount::total;
   const double six_pd = train(m, in).flops.total().in(flop);
   in.formula = FlopsFormula::palm;
   const double palm = train(m, in).flops.total().in(flop);
   CHECK_THAT(palm - six_pd, WithinRel(12.0 * 32 * 32 * 128 * 8192 * 1e9, 1e-9));
+  // palm's default N is the total count (PaLM's), 6pd's P the non-embedding one (the notes').
+  in.params_count.reset();
+  CHECK(train(m, in).flops.total().in(flop) == palm);
+  in.formula = FlopsFormula::six_pd;
+  const ParamCount pc = count_params(m);
+  CHECK(train(m, in).flops.total().in(flop) == 6.0 * static_cast<double>(pc.total - pc.embedding) * 1e9);
 }
 
 TEST_CASE("MFU counts model FLOP: full recomputation does not change the time at a given MFU", "[train]") {
@@ -122,7 +142,8 @@ TEST_CASE("MFU counts model FLOP: full recomputation does not change the time at
   CHECK(rc.time == plain.time);
   CHECK_THAT(rc.flops.total().in(flop), WithinRel(plain.flops.total().in(flop) * 8.0 / 6.0, 1e-12));
   // t = 6·P·D / (N · peak · MFU)
-  const double p = static_cast<double>(count_params(m).active);
+  const ParamCount pc = count_params(m);
+  const double p = static_cast<double>(pc.active - pc.embedding);  // the non-embedding default
   CHECK_THAT(plain.time.in(second), WithinRel(6.0 * p * 1e12 / (64.0 * 989e12 * 0.5), 1e-12));
   CHECK_THAT(plain.gpu_hours, WithinRel(64.0 * plain.time.in(hour), 1e-12));
 }
@@ -327,4 +348,151 @@ TEST_CASE("a bare --params count trains by 6PD with a model-states ledger", "[tr
   in.formula = FlopsFormula::palm;
   CHECK_THROWS_WITH(train_params(in), "flops_formula: 'palm': expected 6pd for a bare --params (palm and megatron "
                                       "read layers and widths from a MODEL)");
+}
+
+// ---- which P (issue 11) ----------------------------------------------------------------------------
+
+TEST_CASE("6pd's P is the non-embedding count by default: Llama 3.1 8B on 15T is 6.28e23, 7.23e23 with the total",
+          "[train]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  const ParamCount pc = count_params(m);
+  CHECK(pc.total == 8030261248);
+  CHECK(pc.embedding == 2 * 128256 * 4096);
+  TrainInput in;
+  in.tokens = 15e12 * token;
+  in.gpus = 1024.0 * one;
+  in.memory.seq = 4096.0 * one;
+  in.peak = 989.5 * TFLOP_per_s;
+  ResultSet rs;
+  train(m, in, rs);
+  const double ne = 6.0 * static_cast<double>(pc.total - pc.embedding) * 15e12;
+  CHECK(rs.find("training_flops")->value.num == ne);
+  CHECK_THAT(ne, WithinRel(6.282e23, 1e-3));
+  const std::string a = all_assumptions(rs);
+  CHECK(a.find("P = 6.98B params, the non-embedding count (total 8.03B params − 1.05B params embeddings and head): "
+               "the default, the course notes' P (7.3: \"P = main non-embedding dense parameters\")") !=
+        std::string::npos);
+  REQUIRE(rs.notes.size() == 1);
+  const std::string note = report::expand(rs, rs.notes[0]);
+  CHECK(note.find("with the total count, P = 8.03B params") != std::string::npos);
+  CHECK(note.find("C = 722.72 ZFLOP") != std::string::npos);
+  CHECK(note.find("3.8e25") != std::string::npos);
+  // --params-count total: the other way round.
+  in.params_count = ParamsCount::total;
+  ResultSet t;
+  train(m, in, t);
+  CHECK(t.find("training_flops")->value.num == 6.0 * 8030261248.0 * 15e12);
+  CHECK(all_assumptions(t).find("P = 8.03B params, the total count, embeddings and head (1.05B params) included: "
+                                "--params-count total") != std::string::npos);
+  CHECK(report::expand(t, t.notes[0]).find("with the non-embedding count, P = 6.98B params") != std::string::npos);
+}
+
+TEST_CASE("MoE: P is the active path's non-embedding part (active − embedding), or the active total", "[train]") {
+  const specs::ModelSpec m = specs::load_model_preset("mixtral-8x7b");
+  const ParamCount pc = count_params(m);
+  TrainInput in;
+  in.tokens = 1e12 * token;
+  in.memory.seq = 4096.0 * one;
+  in.peak = 989.5 * TFLOP_per_s;
+  ResultSet rs;
+  train(m, in, rs);
+  CHECK(rs.find("training_flops")->value.num == 6.0 * static_cast<double>(pc.active - pc.embedding) * 1e12);
+  CHECK(all_assumptions(rs).find("the active non-embedding count (active 12.88B params − 262.14M params embeddings "
+                                 "and head; MoE") != std::string::npos);
+  in.params_count = ParamsCount::total;
+  CHECK(train(m, in).flops.total().in(flop) == 6.0 * static_cast<double>(pc.active) * 1e12);
+}
+
+TEST_CASE("P given by --params leaves --params-count nothing to choose; megatron counts its own", "[train]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  TrainInput in;
+  in.tokens = 1e12 * token;
+  in.memory.seq = 4096.0 * one;
+  in.peak = 989.5 * TFLOP_per_s;
+  in.params = 8e9 * param;
+  in.params_count = ParamsCount::total;
+  CHECK_THROWS_WITH(train(m, in), "params_count: 'total': expected either --params P or --params-count, not both "
+                                  "(--params gives P: there is no count to choose)");
+  CHECK_THROWS_AS(train_params(in), InputError);
+  in.params.reset();
+  in.formula = FlopsFormula::megatron;
+  CHECK_THROWS_WITH(train(m, in), Catch::Matchers::StartsWith("params_count: 'total': expected --flops-formula 6pd "
+                                                              "or palm"));
+  CHECK(parse_params_count("non-embedding", "x") == ParamsCount::non_embedding);
+  CHECK_THROWS_AS(parse_params_count("embedding", "x"), InputError);
+}
+
+TEST_CASE("train --params-count on the command line: the input, the flag and the refusals", "[train][cli]") {
+  auto r = run_napkin("train llama-3.1-8b --tokens 15T --hw h100-sxm --gpus 1024 --json");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+  CHECK(j["inputs"]["params_count"] == "non-embedding");
+  CHECK(j["results"]["training_flops"]["value"].get<double>() == 6.0 * (8030261248.0 - 2.0 * 128256 * 4096) * 15e12);
+  bool flagged = false;
+  for (const auto& a : j["assumptions"])
+    if (a["key"] == "params_count") flagged = a["flag"] == "--params-count";
+  CHECK(flagged);
+  r = run_napkin("train llama-3.1-8b --tokens 15T --hw h100-sxm --params 8B --params-count total");
+  CHECK(r.code == 2);
+  CHECK(r.out.rfind("napkin: error: --params-count: 'total': expected either --params P or --params-count", 0) == 0);
+}
+
+// ---- the run's shape (issue 11) ---------------------------------------------------------------------
+
+TEST_CASE("a run's shape: a rank without a sequence is refused, a run shorter than a step warned about", "[train]") {
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  TrainInput in;
+  in.tokens = 15e12 * token;
+  in.memory.seq = 4096.0 * one;
+  in.peak = 989.5 * TFLOP_per_s;
+  in.tokens = 0.5 * token;
+  CHECK_THROWS_WITH(train(m, in), Catch::Matchers::StartsWith("tokens: '0.5': expected at least 1 token"));
+  in.tokens = 100.0 * token;
+  CHECK_THROWS_WITH(train(m, in), "tokens: '100': expected at least one sequence of seq = 4096 tokens (--seq for "
+                                  "shorter ones)");
+  // 1M tokens are 244 whole sequences of 4096: at most 244 data-parallel ranks.
+  in.tokens = 1e6 * token;
+  in.gpus = 245.0 * one;
+  CHECK_THROWS_WITH(train(m, in), Catch::Matchers::StartsWith("gpus: '245': expected at most 244 GPUs"));
+  in.gpus = 244.0 * one;
+  ResultSet ok;
+  CHECK_NOTHROW(train(m, in, ok));
+  CHECK(ok.warnings.empty());  // 244 · 4096 = 999,424 ≤ 1M: one full step
+  in.gpus.reset();
+  in.dp = 245.0 * one;
+  CHECK_THROWS_WITH(train(m, in), Catch::Matchers::StartsWith("dp: '245': expected at most 244 ranks"));
+  // 200 ranks of 2 sequences: 1.64M tokens a step, more than the run.
+  in.dp = 200.0 * one;
+  in.memory.micro_batch = 2.0 * one;
+  ResultSet rs;
+  train(m, in, rs);
+  REQUIRE(rs.warnings.size() >= 1);
+  CHECK(report::expand(rs, rs.warnings[0]).rfind("the run is shorter than one optimizer step: 1.00M tokens < dp · "
+                                                 "micro-batch · seq = 200 · 2 · 4096 = 1.64M tokens per step",
+                                                 0) == 0);
+}
+
+TEST_CASE("warnings: ZeRO over one rank (bare --params), sequence parallelism at tp 1, a cluster beyond any built",
+          "[train]") {
+  TrainInput in;
+  in.tokens = 1e12 * token;
+  in.memory.seq = 4096.0 * one;
+  in.peak = 989.5 * TFLOP_per_s;
+  in.params = 8e9 * param;
+  in.memory.states.zero_stage = 1;
+  in.memory.sequence_parallel = true;
+  ResultSet rs;
+  train_params(in, rs);
+  std::string w;
+  for (const auto& t : rs.warnings) w += report::expand(rs, t) + "\n";
+  CHECK(w.find("--zero 1 with --dp 1 shards over one rank: nothing is saved") != std::string::npos);
+  CHECK(w.find("--sequence-parallel with --tp 1") != std::string::npos);
+  in.tokens = 1e30 * token;
+  in.gpus = 2e6 * one;
+  ResultSet big;
+  train_params(in, big);
+  w.clear();
+  for (const auto& t : big.warnings) w += report::expand(big, t) + "\n";
+  CHECK(w.find("more GPUs than any cluster built") != std::string::npos);
+  CHECK(w.find("--zero 1 with --dp 1") == std::string::npos);  // dp = 2e6 now
 }

@@ -6,9 +6,11 @@
 // Preconditions (violations throw InputError naming the input): sizes are positive and finite.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "napkin/result.h"
+#include "napkin/specs/model.h"
 #include "napkin/units.h"
 
 namespace napkin {
@@ -71,7 +73,7 @@ Recompute parse_recompute(std::string_view text, std::string_view field);
 
 struct TrainingFlopsInput {
   Params params{};           // dense, non-embedding parameters on the active path (notes 7.3)
-  Tokens tokens{};             // training tokens
+  Tokens tokens{};             // training tokens, at least 1
   double backward_factor = 2.0;  // backward FLOP = factor × forward FLOP
   Recompute recompute = Recompute::none;
   // Optional terms that 6PD leaves out. Zero means "not given": the term is not counted.
@@ -93,8 +95,54 @@ struct TrainingFlops {
 /// 4·L·T·D forward FLOP per token (PaLM, Chowdhery et al. 2022, appendix B: 6N + 12·L·H·Q·T in
 /// total); with vocab and d_model, the LM head's 2·V·D per token. Full recomputation reruns the
 /// forward pass once (8PD); selective recomputation reruns the attention score term only.
+/// InputError: tokens below 1 (a run sees whole tokens); with the attention term, fewer tokens
+/// than one sequence of T; an optional term given in part (layers or seq without the other two
+/// and d_model, vocab without d_model, d_model alone): it would change nothing.
 TrainingFlops training_flops(const TrainingFlopsInput& in);
 void training_flops(const TrainingFlopsInput& in, ResultSet& out);
+
+// ---- which P: total or non-embedding ------------------------------------------------------------
+
+/// Which of a model's counts is 6PD's P. The course notes (7.3) define it as the non-embedding
+/// count ("P = main non-embedding dense parameters"), as Kaplan et al. 2020 count N; papers that
+/// quote a run's compute from the headline size use the total (the Llama 3 paper's 3.8e25 FLOP
+/// for 405B on 15.6T tokens is 6 × 405B × 15.6T; PaLM's N, see train.h). On the active path for
+/// MoE: total = the active count, non-embedding = active − embedding.
+enum class ParamsCount { total, non_embedding };
+
+/// "total" or "non-embedding" (also "non_embedding"); anything else is InputError naming `field`.
+ParamsCount parse_params_count(std::string_view text, std::string_view field);
+std::string_view to_string(ParamsCount c);
+inline ParamsCount other(ParamsCount c) {
+  return c == ParamsCount::total ? ParamsCount::non_embedding : ParamsCount::total;
+}
+
+/// Why non-embedding is 6PD's default, as the assumptions quote it.
+inline constexpr std::string_view kParamsCountNotesDefault =
+    "the default, the course notes' P (7.3: \"P = main non-embedding dense parameters\")";
+
+/// A model's P under both conventions (params.h's exact counts, on the active path).
+struct ModelP {
+  Params total{};          // active (= total for a dense model), embeddings and head included
+  Params embedding{};      // token embeddings, learned positions and an untied head
+  Params non_embedding{};  // total − embedding
+  bool moe = false;
+  Params pick(ParamsCount c) const { return c == ParamsCount::total ? total : non_embedding; }
+};
+ModelP model_p(const specs::ModelSpec& m);
+
+/// The `params_count` assumption (which P, its value, whose convention; `why_default` is the
+/// reason when the caller picked the count by default, empty when the user chose it) and a note
+/// with the training FLOP under the other convention (`other_flops`). Used by flops train MODEL
+/// and train MODEL.
+void describe_params_count(const ModelP& p, ParamsCount used, std::string_view why_default, Flops other_flops,
+                           ResultSet& out);
+
+/// flops train MODEL: P is the model's count under `which` (default non-embedding, the course
+/// notes'; in.params is ignored); otherwise as training_flops(in, out), with the params_count
+/// assumption and the other convention's FLOP as a note. The spec must outlive `out`.
+void training_flops(const specs::ModelSpec& m, std::optional<ParamsCount> which, const TrainingFlopsInput& in,
+                    ResultSet& out);
 
 /// The GPT layer of Narayanan et al. 2021 ("Efficient Large-Scale Language Model Training on GPU
 /// Clusters Using Megatron-LM", §5.1, eq. 3): MHA, a plain 4h MLP, the logit layer at the end.

@@ -2,8 +2,14 @@
 // utilisation or an achieved rate, GPU-hours, energy, facility energy, cost, CO2, and the
 // per-GPU memory ledger of the parallel layout (training_memory, memory.h).
 //
-//   FLOP      6pd       C = 6·P·D_tok                      (course notes 7.3; P active params)
+//   FLOP      6pd       C = 6·P·D_tok                      (course notes 7.3)
 //             palm      C = (6·N + 12·L·H·Q·T)·D_tok       (Chowdhery et al. 2022, PaLM, app. B)
+//             P and N are a MODEL's count on the active path (all of it for a dense model),
+//             --params-count picks which: 6pd defaults to non-embedding, the course notes' P
+//             ("P = main non-embedding dense parameters"); palm to total, PaLM's N (its 46.2%
+//             MFU for 540B: 238.3k tokens/s · (6 · 540.35B + 12·118·48·256·2048) / (6144 chips ·
+//             275 TFLOP/s) = 46.2% with the total 540.35B; the non-embedding 535.6B gives 45.8%).
+//             megatron counts its own parameters from l, h and V (no choice to make).
 //             megatron  C = 72·D_tok·l·h²·(1 + s/6h + V/12lh), 96·…·(1 + s/6h + V/16lh) with full
 //                       recomputation (Narayanan et al. 2021, §5.1, eq. 3)
 //             Full recomputation adds one forward pass (8PD: Narayanan et al. §5.1, "8TP").
@@ -16,9 +22,13 @@
 //             CO2 = E_fac · carbon intensity (course notes 7.9, energy.h).
 //
 // Layout: gpus = tp · pp · dp. With gpus and no dp, dp = gpus / (tp · pp).
-// Preconditions (InputError naming the input): tokens positive; 0 < mfu ≤ 1; mfu needs a peak;
+// Preconditions (InputError naming the input): tokens at least 1; 0 < mfu ≤ 1; mfu needs a peak;
 // mfu and achieved exclusive; gpus consistent with tp · pp (· dp); power and node_power
-// exclusive; prices and carbon intensity need a power figure.
+// exclusive; prices and carbon intensity need a power figure; params and params_count exclusive,
+// params_count not with megatron. The run's shape (train.cpp, check_run: one table of rules):
+// every data-parallel rank gets at least one sequence (dp · seq ≤ tokens), else InputError;
+// warnings for a run shorter than one optimizer step, more GPUs than any cluster built, ZeRO over
+// one rank (bare --params), sequence parallelism at tp 1.
 #pragma once
 
 #include <optional>
@@ -47,7 +57,9 @@ inline constexpr double kDefaultMfu = 0.4;
 struct TrainInput {
   Tokens tokens{};
   FlopsFormula formula = FlopsFormula::six_pd;
-  std::optional<Params> params{};  // P (6pd) or N (palm) instead of the model's active count
+  std::optional<Params> params{};  // P (6pd) or N (palm) instead of the model's count
+  // Which of the model's counts is P or N (nullopt: the formula's default, see above).
+  std::optional<ParamsCount> params_count{};
   std::optional<Count> vocab{};    // V of the megatron formula instead of the padded vocabulary
   std::optional<Count> gpus{};
   std::optional<Count> dp{};

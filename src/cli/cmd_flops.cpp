@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "command.h"
+#include "model_arg.h"
 #include "napkin/error.h"
 #include "napkin/flops.h"
 
@@ -98,20 +99,27 @@ void add_attention(CLI::App* flops, int& exit_code) {
 }
 
 struct TrainCmd {
+  std::string model;
+  specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   NumericFlags nf;
   std::size_t params = 0, tokens = 0, backward = 0, layers = 0, seq = 0, d_model = 0, vocab = 0;
-  std::string recompute = "none";
+  std::string recompute = "none", params_count;
   OutputOptions out;
 };
 
 void add_train(CLI::App* flops, int& exit_code) {
   auto* sub = flops->add_subcommand("train", "Dense training FLOP: C ≈ 6·P·D (2P forward + 4P backward per token)");
   auto c = std::make_shared<TrainCmd>();
+  sub->add_option("MODEL", c->model, "A preset, config.json or model directory whose count is P (or --params P)")
+      ->type_name("MODEL");
   c->params = c->nf.add(sub, "--params", "params", dim_rt<Params::dim>(), Constraint::positive,
-                        "Dense non-embedding parameters P (active ones for MoE), e.g. 8B", "PARAMS");
+                        "Dense non-embedding parameters P (active ones for MoE) instead of MODEL, e.g. 8B", "PARAMS");
+  sub->add_option("--params-count", c->params_count,
+                  "Which of MODEL's counts is P: non-embedding (default, the course notes' 7.3) or total "
+                  "(embeddings and head included); the active path for MoE")
+      ->type_name("total|non-embedding");
   c->tokens = c->nf.add(sub, "--tokens", "tokens", dim_rt<Tokens::dim>(), Constraint::positive,
-                        "Training tokens D, e.g. 15T", "TOKENS");
-  sub->get_option("--params")->required();
+                        "Training tokens D, at least 1, e.g. 15T", "TOKENS");
   sub->get_option("--tokens")->required();
   c->backward = c->nf.add(sub, "--backward-factor", "backward_factor", kCount, Constraint::positive,
                           "Backward FLOP as a multiple of forward (default 2, giving 6PD)", "RATIO", 2.0);
@@ -124,12 +132,34 @@ void add_train(CLI::App* flops, int& exit_code) {
   sub->add_option("--recompute", c->recompute, "Activation recomputation: none (default), selective or full")
       ->type_name("none|selective|full");
   add_output_flags(sub, c->out);
-  sub->footer("Example: napkin flops train --params 8B --tokens 15T");
+  sub->footer("Example: napkin flops train --params 8B --tokens 15T\n"
+              "         napkin flops train llama-3.1-8b --tokens 15T --params-count total");
   sub->callback([c, sub, &exit_code] {
+    reject_extras(sub);
     const Recompute rc = parse_recompute(c->recompute, "--recompute");
+    const auto& flags = c->nf.flags();
+    const bool has_params = !flags[c->params].raw.empty(), has_model = !c->model.empty();
+    // P comes from exactly one place: --params, or MODEL's count that --params-count picks.
+    if (has_params && has_model)
+      throw InputError("--params", flags[c->params].raw,
+                       "either MODEL or --params, not both (MODEL '" + c->model +
+                           "' is given, and its only use here is its parameter count)");
+    std::optional<ParamsCount> which;
+    if (!c->params_count.empty()) {
+      which = parse_params_count(c->params_count, "--params-count");
+      if (has_params)
+        throw InputError("--params-count", c->params_count,
+                         "either --params P or MODEL with --params-count, not both (--params gives P: there is "
+                         "no count to choose)");
+      if (!has_model)
+        throw InputError("--params-count", c->params_count, "MODEL (it picks one of MODEL's counts as P)");
+    }
+    if (!has_params && !has_model)
+      throw InputError("flops train: give MODEL (a preset, config.json or model directory) or --params P");
+    if (has_model) c->spec = load_model(c->model);
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
       TrainingFlopsInput in;
-      in.params = p.get<Params>(c->params);
+      if (!has_model) in.params = p.get<Params>(c->params);
       in.tokens = p.get<Tokens>(c->tokens);
       in.backward_factor = p[c->backward];
       in.recompute = rc;
@@ -137,7 +167,10 @@ void add_train(CLI::App* flops, int& exit_code) {
       in.seq = p.maybe<Count>(c->seq).value_or(Count{});
       in.d_model = p.maybe<Count>(c->d_model).value_or(Count{});
       in.vocab = p.maybe<Count>(c->vocab).value_or(Count{});
-      training_flops(in, rs);
+      if (has_model)
+        training_flops(c->spec, which, in, rs);
+      else
+        training_flops(in, rs);
     });
   });
 }

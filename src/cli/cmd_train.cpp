@@ -28,7 +28,7 @@ struct TrainCmd {
               gpus_per_node = 0, price_gpu_hour = 0, dropout = 0;
   EnergyPriceFlags priced;
   std::string formula = "6pd", dtype = "bf16", precision = "mixed", optimizer = "adamw", recompute = "none",
-              attention;
+              attention, params_count;
   int zero = 0;
   bool flash_attention = false, sequence_parallel = false, require_fit = false, no_dropout = false;
   HardwareOption hw;
@@ -51,9 +51,12 @@ void add_train_command(CLI::App& app, int& exit_code) {
                                                  "12·L·H·Q·T) or megatron (Narayanan et al. 2021, eq. 3)")
       ->type_name("6pd|palm|megatron")->group("Compute");
   c->params = c->nf.add(sub, "--params", "params", dim_rt<Params::dim>(), Constraint::positive,
-                        "P for 6pd/palm instead of the model's active count, or instead of MODEL, e.g. 175B",
-                        "PARAMS");
+                        "P for 6pd/palm instead of the model's count, or instead of MODEL, e.g. 175B", "PARAMS");
   sub->get_option("--params")->group("Compute");
+  sub->add_option("--params-count", c->params_count,
+                  "Which of MODEL's counts is P (the active path for MoE): non-embedding (6pd's default, the course "
+                  "notes' 7.3) or total (palm's default, PaLM's N)")
+      ->type_name("total|non-embedding")->group("Compute");
   c->vocab = c->nf.add(sub, "--vocab", "vocab", kCount, Constraint::positive_integer,
                        "V for megatron (default: the model's, padded to a multiple of 128·tp)", "COUNT");
   sub->get_option("--vocab")->group("Compute");
@@ -141,6 +144,8 @@ void add_train_command(CLI::App& app, int& exit_code) {
     reject_extras(sub);
     if (c->zero < 0 || c->zero > 3) throw InputError("--zero", std::to_string(c->zero), "a ZeRO stage 0, 1, 2 or 3");
     const FlopsFormula formula = parse_flops_formula(c->formula, "--flops-formula");
+    std::optional<ParamsCount> params_count;
+    if (!c->params_count.empty()) params_count = parse_params_count(c->params_count, "--params-count");
     const Recompute rc = parse_recompute(c->recompute, "--recompute");
     const bool flash = parse_attention_flags(c->attention, c->flash_attention);
     check_dropout_flags(c->nf.flags()[c->dropout], c->no_dropout);
@@ -180,6 +185,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
       in.tokens = p.get<Tokens>(c->tokens);
       in.formula = formula;
       in.params = p.maybe<Params>(c->params);
+      in.params_count = params_count;
       in.vocab = p.maybe<Count>(c->vocab);
       in.gpus = p.maybe<Count>(c->gpus);
       in.dp = p.maybe<Count>(c->dp);

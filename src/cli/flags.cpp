@@ -26,6 +26,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"layers", "--layers"},
     {"backward_factor", "--backward-factor"},
     {"params", "--params"},
+    {"params_count", "--params-count"},
     {"attention_term", "--seq"},
     {"head_term", "--vocab"},
     {"recompute", "--recompute"},

@@ -1,7 +1,11 @@
 #include "napkin/specs/hardware.h"
 
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "napkin/error.h"
 #include "napkin/specs/hf_config.h"
@@ -15,21 +19,192 @@ namespace {
 using nlohmann::json;
 using namespace units;
 
+// ---- the format: every key a hardware JSON may hold, and what its value must be -----------------
+//
+// Every present field is checked, optional or not, before anything is read: a malformed optional
+// field ("bf16": "312e12", "tdp_watts": -700) is an error naming the file, the JSON pointer, the
+// value and what was expected, not a silently absent figure whose absence some later message
+// blames on something else. An unknown key is refused too, with the closest known one: a typo
+// ("memroy_bytes") silently ignored is the bug this check exists for. null means "not published"
+// for every optional field (the presets use it). Numbers are plain JSON numbers in the unit the
+// key names (bytes, bytes/s, FLOP/s, W): strings, with or without units, are refused.
+
+enum class Kind {
+  text,      // a string
+  boolean,   // true or false
+  positive,  // a positive finite number in the key's unit
+  count,     // a positive integer below 2^53
+  sources,   // an array of strings
+  object,    // an object with its own keys
+};
+
+struct Field {
+  std::string_view key;
+  Kind kind;
+  std::string_view unit{};             // positive: the unit the key names
+  std::span<const Field> fields = {};  // object: its keys
+  bool required = false;
+};
+
+constexpr Field kPeakFields[] = {
+    {"fp64", Kind::positive, "FLOP/s"}, {"fp64_tensor", Kind::positive, "FLOP/s"},
+    {"fp32", Kind::positive, "FLOP/s"}, {"fp32_matrix", Kind::positive, "FLOP/s"},
+    {"tf32", Kind::positive, "FLOP/s"}, {"bf16", Kind::positive, "FLOP/s"},
+    {"bf16_vector", Kind::positive, "FLOP/s"}, {"fp16", Kind::positive, "FLOP/s"},
+    {"fp8", Kind::positive, "FLOP/s"}, {"fp6", Kind::positive, "FLOP/s"},
+    {"fp4", Kind::positive, "FLOP/s"}, {"int8", Kind::positive, "op/s"},
+    {"int4", Kind::positive, "op/s"},
+};
+constexpr Field kPowerFields[] = {
+    {"min", Kind::positive, "watts"}, {"mean", Kind::positive, "watts"}, {"max", Kind::positive, "watts"}};
+constexpr Field kInterconnectFields[] = {
+    {"type", Kind::text},
+    {"bandwidth_bytes_per_s_bidirectional", Kind::positive, "bytes/s"},
+    {"bandwidth_bytes_per_s_per_link_one_way", Kind::positive, "bytes/s"},
+    {"cpu_link", Kind::text},
+};
+constexpr Field kPcieFields[] = {
+    {"gen", Kind::count},
+    {"lanes", Kind::count},
+    {"bandwidth_bytes_per_s_bidirectional", Kind::positive, "bytes/s"},
+    {"bandwidth_bytes_per_s_one_way", Kind::positive, "bytes/s"},
+};
+constexpr Field kHardwareFields[] = {
+    {"kind", Kind::text},
+    {"id", Kind::text},
+    {"name", Kind::text},
+    {"vendor", Kind::text},
+    {"architecture", Kind::text},
+    {"form_factor", Kind::text},
+    {"memory_type", Kind::text},
+    {"memory_label", Kind::text},
+    {"memory_bytes", Kind::positive, "bytes", {}, true},
+    {"memory_physical_bytes", Kind::positive, "bytes"},
+    {"memory_unit_note", Kind::text},
+    {"memory_reported_total_bytes", Kind::positive, "bytes"},
+    {"memory_bandwidth_bytes_per_s", Kind::positive, "bytes/s", {}, true},
+    {"peak_flops_per_s", Kind::object, {}, kPeakFields},
+    {"peak_flops_per_s_fp16_accumulate", Kind::object, {}, kPeakFields},
+    {"dense_values_halved_from_sparse_sheet", Kind::boolean},
+    {"dense_basis_note", Kind::text},
+    {"sm_count", Kind::count},
+    {"cu_count", Kind::count},
+    {"gpu_cores", Kind::count},
+    {"l2_bytes", Kind::positive, "bytes"},
+    {"llc_bytes", Kind::positive, "bytes"},
+    {"onchip_sram_bytes", Kind::positive, "bytes"},
+    {"smem_per_sm_bytes", Kind::positive, "bytes"},
+    {"tdp_watts", Kind::positive, "watts"},
+    {"measured_power_watts", Kind::object, {}, kPowerFields},
+    {"tdp_note", Kind::text},
+    {"interconnect", Kind::object, {}, kInterconnectFields},
+    {"pcie", Kind::object, {}, kPcieFields},
+    {"source", Kind::sources},
+    {"confidence", Kind::text},
+    {"notes", Kind::text},
+    {"preset", Kind::text},
+    {"copied_from", Kind::text},
+};
+
+constexpr double kTwoTo53 = 9007199254740992.0;
+
+// A JSON pointer token: '~' and '/' escaped (RFC 6901).
+std::string pointer_token(const std::string& key) {
+  std::string t;
+  for (char ch : key) {
+    if (ch == '~') t += "~0";
+    else if (ch == '/') t += "~1";
+    else t += ch;
+  }
+  return t;
+}
+
+// The value as the message quotes it: the JSON text, cut short when long.
+std::string shown(const json& v) {
+  std::string d = v.dump();
+  if (d.size() > 60) d = d.substr(0, 57) + "...";
+  return d;
+}
+
+std::string expectation(const Field& f) {
+  switch (f.kind) {
+    case Kind::text: return "a string";
+    case Kind::boolean: return "true or false";
+    case Kind::positive:
+      return "a positive number of " + std::string(f.unit) + " (a JSON number; the key names the unit)";
+    case Kind::count: return "a positive integer below 2^53";
+    case Kind::sources: return "an array of strings (URLs or citations)";
+    case Kind::object: return "an object";
+  }
+  return "a value";
+}
+
+bool valid(const Field& f, const json& v) {
+  switch (f.kind) {
+    case Kind::text: return v.is_string();
+    case Kind::boolean: return v.is_boolean();
+    case Kind::positive: {
+      if (!v.is_number()) return false;
+      const double x = v.get<double>();
+      return std::isfinite(x) && x > 0.0;
+    }
+    case Kind::count: {
+      if (!v.is_number()) return false;
+      const double x = v.get<double>();
+      return std::isfinite(x) && x >= 1.0 && std::floor(x) == x && x < kTwoTo53;
+    }
+    case Kind::sources:
+      if (!v.is_array()) return false;
+      for (const auto& e : v)
+        if (!e.is_string()) return false;
+      return true;
+    case Kind::object: return v.is_object();
+  }
+  return false;
+}
+
+void validate(const json& obj, std::span<const Field> fields, const std::string& path, const std::string& file) {
+  for (const auto& [key, v] : obj.items()) {
+    const std::string here = path + "/" + pointer_token(key);
+    const Field* f = nullptr;
+    for (const Field& c : fields)
+      if (c.key == key) f = &c;
+    if (f == nullptr) {
+      std::vector<std::string> known;
+      for (const Field& c : fields) known.emplace_back(c.key);
+      std::string expected = "one of the format's keys";
+      if (const auto best = closest(key, known)) {
+        expected += ": did you mean '" + *best + "'?";
+      } else {
+        expected += " here:";
+        for (std::size_t i = 0; i < known.size(); ++i) expected += (i == 0 ? " " : ", ") + known[i];
+      }
+      throw InputError(file + ": " + here, key, expected, "is not a key of the hardware format");
+    }
+    if (v.is_null() && !f->required) continue;  // not published
+    if (!valid(*f, v)) throw InputError(file + ": " + here, shown(v), expectation(*f) + (f->required ? "" : ", or null"));
+    if (f->kind == Kind::object) validate(v, f->fields, here, file);
+  }
+  for (const Field& f : fields)
+    if (f.required && !obj.contains(std::string(f.key)))
+      throw InputError(file + ": " + path + "/" + std::string(f.key), "(missing)", expectation(f));
+}
+
 double positive_number(const json& j, const char* key, const std::string& file) {
   if (!j.contains(key) || !j.at(key).is_number() || !(j.at(key).get<double>() > 0.0))
     throw InputError(file + ": /" + key, j.contains(key) ? j.at(key).dump() : "(missing)", "a positive number");
   return j.at(key).get<double>();
 }
 
+// After validate(): a present number is valid, anything else (null) is absent.
 std::optional<double> optional_number(const json& j, const char* key) {
   if (!j.contains(key) || !j.at(key).is_number()) return std::nullopt;
-  const double v = j.at(key).get<double>();
-  if (!(v > 0.0)) return std::nullopt;
-  return v;
+  return j.at(key).get<double>();
 }
 
 HardwareSpec from_json(const json& j, const std::string& name, const std::string& file) {
   if (!j.is_object()) throw InputError(file, "(not an object)", "a hardware JSON object");
+  validate(j, kHardwareFields, "", file);
   HardwareSpec h;
   h.name = name;
   h.full_name = j.contains("name") && j.at("name").is_string() ? j.at("name").get<std::string>() : name;
