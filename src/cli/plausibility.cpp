@@ -52,7 +52,7 @@ constexpr Rule kRules[] = {
     // A plain 0 counts as plain here: 0,5us is as likely 0.5us as a sweep of 0 and 5 us.
     {Scope::unit_flags, "", Test::mixed_units, 0.0, Verdict::refuse, "mixes a bare number with a unit", "{fix}"},
 
-    // Memory amounts: a plain number is bytes. A GPU's (or host's) memory and a CUDA context
+    // Memory amounts: a plain number is bytes. A GPU's memory and a CUDA context
     // are GiB and hundreds of MiB: a plain number below 1 MiB is a missing unit. 0 stays legal
     // where the constraint allows it (--cuda-context 0: no context). Shared memory and SRAM per
     // SM are tens to hundreds of KiB, and the FlashAttention paper states its M in bytes
@@ -103,15 +103,14 @@ bool applies(const Rule& r, const NumericFlag& f) {
   return false;
 }
 
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-}
+bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool all_digits(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_digit); }
 
 // "1,5kW" -> "a decimal comma? write 1.5kW, or give every item a unit"
 std::string mixed_fix(const std::vector<TypedValue>& values, bool range) {
   if (range) return "give both ends of the range a unit";
   if (values.size() == 2 && values[0].plain && !values[1].plain && all_digits(values[0].text) &&
-      !values[1].text.empty() && std::isdigit(static_cast<unsigned char>(values[1].text.front())))
+      !values[1].text.empty() && is_digit(values[1].text.front()))
     return "a decimal comma? write " + values[0].text + "." + values[1].text + ", or give every item a unit";
   return "give every item a unit";
 }

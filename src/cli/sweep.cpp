@@ -113,8 +113,9 @@ Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings) {
   const double hi = parse_one(f, last);
   // The plausibility rules see the two ends as typed (every value lies between them), before
   // the range is counted: 80..96GiB is a missing unit, not a range of 1e11 values.
-  warn(check_plausible(f, {{std::string(first), lo, is_plain_number(first)}, {std::string(last), hi, is_plain_number(last)}},
-                       true));
+  const std::vector<TypedValue> ends{{std::string(first), lo, is_plain_number(first)},
+                                     {std::string(last), hi, is_plain_number(last)}};
+  warn(check_plausible(f, ends, true));
   if (hi < lo)
     throw InputError(f.flag, f.raw, "a range whose end is not below its start (a..b:+step or a..b:xfactor)");
   if (step.empty() || step.front() == '+') {
