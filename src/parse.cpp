@@ -164,6 +164,14 @@ DimDescription describe_dim(DimRt d) {
   return {"a quantity", "a number with a unit"};
 }
 
+bool is_plain_number(std::string_view text) {
+  std::string_view num = trim(text);
+  if (!num.empty() && num.front() == '+') num.remove_prefix(1);
+  double v = 0.0;
+  const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+  return ec == std::errc() && end != num.data() && end == num.data() + num.size();
+}
+
 double parse_quantity(std::string_view text, DimRt expected, std::string_view field,
                       double plain_scale) {
   std::string_view s = trim(text);

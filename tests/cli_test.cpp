@@ -137,7 +137,7 @@ TEST_CASE("every assumption key the calculators emit has an entry in the flag ta
 
 TEST_CASE("an input typed per kWh is echoed as typed, not as its binary round trip", "[cli]") {
   using napkin_test::run_napkin;
-  const auto r = run_napkin("energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --carbon-intensity 0.4 "
+  const auto r = run_napkin("energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --carbon-intensity 0.4kgCO2e/kWh "
                             "--price-per-kwh 0.08 --csv");
   REQUIRE(r.code == 0);
   CHECK(r.out.find(",0.08,0.4,") != std::string::npos);

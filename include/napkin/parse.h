@@ -30,6 +30,10 @@ DimDescription describe_dim(DimRt d);
 double parse_quantity(std::string_view text, DimRt expected, std::string_view field,
                       double plain_scale = 1.0);
 
+/// True when `text` is a number without a unit (what parse_quantity multiplies by
+/// `plain_scale`): "80", " 1e9 ", "+0.4"; false for "80GiB", "8k" or text that is no number.
+bool is_plain_number(std::string_view text);
+
 template <class Q>
 Q parse_as(std::string_view text, std::string_view field) {
   return Q::from_base(parse_quantity(text, dim_rt<typename Q::dim>(), field));

@@ -139,7 +139,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
       "                --achieved 140TFLOP/s --flops-formula megatron --recompute full --seq 2048\n"
       "         napkin train --params 70B --tokens 2T --hw h100-sxm --gpus 1024 --tp 8 --zero 1\n"
       "         napkin train llama-3.1-70b --tokens 2T --hw h100-sxm --gpus 512,1024,2048 --tp 8 --zero 1 \\\n"
-      "                --price-per-gpu-hour 2.5 --pue 1.2 --carbon-intensity 0.4");
+      "                --price-per-gpu-hour 2.5 --pue 1.2 --carbon-intensity 400gCO2e/kWh");
   sub->callback([c, sub, &exit_code] {
     reject_extras(sub);
     if (c->zero < 0 || c->zero > 3) throw InputError("--zero", std::to_string(c->zero), "a ZeRO stage 0, 1, 2 or 3");

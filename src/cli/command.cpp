@@ -70,7 +70,8 @@ EnergyPriceFlags add_energy_price_flags(CLI::App* sub, NumericFlags& nf) {
   e.price_kwh = nf.add(sub, "--price-per-kwh", "price_per_kwh", dim_rt<UsdPerJoule::dim>(), Constraint::non_negative,
                        "Electricity price in USD/kWh, applied to facility energy", "USD/kWh", std::nullopt, kPerKwh);
   e.carbon = nf.add(sub, "--carbon-intensity", "carbon_intensity", dim_rt<Co2PerJoule::dim>(), Constraint::non_negative,
-                    "Grid carbon intensity in kgCO2e/kWh (or 400gCO2e/kWh)", "kgCO2e/kWh", std::nullopt, kPerKwh);
+                    "Grid carbon intensity, with its unit: 400gCO2e/kWh or 0.4kgCO2e/kWh (a bare number "
+                    "other than 0 is refused)", "gCO2e/kWh", std::nullopt, kPerKwh);
   return e;
 }
 
@@ -194,7 +195,15 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
   ropt.swept = sweep.swept_names();
   auto renderer = report::make_renderer(ropt, stdout);
   const bool needs_flags = format != report::Format::csv;
-  std::set<const char*> warned;  // each warning pattern once per run
+  // Warnings go to stderr, once per run: the flags' (plausibility.h) when the first row is
+  // computed, so that an input error in it stays the only line; each result warning pattern
+  // the first time a row has it.
+  const auto warn = [](const std::string& w) {
+    std::fflush(stdout);
+    fmt::print(stderr, "napkin: warning: {}\n", w);
+  };
+  bool first_row = true;
+  std::set<const char*> warned;
   ResultSet rs;
   rs.details = format != report::Format::csv;  // CSV shows neither formulas nor assumptions
   sweep.run([&](const Point& p) {
@@ -203,12 +212,11 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
     require_finite(rs, nf.flags(), p);  // NaN or infinite: an error naming the flags, never output
     if (needs_flags)
       for (auto& a : rs.assumptions) a.flag = flag_for_assumption(a.key);
-    for (const auto& w : rs.warnings) {
-      if (warned.insert(w.pattern.data()).second) {
-        std::fflush(stdout);
-        fmt::print(stderr, "napkin: warning: {}\n", report::expand(rs, w));
-      }
-    }
+    if (first_row)
+      for (const std::string& w : sweep.warnings()) warn(w);
+    first_row = false;
+    for (const auto& w : rs.warnings)
+      if (warned.insert(w.pattern.data()).second) warn(report::expand(rs, w));
     if (plot) plot->add(p, rs);
     renderer->row(rs);
   });

@@ -7,6 +7,7 @@
 #include "napkin/error.h"
 #include "napkin/parse.h"
 #include "napkin/result.h"
+#include "plausibility.h"
 
 namespace napkin::cli {
 
@@ -29,6 +30,8 @@ std::string what_constraint(Constraint c) {
   }
   return "a number";
 }
+
+bool is_blank(std::string_view s) { return s.find_first_not_of(" \t") == std::string_view::npos; }
 
 double parse_one(const NumericFlag& f, std::string_view text) {
   return parse_quantity(text, f.dim, f.flag, f.plain_scale);
@@ -68,22 +71,29 @@ void check_value(const NumericFlag& f, double v, bool single) {
   }
 }
 
-Axis parse_axis(const NumericFlag& f) {
+Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings) {
+  const auto warn = [warnings](const std::vector<std::string>& w) {
+    if (warnings != nullptr) warnings->insert(warnings->end(), w.begin(), w.end());
+  };
+  warn(check_plausible_text(f));
   const std::string_view s = f.raw;
   Axis a;
   const auto dots = s.find("..");
   if (dots == std::string_view::npos) {
     // One value or a list.
+    std::vector<TypedValue> typed;
     std::size_t pos = 0;
     while (true) {
       const auto comma = s.find(',', pos);
       const std::string_view part = s.substr(pos, comma == std::string_view::npos ? s.npos : comma - pos);
       a.values.push_back(parse_one(f, part));
+      typed.push_back({std::string(part), a.values.back(), is_plain_number(part)});
       if (comma == std::string_view::npos) break;
       pos = comma + 1;
     }
     a.kind = Axis::Kind::list;
     for (double v : a.values) check_value(f, v, a.values.size() == 1);
+    warn(check_plausible(f, typed, false));
     return a;
   }
   const std::string_view first = s.substr(0, dots);
@@ -91,8 +101,21 @@ Axis parse_axis(const NumericFlag& f) {
   const auto colon = rest.find(':');
   const std::string_view last = rest.substr(0, colon);
   const std::string_view step = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+  // The grammar of a range, before its parts are read as numbers (which would report '5..7' as
+  // a number with an unknown unit).
+  if (rest.find("..") != std::string_view::npos)
+    throw InputError(f.flag, f.raw, "one range a..b (two dots, once), with an optional :+step or :xfactor");
+  if (s.find(',') != std::string_view::npos) throw InputError(f.flag, f.raw, "a list 1,2,4 or a range a..b, not both");
+  if (is_blank(first) || is_blank(last)) throw InputError(f.flag, f.raw, "a range with both ends, such as 1..64:x2");
+  if (colon != std::string_view::npos && is_blank(step))
+    throw InputError(f.flag, f.raw, "a step after ':' (a..b:+step or a..b:xfactor)");
   const double lo = parse_one(f, first);
   const double hi = parse_one(f, last);
+  // The plausibility rules see the two ends as typed (every value lies between them), before
+  // the range is counted: 80..96GiB is a missing unit, not a range of 1e11 values.
+  const std::vector<TypedValue> ends{{std::string(first), lo, is_plain_number(first)},
+                                     {std::string(last), hi, is_plain_number(last)}};
+  warn(check_plausible(f, ends, true));
   if (hi < lo)
     throw InputError(f.flag, f.raw, "a range whose end is not below its start (a..b:+step or a..b:xfactor)");
   if (step.empty() || step.front() == '+') {
@@ -135,7 +158,7 @@ Axis parse_axis(const NumericFlag& f) {
 Sweep::Sweep(std::vector<NumericFlag>& flags, const std::vector<std::size_t>& order) : flags_(flags) {
   for (auto& f : flags_) {
     if (f.given) {
-      f.axis = parse_axis(f);
+      f.axis = parse_axis(f, &warnings_);
     } else if (f.fallback) {
       f.axis = Axis{};
       f.axis.values = {*f.fallback};

@@ -45,8 +45,10 @@ struct NumericFlag {
   Axis axis;
 };
 
-/// Parses a flag's text into an axis and checks every value it will take.
-Axis parse_axis(const NumericFlag& f);
+/// Parses a flag's text into an axis and checks every value it will take: the flag's
+/// constraint, and the plausibility rules (plausibility.h), whose warnings are appended to
+/// `warnings` when given.
+Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings = nullptr);
 
 /// Checks one value against the flag's constraint; throws InputError naming the flag and
 /// showing the raw text when `single` (the flag has one value), else the offending value.
@@ -84,6 +86,9 @@ class Sweep {
   std::size_t rows() const { return rows_; }
   /// Names of the flags that take more than one value, slowest first.
   const std::vector<std::string>& swept_names() const { return swept_names_; }
+  /// The plausibility warnings of the given flags, once each, in flag order (run_sweep prints
+  /// them to stderr before the first row).
+  const std::vector<std::string>& warnings() const { return warnings_; }
   /// Calls `fn` once per combination, in order.
   void run(const std::function<void(const Point&)>& fn) const;
 
@@ -91,6 +96,7 @@ class Sweep {
   std::vector<NumericFlag>& flags_;
   std::vector<std::size_t> axes_;  // flags with more than one value, slowest first
   std::vector<std::string> swept_names_;
+  std::vector<std::string> warnings_;
   std::size_t rows_ = 1;
 };
 
