@@ -56,6 +56,12 @@ void add_roofline_command(CLI::App& app, int& exit_code) {
       op = find_elementwise_op(c->op);
       if (op == nullptr) throw InputError("--op", c->op, "relu, add, gelu or copy");
     }
+    // --elements and --ops-per-element describe an --op; without one they would change nothing.
+    for (const std::size_t i : {c->elements, c->ops}) {
+      const NumericFlag& f = c->nf.flags()[i];
+      if (op == nullptr && !f.raw.empty())
+        throw InputError(f.flag, f.raw, "--op with it (" + f.flag + " describes an elementwise op)");
+    }
     Dtype dtype = Dtype::fp32;
     if (!c->dtype.empty()) {
       if (op == nullptr && c->hw.arg.empty()) throw InputError("--dtype", c->dtype, "--dtype together with --op or --hw");

@@ -113,6 +113,17 @@ void add_serve_command(CLI::App& app, int& exit_code) {
     }
     require_value(c->nf.flags()[c->peak], "a peak rate such as 989TFLOP/s");
     require_value(c->nf.flags()[c->bandwidth], "a bandwidth such as 3.35TB/s");
+    // The link carries the TP all-reduce only: at --tp 1 (every value of a sweep) it changes nothing.
+    if (const NumericFlag& link = c->nf.flags()[c->link]; !link.raw.empty()) {
+      const NumericFlag& tp = c->nf.flags()[c->tp];
+      bool any_tp = false;
+      if (!tp.raw.empty()) {
+        const Axis axis = parse_axis(tp);
+        for (std::size_t i = 0; i < axis.size(); ++i) any_tp = any_tp || axis.at(i) > 1.0;
+      }
+      if (!any_tp)
+        throw InputError("--link-bandwidth", link.raw, "--tp 2 or more with it (the link carries the TP all-reduce)");
+    }
     if (c->require_fit && c->nf.flags()[c->capacity].raw.empty() && !c->nf.flags()[c->capacity].fallback)
       throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
     c->spec = load_model(c->model);
