@@ -93,8 +93,10 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
   if (lora && m.attention == specs::AttentionKind::mla)
     throw InputError("--lora-rank", format_plain_number(in.lora_rank.in(one)),
                      "a model without MLA attention (LoRA on MLA projections is not modelled yet)");
-  require_positive_integer(in.micro_batch, "micro_batch");
-  require_positive_integer(in.seq, "seq");
+  if (!m.count_only()) {  // a bare count keeps no activations: no sequence to size
+    require_positive_integer(in.micro_batch, "micro_batch");
+    require_positive_integer(in.seq, "seq");
+  }
   require_positive_integer(in.ep, "ep");
   require_positive_integer(in.states.dp, "dp");
   require_non_negative(in.cuda_context, "cuda_context");

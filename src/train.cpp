@@ -191,12 +191,13 @@ TrainingMemoryInput memory_input(const TrainInput& in, Count dp) {
   return mi;
 }
 
-// A bare parameter count: the model states of P / (tp·pp) parameters per GPU, ZeRO over dp.
-ModelStatesInput bare_states(const TrainInput& in, Count dp) {
-  ModelStatesInput st = in.memory.states;
-  st.params = *in.params / (num(in.memory.tp) * num(in.memory.pp));
-  st.dp = dp;
-  return st;
+// A bare parameter count is a model known only by its count (specs::bare_model), and its memory
+// goes through the same ledger as a real model's: model states of P / (tp·pp) per GPU, ZeRO,
+// offload, the runtime reserve; no activations.
+specs::ModelSpec bare_spec(const TrainInput& in) {
+  if (!in.params) throw InputError("params", "(missing)", "a parameter count P, or a MODEL");
+  require_positive(*in.params, "params");
+  return specs::bare_model(static_cast<std::int64_t>(std::ceil(in.params->in(param))));
 }
 
 // The training run's shape: every rule that refuses or warns about a run the arithmetic alone
@@ -214,14 +215,15 @@ ModelStatesInput bare_states(const TrainInput& in, Count dp) {
 //                                                 step's micro-batches are not full
 //   gpus > 10^6                          warn    more than any cluster built (the largest hold about
 //                                                 10^5): valid arithmetic, unmeasured MFU
-//   --zero N ≥ 1 with dp 1, bare --params warn   ZeRO over one rank saves nothing (the model path's
-//                                                 memory ledger says so itself)
-//   --sequence-parallel with tp 1        warn    no tensor-parallel group to split over: no change
+//   bare --params: dp > tokens           refuse  no sequence to divide by: each rank needs a token
+// The memory ledger warns about --zero N with dp 1 and --sequence-parallel at tp 1 itself. A bare
+// parameter count has no sequence (--seq needs an architecture): the rules on seq skip it.
 // Tokens below 1 are refused by check() before, as training_flops refuses them.
 constexpr double kLargestCluster = 1e6;
 
 void check_run(const specs::ModelSpec* mp, const TrainInput& in, const Layout& lay, ResultSet* out) {
-  const double d = in.tokens.in(token), s = num(in.memory.seq), mb = num(in.memory.micro_batch);
+  const double d = in.tokens.in(token), s = mp != nullptr ? num(in.memory.seq) : 0.0;
+  const double mb = num(in.memory.micro_batch);
   const double dp = num(lay.dp), gpus = num(lay.gpus);
   if (s > 0.0 && out == nullptr) {
     if (d < s)
@@ -240,6 +242,12 @@ void check_run(const specs::ModelSpec* mp, const TrainInput& in, const Layout& l
                            " (dp = gpus / (tp·pp))");
     }
   }
+  // A bare count has no sequence: each data-parallel rank needs at least one token of the run.
+  if (mp == nullptr && out == nullptr && dp > d)
+    throw InputError(in.dp ? "dp" : "gpus", format_plain_number(in.dp ? dp : gpus),
+                     "at most " + format_plain_number(std::floor(d) * num(in.memory.tp) * num(in.memory.pp)) +
+                         (in.dp ? " ranks" : " GPUs") + " = tp·pp · " + format_plain_number(std::floor(d)) +
+                         " tokens (each data-parallel rank needs at least one token of the run)");
   if (out == nullptr) return;
   if (s > 0.0 && d < dp * mb * s)
     out->warn(text("the run is shorter than one optimizer step: {} < dp · micro-batch · seq = {} · {} · {} = {} "
@@ -249,12 +257,6 @@ void check_run(const specs::ModelSpec* mp, const TrainInput& in, const Layout& l
     out->warn(text("--gpus {}: more GPUs than any cluster built (the largest hold about 10^5); the MFU or achieved "
                    "rate at that scale is unmeasured",
                    lay.gpus));
-  if (mp == nullptr && in.memory.states.zero_stage > 0 && dp == 1.0)
-    out->warn(text("--zero {} with --dp 1 shards over one rank: nothing is saved",
-                   static_cast<double>(in.memory.states.zero_stage)));
-  if (in.memory.sequence_parallel && num(in.memory.tp) == 1.0)
-    out->warn(text("--sequence-parallel with --tp 1: there is no tensor-parallel group to split the sequence over; "
-                   "nothing changes"));
 }
 
 TrainEstimate estimate(const specs::ModelSpec* mp, const TrainInput& in);
@@ -277,17 +279,8 @@ TrainEstimate estimate(const specs::ModelSpec* mp, const TrainInput& in) {
   r.gpus = lay.gpus;
   r.dp = lay.dp;
   r.flops = count_flops(mp, in).flops;
-  if (mp != nullptr) {
-    r.memory = training_memory(*mp, memory_input(in, lay.dp));
-  } else {
-    const ModelStates st = model_states(bare_states(in, lay.dp));
-    r.memory.weights = st.weights;
-    r.memory.gradients = st.gradients;
-    r.memory.master_weights = st.master_weights;
-    r.memory.optimizer_states = st.optimizer_states;
-    r.memory.total = num(lay.gpus) * r.memory.per_gpu();
-    if (in.memory.capacity) r.memory.fits = r.memory.per_gpu() <= *in.memory.capacity;
-  }
+  r.memory = mp != nullptr ? training_memory(*mp, memory_input(in, lay.dp))
+                           : training_memory(bare_spec(in), memory_input(in, lay.dp));
   r.model_flops = r.flops.forward + r.flops.backward;
   const double n = num(r.gpus);
   // MFU divides model FLOP by the peak; an achieved rate already counts every FLOP executed.
@@ -337,17 +330,8 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
   if (mp != nullptr) {
     training_memory(*mp, memory_input(in, r.dp), out);
   } else {
-    out.input("zero", value(static_cast<double>(in.memory.states.zero_stage)));
-    out.input("tp", value(in.memory.tp));
-    out.input("pp", value(in.memory.pp));
-    out.input("dp", value(r.dp));
-    model_states(bare_states(in, r.dp), out);
-    out.item("per_gpu", "per GPU", value(r.memory.per_gpu()), "sum of the rows above",
-             text("{}", r.memory.per_gpu()))
-        .is_total = true;
-    if (in.memory.capacity) fit_items(r.memory.per_gpu(), *in.memory.capacity, out);
-    out.assume("bare_params", text("a bare parameter count: model states only, P split evenly over tp·pp; "
-                                   "activations and runtime reserve need an architecture (give MODEL)"));
+    // The bare ledger refers to no text of its spec (only numbers), so a local spec is safe here.
+    training_memory(bare_spec(in), memory_input(in, r.dp), out);
   }
   out.command = "train";
   for (auto it = out.inputs.begin(); it != out.inputs.end(); ++it)

@@ -338,8 +338,13 @@ TEST_CASE("a bare --params count trains by 6PD with a model-states ledger", "[tr
   const TrainEstimate r = train_params(in);
   CHECK_THAT(r.flops.total().in(flop), WithinRel(6.0 * 70e9 * 2e12, 1e-12));
   CHECK_THAT(r.time.in(second), WithinRel(6.0 * 70e9 * 2e12 / (1024.0 * 989e12 * 0.5), 1e-12));
-  // 70e9 / 8 params per GPU: bf16 weights and gradients, fp32 master and Adam sharded over dp = 128.
-  CHECK_THAT(r.memory.per_gpu().in(byte), WithinRel(70e9 / 8 * (2 + 2 + 12.0 / 128), 1e-12));
+  // 70e9 / 8 params per GPU: bf16 weights and gradients, fp32 master and Adam sharded over dp = 128,
+  // then the same runtime reserve as a model's ledger (512 MiB CUDA context + 5% fragmentation).
+  const double states = 70e9 / 8 * (2 + 2 + 12.0 / 128);
+  CHECK_THAT((r.memory.weights + r.memory.gradients + r.memory.master_weights + r.memory.optimizer_states).in(byte),
+             WithinRel(states, 1e-12));
+  CHECK(r.memory.runtime_reserve.in(byte) == std::ceil(512.0 * 1048576 + 0.05 * states));
+  CHECK(r.memory.activations.in(byte) == 0.0);
   ResultSet rs;
   train_params(in, rs);
   CHECK(rs.find("per_gpu") != nullptr);
@@ -486,7 +491,7 @@ TEST_CASE("warnings: ZeRO over one rank (bare --params), sequence parallelism at
   std::string w;
   for (const auto& t : rs.warnings) w += report::expand(rs, t) + "\n";
   CHECK(w.find("--zero 1 with --dp 1 shards over one rank: nothing is saved") != std::string::npos);
-  CHECK(w.find("--sequence-parallel with --tp 1") != std::string::npos);
+  CHECK(w.find("--sequence-parallel at --tp 1 splits nothing") != std::string::npos);
   in.tokens = 1e30 * token;
   in.gpus = 2e6 * one;
   ResultSet big;

@@ -92,6 +92,9 @@ void add_serve_command(CLI::App& app, int& exit_code) {
     if (c->model.empty()) throw InputError("serve: give MODEL (a preset, config.json or model directory)");
     const Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
     const Dtype kd = parse_dtype(c->kv_dtype, "--kv-dtype");
+    if (c->quantize_all && dtype_bits(wd) >= 16)
+      throw InputError("--quantize-all", "(given)",
+                       "a quantized --weights-dtype with it: at " + c->weights_dtype + " nothing is quantized");
     c->hw.load();
     // The compute dtype: bf16, or fp8 when the weights are fp8 and the hardware has an fp8 peak
     // (W8A8); int8/int4 weights are taken as weight-only quantization (bf16 matmuls).

@@ -175,11 +175,25 @@ void add_train_command(CLI::App& app, int& exit_code) {
     const bool bare = c->model.empty();
     if (bare && flags[c->params].raw.empty())
       throw InputError("train: give MODEL (a preset, config.json or model directory) or --params P");
+    // A bare --params count has no layers: flags that shape activations mean nothing there.
+    constexpr unsigned A = kNeedsArchitecture;
+    check_flag_needs(sub,
+                     {{"--seq", A}, {"--micro-batch", A}, {"--attention", A}, {"--flash-attention", A}, {"--dropout", A},
+                      {"--no-dropout", A}, {"--sequence-parallel", A}, {"--ep", A}},
+                     !bare, true);
+    if (sub->get_option("--gpus-per-node")->count() > 0 && flags[c->node_power].raw.empty())
+      throw InputError("--gpus-per-node", flags[c->gpus_per_node].raw,
+                       "--node-power with it (it counts the nodes whose power --node-power gives)");
+    if (sub->get_option("--dtype")->count() > 0 && (peak_given || !c->hw.spec))
+      throw InputError("--dtype", c->dtype,
+                       peak_given ? "no --peak with it (--dtype picks the --hw peak; --peak gives the peak itself)"
+                                  : "--hw with it (--dtype picks which of the hardware's peaks is used)");
     if (!bare) c->spec = load_model(c->model);
     // A sequence longer than the model's context is not a training run anyone does by default.
     if (!bare && flags[c->seq].raw.empty() && c->spec.max_context > 0)
       flags[c->seq].fallback = std::min(4096.0, static_cast<double>(c->spec.max_context));
     bool all_fit = true;
+    std::string first_miss;  // why the first row that does not fit does not, for --require-fit
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
       TrainInput in;
       in.tokens = p.get<Tokens>(c->tokens);
@@ -224,9 +238,15 @@ void add_train_command(CLI::App& app, int& exit_code) {
       else
         train(c->spec, in, rs);
       c->hw.assume(rs);
-      if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
+      if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) {
+        if (all_fit) first_miss = fit_failure(rs);
+        all_fit = false;
+      }
     });
-    if (c->require_fit && !all_fit && exit_code == 0) exit_code = 1;
+    if (c->require_fit && !all_fit && exit_code == 0) {
+      report_check_failure("--require-fit", first_miss);
+      exit_code = 1;
+    }
   });
 }
 

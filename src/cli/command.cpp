@@ -33,6 +33,8 @@ void add_output_flags(CLI::App* sub, OutputOptions& o) {
 report::Format output_format(const OutputOptions& o) {
   const int n = int(o.json) + int(o.jsonl) + int(o.csv) + int(o.explain);
   if (n > 1) throw InputError("--json/--jsonl/--csv/--explain", "(several)", "at most one output format");
+  if (!o.plot_y.empty() && o.plot.empty())
+    throw InputError("--plot-y", o.plot_y, "--plot FILE.svg with it (the key a chart shows)");
   if (o.json) return report::Format::json;
   if (o.jsonl) return report::Format::jsonl;
   if (o.csv) return report::Format::csv;
