@@ -164,7 +164,11 @@ void model_states(const ModelStatesInput& in, ResultSet& out) {
     out.assume("zero_stage", text("no ZeRO sharding: every data-parallel rank holds all model states"));
   else
     out.assume("zero_stage", text("ZeRO-{} over {} data-parallel ranks (1: optimizer states and master "
-                                  "weights, 2: + gradients, 3: + weights)", static_cast<double>(z), in.dp));
+                                  "weights, 2: + gradients, 3: + weights), as the ZeRO paper counts (Rajbhandari et "
+                                  "al. 2020, fig. 1); DeepSpeed's estimate_zero2/3_model_states_mem_needs differs "
+                                  "(ZeRO-2 keeps 16-bit weights and gradients whole, 4 B/param, and counts CPU "
+                                  "memory per node with a 1.5 buffer factor)",
+                                  static_cast<double>(z), in.dp));
 }
 
 void fit_items(Bytes per_gpu, Bytes capacity, ResultSet& out) {

@@ -346,6 +346,9 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
                           in.ep, in.ep, in.states.dp));
   if (in.states.zero_stage > 0 && in.states.dp.in(one) == 1.0)
     out.warn(text("--zero {} with --dp 1 shards over one rank: nothing is saved", static_cast<double>(in.states.zero_stage)));
+  if (!bare && in.recompute == Recompute::selective && in.flash_attention)
+    out.warn(text("--recompute selective recomputes the attention scores, which fused attention never stores: the "
+                  "ledger is that of no recomputation (--attention eager stores them)"));
   if (in.sequence_parallel && in.tp.in(one) == 1.0)
     out.warn(text("--sequence-parallel at --tp 1 splits nothing: the ledger is that of no sequence parallelism"));
   out.assume("cuda_context", text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));
@@ -366,7 +369,8 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
   switch (in.recompute) {
     case Recompute::none: out.assume("recompute", text("no activation recomputation")); break;
     case Recompute::selective:
-      out.assume("recompute", text("selective recomputation: attention scores recomputed, not stored"));
+      out.assume("recompute", text("selective recomputation as Korthikanti et al. 2022 define it (§5): the attention "
+                                   "scores (the a·s/h term) recomputed, not stored; the rest of the layer kept"));
       break;
     case Recompute::full: out.assume("recompute", text("full recomputation: only each layer's input is kept")); break;
   }
