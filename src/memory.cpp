@@ -166,8 +166,8 @@ void model_states(const ModelStatesInput& in, ResultSet& out) {
     out.assume("zero_stage", text("ZeRO-{} over {} data-parallel ranks (1: optimizer states and master "
                                   "weights, 2: + gradients, 3: + weights), as the ZeRO paper counts (Rajbhandari et "
                                   "al. 2020, fig. 1); DeepSpeed's estimate_zero2/3_model_states_mem_needs differs "
-                                  "(ZeRO-2 keeps 16-bit weights and gradients whole, 4 B/param, and counts CPU "
-                                  "memory per node with a 1.5 buffer factor)",
+                                  "(ZeRO-2: 16-bit weights and gradients whole, 4 B/param, plus 16 B/param / dp; "
+                                  "ZeRO-3: 18 B/param / dp; CPU memory per node with a 1.5 buffer factor)",
                                   static_cast<double>(z), in.dp));
 }
 
