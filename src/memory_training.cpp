@@ -358,7 +358,7 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
       out.assume("tp", text("P split evenly over TP {} × PP {} GPUs (no architecture: replicated norms are not "
                             "modelled)", in.tp, in.pp));
     out.assume("bare_params",
-               in.states.zero_stage == 3 && in.states.dp.in(one) > 1.0
+               in.states.zero_stage == 3 && (in.states.dp.in(one) > 1.0 || in.offload_params)
                    ? text("a bare parameter count: activations, and ZeRO-3's gathered working set (the largest "
                           "module), need an architecture and are not computed (give MODEL)")
                    : text("a bare parameter count: activations need an architecture and are not computed (give "
