@@ -1,6 +1,6 @@
 // What every checkpoint a header reader accepts must satisfy (fuzz_safetensors, fuzz_gguf): the
 // totals add up, per tensor and per storage type, no tensor holds more bytes than the file, and
-// every tensor name has a group.
+// every tensor name has a group; and an accepted checkpoint holds at least one weight.
 #pragma once
 
 #include "fuzz_common.h"
@@ -24,6 +24,8 @@ inline void check_checkpoint(const specs::Checkpoint& c, std::size_t file_size) 
     type_tensors += d.tensors;
   }
   NAPKIN_FUZZ_CHECK(type_bytes == c.total_bytes && type_tensors == c.tensors.size());
+  // A checkpoint without weights is refused (no count of 0, no bits per weight of 0/0).
+  NAPKIN_FUZZ_CHECK(!c.tensors.empty() && c.total_elements > 0);
 }
 
 }  // namespace napkin::fuzz

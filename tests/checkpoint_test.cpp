@@ -165,14 +165,34 @@ TEST_CASE("find_checkpoint picks the index, else the one safetensors or gguf fil
   CHECK(find_checkpoint(dir.path()) == dir / "model.safetensors.index.json");
 }
 
-TEST_CASE("read_checkpoint reads an empty safetensors header as zero tensors",
+TEST_CASE("read_checkpoint refuses a checkpoint without weights rather than count 0 at 0/0 bits",
           "[checkpoint][specs]") {
   TempDir dir;
-  write_safetensors(dir / "model.safetensors", "{}", 0);
-  const auto c = read_checkpoint(dir / "model.safetensors");
-  CHECK(c.tensors.empty());
-  CHECK(c.total_elements == 0);
-  CHECK(c.bits_per_weight() == 0.0);
+  SECTION("an empty safetensors header") {
+    write_safetensors(dir / "model.safetensors", "{}", 0);
+    CHECK(input_error([&] { read_checkpoint(dir / "model.safetensors"); }) ==
+          "model.safetensors: no tensors; expected a checkpoint with weights");
+  }
+  SECTION("a header of __metadata__ alone") {
+    write_safetensors(dir / "model.safetensors", R"({"__metadata__": {"format": "pt"}})", 0);
+    CHECK(input_error([&] { read_checkpoint(dir / "model.safetensors"); }) ==
+          "model.safetensors: no tensors; expected a checkpoint with weights");
+  }
+  SECTION("only empty tensors") {
+    write_safetensors(dir / "model.safetensors",
+                      R"({"a": {"dtype": "F16", "shape": [0, 8], "data_offsets": [0, 0]},
+                          "b": {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]}})",
+                      0);
+    CHECK(input_error([&] { read_checkpoint(dir / "model.safetensors"); }) ==
+          "model.safetensors: 2 tensor(s), all empty (0 elements); expected a checkpoint with weights");
+  }
+  SECTION("a GGUF file without tensors (a vocab-only file)") {
+    napkin::test::GgufBuilder g;
+    g.kv("general.architecture", napkin::test::gguf_types::STRING).str("llama");
+    write_file(dir / "vocab.gguf", g.build());
+    CHECK(input_error([&] { read_checkpoint(dir / "vocab.gguf"); }) ==
+          "vocab.gguf: no tensors; expected a checkpoint with weights");
+  }
 }
 
 TEST_CASE("tensor_group splits GPT-2's 124,439,808 parameters into embedding, attention, mlp "

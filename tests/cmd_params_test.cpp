@@ -213,3 +213,73 @@ TEST_CASE("params counts a .gguf file from its headers by tensor group and ggml 
     CHECK(run_napkin("params " + f.string() + fmt).code == 0);
   }
 }
+
+namespace {
+
+// A one-layer Mixtral-style config (D 8, 2 heads, 1 KV head, F 4, V 4, 4 experts, 2 per token)
+// beside `expert_elements` elements of expert weights in one safetensors tensor.
+void write_tiny_moe(const std::filesystem::path& dir, std::uint64_t expert_elements) {
+  const nlohmann::json config = {{"model_type", "mixtral"},   {"hidden_size", 8},         {"num_hidden_layers", 1},
+                                 {"num_attention_heads", 2},  {"num_key_value_heads", 1}, {"intermediate_size", 4},
+                                 {"vocab_size", 4},           {"num_local_experts", 4},   {"num_experts_per_tok", 2},
+                                 {"tie_word_embeddings", false}};
+  write(dir / "config.json", config.dump());
+  const std::string header =
+      R"({"model.layers.0.block_sparse_moe.experts.0.w1.weight": {"dtype": "F16", "shape": [)" +
+      std::to_string(expert_elements) + R"(], "data_offsets": [0, )" + std::to_string(2 * expert_elements) +
+      R"(]}, "model.embed_tokens.weight": {"dtype": "F16", "shape": [4, 8], "data_offsets": [)" +
+      std::to_string(2 * expert_elements) + ", " + std::to_string(2 * expert_elements + 64) + "]}}";
+  napkin::test::write_safetensors(dir / "model.safetensors", header, 2 * expert_elements + 64);
+}
+
+}  // namespace
+
+TEST_CASE("params on a MoE config beside a checkpoint with fewer expert weights than it skips is exit 2, "
+          "not a wrapped 1.8e19",
+          "[cli][params]") {
+  const napkin::test::TempDir dir;
+  // config.json: 4 experts of 3·8·4 = 96 per layer; a token skips 2 of them, 192 params.
+  write_tiny_moe(dir.path(), 100);
+  const Run r = run_napkin("params " + dir.path().string() + " --json");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: " + dir.path().string() +
+                     ": config.json says a token skips 192 params of expert weights, but the checkpoint's expert "
+                     "tensors hold 100 params; expected the config.json of these weights (a packed quantized "
+                     "checkpoint, such as GPTQ int32, counts fewer elements than parameters)\n");
+}
+
+TEST_CASE("params on a MoE config beside its expert weights takes the skipped experts out of the total",
+          "[cli][params]") {
+  const napkin::test::TempDir dir;
+  write_tiny_moe(dir.path(), 384);
+  const Run r = run_napkin("params " + dir.path().string() + " --json");
+  REQUIRE(r.code == 0);
+  const auto j = napkin::specs::parse_json_text(r.out.substr(r.out.find('{')), "output");
+  CHECK(j.at("results").at("total_params").at("value").get<double>() == 384.0 + 32.0);
+  CHECK(j.at("results").at("active_params").at("value").get<double>() == 384.0 + 32.0 - 192.0);
+}
+
+TEST_CASE("params on a checkpoint of buffers alone is exit 2, not 0 params at 0/0 bits per weight",
+          "[cli][params]") {
+  const napkin::test::TempDir dir;
+  napkin::test::write_safetensors(
+      dir / "model.safetensors",
+      R"({"model.layers.0.self_attn.rotary_emb.inv_freq": {"dtype": "F32", "shape": [8], "data_offsets": [0, 32]}})",
+      32);
+  const Run r = run_napkin("params " + (dir / "model.safetensors").string());
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: " + (dir / "model.safetensors").string() +
+                     ": no weight tensors (1 buffer tensor(s) only); expected a checkpoint with weights\n");
+}
+
+TEST_CASE("params prints no bits per weight for a storage type whose tensors are all empty", "[cli][params]") {
+  const napkin::test::TempDir dir;
+  napkin::test::write_safetensors(dir / "model.safetensors",
+                                  R"({"model.embed_tokens.weight": {"dtype": "F16", "shape": [4, 8], "data_offsets": [0, 64]},
+                                      "model.extra": {"dtype": "F32", "shape": [0], "data_offsets": [64, 64]}})",
+                                  64);
+  const Run r = run_napkin("params " + (dir / "model.safetensors").string());
+  CHECK(r.code == 0);
+  CHECK(r.out.find("1 tensors, all empty") != std::string::npos);
+  CHECK(r.out.find("0 bits/weight") == std::string::npos);
+}

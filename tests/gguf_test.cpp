@@ -421,3 +421,27 @@ TEST_CASE("a .gguf tensor past the end of the file, misaligned or overlapping is
     CHECK(input_error([&] { read_gguf(path); }) == "model.gguf: tensor 'a' appears twice");
   }
 }
+
+TEST_CASE("a GGUF file whose expert_used_count is above expert_count, or 0, is rejected naming both keys",
+          "[checkpoint][specs]") {
+  TempDir dir;
+  const auto path = dir / "moe.gguf";
+  const auto file = [](std::uint32_t experts, std::uint32_t used) {
+    GgufBuilder g;
+    g.kv("general.architecture", STRING).str("qwen2moe");
+    g.kv("qwen2moe.expert_count", U32).u32(experts);
+    g.kv("qwen2moe.expert_used_count", U32).u32(used);
+    g.tensor("blk.0.ffn_up_exps.weight", {32, 4, 8}, F16, 32 * 4 * 8 * 2);
+    return g.build();
+  };
+  write_file(path, file(8, 9));
+  CHECK(input_error([&] { read_gguf(path); }) ==
+        "moe.gguf: qwen2moe.expert_used_count is 9, more than qwen2moe.expert_count 8; expected at most as many "
+        "experts per token as there are");
+  write_file(path, file(8, 0));
+  CHECK(input_error([&] { read_gguf(path); }) ==
+        "moe.gguf: qwen2moe.expert_used_count is 0 with qwen2moe.expert_count 8; expected at least one expert per "
+        "token");
+  write_file(path, file(8, 8));
+  CHECK(read_gguf(path).total_elements == 32 * 4 * 8);
+}

@@ -171,7 +171,7 @@ TEST_CASE("a safetensors index whose shard lacks a tensor, or is missing, is rej
     write_sharded(dir);
     std::filesystem::remove(dir / "model-00002-of-00002.safetensors");
     CHECK(input_error([&] { read_safetensors(dir / "model.safetensors.index.json"); }) ==
-          "model-00002-of-00002.safetensors: no such file");
+          "model-00002-of-00002.safetensors: no such file or directory");
   }
   SECTION("a shard outside the index's directory") {
     write_sharded(dir, "64", R"(, "d": "../elsewhere.safetensors")");
@@ -336,5 +336,91 @@ TEST_CASE("a safetensors tensor with an unknown dtype or a bad shape is rejected
     CHECK(input_error([&] { read_safetensors(path); }) ==
           "model.safetensors: tensor 'w': shape [4611686018427387904] of F64 takes more bytes "
           "than 64 bits count");
+  }
+}
+
+namespace {
+
+// A header of `n` one-element F16 tensors named like a MoE checkpoint's experts, packed in order.
+std::string many_tensors_header(std::size_t n) {
+  std::string h = "{\"__metadata__\": {\"format\": \"pt\"}";
+  h.reserve(n * 110);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t layer = i / 1024, expert = i % 1024;
+    h += ",\"model.layers." + std::to_string(layer) + ".mlp.experts." + std::to_string(expert) +
+         ".down_proj.weight\":{\"dtype\":\"F16\",\"shape\":[1],\"data_offsets\":[" + std::to_string(2 * i) + "," +
+         std::to_string(2 * i + 2) + "]}";
+  }
+  h += "}";
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("a safetensors header of 200,000 tensors parses and counts every one", "[checkpoint][specs]") {
+  // The depth-limiting parse used to rescan the parent object each time a tensor's object ended:
+  // quadratic, minutes at this size. Now linear (bench/core_bench.cpp, BM_SafetensorsHeader).
+  constexpr std::size_t kTensors = 200000;
+  const std::string header = many_tensors_header(kTensors);
+  const Checkpoint c = napkin::specs::parse_safetensors_header(header, 2 * kTensors, "model.safetensors");
+  CHECK(c.tensors.size() == kTensors);
+  CHECK(c.total_elements == kTensors);
+  CHECK(c.total_bytes == 2 * kTensors);
+  CHECK(c.tensors.front().name == "model.layers.0.mlp.experts.0.down_proj.weight");
+  CHECK(c.tensors.back().name == "model.layers.195.mlp.experts.319.down_proj.weight");
+  CHECK(c.metadata.at("format").text == "pt");
+}
+
+// (20,000 entries: the ASan build runs the unoptimised parser; 200,000 above covers the scale.)
+TEST_CASE("a safetensors index of 20,000 weight_map entries and its shard parse", "[checkpoint][specs]") {
+  constexpr std::size_t kTensors = 20000;
+  TempDir dir;
+  write_safetensors(dir / "model-00001-of-00001.safetensors", many_tensors_header(kTensors), 2 * kTensors);
+  std::string index = R"({"metadata": {"total_size": )" + std::to_string(2 * kTensors) + R"(}, "weight_map": {)";
+  for (std::size_t i = 0; i < kTensors; ++i) {
+    if (i > 0) index += ",";
+    index += "\"model.layers." + std::to_string(i / 1024) + ".mlp.experts." + std::to_string(i % 1024) +
+             ".down_proj.weight\":\"model-00001-of-00001.safetensors\"";
+  }
+  index += "}}";
+  write_file(dir / "model.safetensors.index.json", index);
+  const Checkpoint c = read_safetensors(dir / "model.safetensors.index.json");
+  CHECK(c.tensors.size() == kTensors);
+  CHECK(c.warnings.empty());
+}
+
+TEST_CASE("a safetensors header that names a tensor twice, or __metadata__ twice, is rejected",
+          "[checkpoint][specs]") {
+  TempDir dir;
+  const auto path = dir / "model.safetensors";
+  SECTION("a tensor twice") {
+    write_safetensors(path, R"({"w": {"dtype": "F16", "shape": [1], "data_offsets": [0, 2]},
+                               "v": {"dtype": "F16", "shape": [1], "data_offsets": [2, 4]},
+                               "w": {"dtype": "F16", "shape": [1], "data_offsets": [4, 6]}})",
+                      6);
+    CHECK(input_error([&] { read_safetensors(path); }) == "model.safetensors: tensor 'w' appears twice in the header");
+  }
+  SECTION("__metadata__ twice") {
+    write_safetensors(path, R"({"__metadata__": {}, "w": {"dtype": "F16", "shape": [1], "data_offsets": [0, 2]},
+                               "__metadata__": {}})",
+                      2);
+    CHECK(input_error([&] { read_safetensors(path); }) == "model.safetensors: __metadata__ appears twice");
+  }
+  SECTION("16 levels of nesting are read; 17 are not") {
+    const auto nested = [](int levels) {  // the header object is level 1
+      return "{\"__metadata__\": {}, \"x\": " + std::string(static_cast<std::size_t>(levels - 1), '[') +
+             std::string(static_cast<std::size_t>(levels - 1), ']') + "}";
+    };
+    write_safetensors(path, nested(16), 0);
+    CHECK(input_error([&] { read_safetensors(path); }) ==
+          "model.safetensors: tensor 'x': is a JSON array; expected an object with dtype, shape and data_offsets");
+    write_safetensors(path, nested(17), 0);
+    CHECK(input_error([&] { read_safetensors(path); }) == "model.safetensors: header nests JSON deeper than 16 levels");
+  }
+  SECTION("a number beyond a double") {
+    write_safetensors(path, R"({"w": {"dtype": "F16", "shape": [1e999], "data_offsets": [0, 2]}})", 2);
+    CHECK(input_error([&] { read_safetensors(path); }) ==
+          "model.safetensors: header holds a number out of range (beyond 1.8e308); expected JSON numbers a double "
+          "holds");
   }
 }

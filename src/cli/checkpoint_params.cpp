@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 
+#include "napkin/error.h"
 #include "napkin/params.h"
 
 namespace napkin::cli {
@@ -89,13 +90,28 @@ void checkpoint_params(const std::string& model_arg, CheckpointCount& c, const s
            text("{} tensors in {} file(s)", static_cast<double>(tensors), static_cast<double>(ck.files.size())));
   ParamCount cc;
   if (config != nullptr) cc = count_params(*config);
+  if (params == 0)  // the readers refuse a checkpoint without weights; this one holds only buffers
+    throw InputError(model_arg + ": no weight tensors (" + std::to_string(buffer_tensors) +
+                     " buffer tensor(s) only); expected a checkpoint with weights");
   if (config != nullptr && config->moe.is_moe()) {
+    // The experts a token skips, as config.json counts them, come out of the checkpoint's expert
+    // tensors: more than those hold means the config does not describe these weights.
     const i64 skipped = cc.total - cc.active;
+    const std::uint64_t experts = g(ParamGroup::experts);
+    if (skipped < 0 || static_cast<std::uint64_t>(skipped) > experts)
+      throw InputError(model_arg + ": config.json says a token skips " +
+                       std::string(exact_params(c.exact, skipped)) + " of expert weights, but the checkpoint's "
+                       "expert tensors hold " + std::string(exact_params(c.exact, static_cast<i64>(experts))) +
+                       "; expected the config.json of these weights (a packed quantized checkpoint, such as GPTQ "
+                       "int32, counts fewer elements than parameters)");
     out.item("active_params", "active per token", value(P(params - static_cast<std::uint64_t>(skipped))),
              "total − experts a token skips (config.json)", text("{} − {}", P(params), P(skipped)));
   } else if (const auto moe = gguf_moe(ck); moe.experts > 0) {
     // llama.cpp stores each layer's routed experts stacked in one *_exps tensor: a token uses
-    // k of the E slices.
+    // k of the E slices. read_gguf refuses k > E, so the difference does not wrap.
+    if (moe.used > moe.experts)
+      throw InputError(model_arg + ": expert_used_count " + std::to_string(moe.used) + " is above expert_count " +
+                       std::to_string(moe.experts));
     const std::uint64_t skipped = moe.routed / moe.experts * (moe.experts - moe.used);
     out.item("active_params", "active per token", value(P(params - skipped)),
              "total − routed·(E − k)/E (GGUF expert_count, expert_used_count)",
@@ -116,14 +132,18 @@ void checkpoint_params(const std::string& model_arg, CheckpointCount& c, const s
       out.item(param_group_name(grp), param_group_name(grp), value(P(g(grp))), "Σ elements of the group's tensors",
                text("{}", P(g(grp))));
   const Bytes bytes = static_cast<double>(weight_bytes) * units::byte;
-  const double bits = params > 0 ? 8.0 * static_cast<double>(weight_bytes) / static_cast<double>(params) : 0.0;
+  const double bits = 8.0 * static_cast<double>(weight_bytes) / static_cast<double>(params);  // params > 0
   out.item("weights_bytes", "weight data", value(bytes), "Σ bytes of the weight tensors", text("{}", bytes));
   out.item("bits_per_weight", "bits per weight", value(bits), "8 · bytes / params", text("8 · {} / {}", bytes, P(params)));
   for (std::size_t i = 0; i < ck.dtypes.size(); ++i) {
     const auto& d = ck.dtypes[i];
-    out.item(c.dtype_keys[i], c.dtype_labels[i], value(P(d.elements)), "elements stored as this type",
-             text("{} tensors, {}, {} bits/weight", static_cast<double>(d.tensors),
-                  static_cast<double>(d.bytes) * units::byte, d.bits_per_weight()));
+    if (d.elements == 0)  // only empty tensors of this type: no bits per weight to state
+      out.item(c.dtype_keys[i], c.dtype_labels[i], value(P(d.elements)), "elements stored as this type",
+               text("{} tensors, all empty", static_cast<double>(d.tensors)));
+    else
+      out.item(c.dtype_keys[i], c.dtype_labels[i], value(P(d.elements)), "elements stored as this type",
+               text("{} tensors, {}, {} bits/weight", static_cast<double>(d.tensors),
+                    static_cast<double>(d.bytes) * units::byte, d.bits_per_weight()));
   }
   if (config != nullptr) {
     out.item("config_total_params", "config.json formula count", value(P(static_cast<std::uint64_t>(cc.total))),

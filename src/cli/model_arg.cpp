@@ -2,6 +2,7 @@
 
 #include "napkin/error.h"
 #include "napkin/specs/checkpoint.h"
+#include "napkin/specs/files.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/napkin_json.h"
 #include "napkin/specs/presets.h"
@@ -27,11 +28,17 @@ specs::ModelSpec spec_from_json(const nlohmann::json& j, const std::string& path
   }
 }
 
-// config.json in `dir`, when there is one.
+constexpr std::string_view kExpected =
+    "expected a preset name (napkin presets models), a config.json, a model directory or napkin model JSON";
+
+// config.json in `dir`, when there is one. One that is there but is not a file (a FIFO, a link
+// loop) is refused rather than passed over.
 std::optional<specs::ModelSpec> config_in(const fs::path& dir) {
-  std::error_code ec;
   const fs::path config = dir / "config.json";
-  if (!fs::is_regular_file(config, ec)) return std::nullopt;
+  const specs::FileStatus status = specs::file_status(config);
+  if (status.kind == specs::FileKind::missing) return std::nullopt;
+  if (status.kind != specs::FileKind::regular)
+    throw InputError(config.string() + ": " + specs::describe(status) + "; expected a config JSON");
   return spec_from_json(specs::read_json_file(config.string()), config.string());
 }
 
@@ -42,10 +49,11 @@ bool is_checkpoint_path(const std::string& arg) {
 }
 
 ModelFiles resolve_model_files(const std::string& arg) {
-  std::error_code ec;
   const fs::path p(arg);
   ModelFiles f;
-  if (fs::is_directory(p, ec)) {
+  // stat first: what is there decides how it is read, and nothing but a regular file is opened.
+  const specs::FileStatus status = specs::file_status(p);
+  if (status.kind == specs::FileKind::directory) {
     f.spec = config_in(p);
     f.checkpoint = specs::find_checkpoint(p);
     if (!f.spec && !f.checkpoint)
@@ -54,8 +62,10 @@ ModelFiles resolve_model_files(const std::string& arg) {
     if (f.spec) f.spec->name = arg;
     return f;
   }
-  if (fs::is_regular_file(p, ec)) {
-    if (is_checkpoint_path(arg)) {
+  if (status.kind == specs::FileKind::regular) {
+    // A safetensors or GGUF file under another name is read as the checkpoint it is.
+    const std::string_view sniffed = is_checkpoint_path(arg) ? "" : specs::sniff_weights_file(p);
+    if (is_checkpoint_path(arg) || sniffed == "a safetensors weights file" || sniffed == "a GGUF weights file") {
       f.checkpoint = p;
       f.spec = config_in(p.has_parent_path() ? p.parent_path() : fs::path("."));
       return f;
@@ -69,13 +79,14 @@ ModelFiles resolve_model_files(const std::string& arg) {
     f.spec = spec_from_json(j, arg);
     return f;
   }
+  if (status.kind != specs::FileKind::missing)  // a FIFO, a device, a socket, a link loop
+    throw InputError(arg + ": " + specs::describe(status) + "; " + std::string(kExpected));
   if (specs::is_model_preset(arg)) {
     f.spec = specs::load_model_preset(arg);
     return f;
   }
   if (arg.find('/') != std::string::npos || ends_with(arg, ".json") || is_checkpoint_path(arg))
-    throw InputError(arg + ": no such file or directory; expected a preset name (napkin presets models), a "
-                           "config.json, a model directory or napkin model JSON");
+    throw InputError(arg + ": no such file or directory; " + std::string(kExpected));
   f.spec = specs::load_model_preset(arg);  // unknown name: "did you mean ...?"
   return f;
 }

@@ -1,19 +1,219 @@
 // Shared parts of the checkpoint readers: totals, directory lookup, dispatch, GGUF model facts
-// and the tensor-name classifier.
+// and the tensor-name classifier; and the bounded file access of napkin/specs/files.h, which
+// every reader of a user-named file shares (kept here so that the build's source list stays as
+// it is).
 #include "napkin/specs/checkpoint.h"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <system_error>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
 
 #include "checkpoint_detail.h"
 #include "napkin/error.h"
+#include "napkin/specs/files.h"
 
 namespace napkin::specs {
 
 namespace fs = std::filesystem;
+
+// ---- napkin/specs/files.h ------------------------------------------------------------------
+
+namespace {
+
+FileKind kind_of(mode_t mode) {
+  if (S_ISREG(mode)) return FileKind::regular;
+  if (S_ISDIR(mode)) return FileKind::directory;
+  if (S_ISFIFO(mode)) return FileKind::fifo;
+  if (S_ISCHR(mode)) return FileKind::character_device;
+  if (S_ISBLK(mode)) return FileKind::block_device;
+  if (S_ISSOCK(mode)) return FileKind::socket;
+  return FileKind::other;
+}
+
+[[noreturn]] void refuse(const std::string& label, std::string_view what) {
+  throw InputError(label + ": " + std::string(what));
+}
+
+constexpr std::size_t kBufferBytes = 64 * 1024;
+
+}  // namespace
+
+FileStatus file_status(const fs::path& path) {
+  FileStatus s;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err == ENOENT || err == ENOTDIR) s.kind = FileKind::missing;
+    else if (err == ELOOP) s.kind = FileKind::symlink_loop;
+    else {
+      s.kind = FileKind::unreadable;
+      s.error = std::strerror(err);
+    }
+    return s;
+  }
+  s.kind = kind_of(st.st_mode);
+  if (s.kind == FileKind::regular) s.size = static_cast<std::uint64_t>(st.st_size);
+  return s;
+}
+
+std::string describe(const FileStatus& s) {
+  switch (s.kind) {
+    case FileKind::missing: return "no such file or directory";
+    case FileKind::regular: return "a regular file";
+    case FileKind::directory: return "a directory, not a file";
+    case FileKind::fifo: return "a FIFO, not a file";
+    case FileKind::character_device: return "a character device, not a file";
+    case FileKind::block_device: return "a block device, not a file";
+    case FileKind::socket: return "a socket, not a file";
+    case FileKind::symlink_loop: return "too many levels of symbolic links";
+    case FileKind::other: return "not a regular file";
+    case FileKind::unreadable: return "cannot be read: " + s.error;
+  }
+  return "not a regular file";
+}
+
+std::string binary_size_text(std::uint64_t bytes) {
+  static constexpr std::array<std::string_view, 6> kUnits = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  double v = static_cast<double>(bytes) / 1024.0;
+  std::size_t u = 0;
+  while (v >= 1024.0 && u + 1 < kUnits.size()) {
+    v /= 1024.0;
+    ++u;
+  }
+  const std::string one = fmt::format("{:.1f}", v);
+  return fmt::format("{} {}", one.ends_with(".0") ? one.substr(0, one.size() - 2) : one, kUnits[u]);
+}
+
+std::string_view sniff_weights(std::string_view b, std::uint64_t file_size) {
+  if (b.starts_with("GGUF")) return "a GGUF weights file";
+  if (b.starts_with(std::string_view("PK\x03\x04", 4))) return "a PyTorch weights file";
+  // pickle protocol 2-5 (torch.save before 1.6, and pickled state dicts).
+  if (b.size() >= 2 && b[0] == '\x80' && b[1] >= 2 && b[1] <= 5) return "a PyTorch weights file";
+  if (b.starts_with("\x93NUMPY")) return "a NumPy array file";
+  if (b.starts_with(std::string_view("\x89HDF\r\n\x1a\n", 8))) return "an HDF5 file";
+  if (b.size() >= 9 && b[8] == '{' && file_size >= 9) {
+    std::uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(b[static_cast<std::size_t>(i)]);
+    if (n >= 2 && n <= file_size - 8) return "a safetensors weights file";
+  }
+  return {};
+}
+
+std::string_view sniff_weights_file(const fs::path& path) {
+  if (file_status(path).kind != FileKind::regular) return {};
+  InputFile f(path, path.string());
+  char head[16];
+  const std::uint64_t n = std::min<std::uint64_t>(sizeof head, f.size());
+  if (!f.read(head, n)) return {};
+  return sniff_weights(std::string_view(head, n), f.size());
+}
+
+InputFile::InputFile(const fs::path& path, std::string label) : label_(std::move(label)) {
+  const FileStatus s = file_status(path);
+  if (s.kind != FileKind::regular) refuse(label_, describe(s));
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd_ < 0) refuse(label_, fmt::format("cannot be opened: {}", std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    FileStatus now;
+    now.kind = kind_of(st.st_mode);
+    ::close(fd_);
+    fd_ = -1;
+    refuse(label_, describe(now));
+  }
+  size_ = static_cast<std::uint64_t>(st.st_size);
+  buffer_ = std::make_unique<char[]>(kBufferBytes);
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool InputFile::fill() {
+  buffer_begin_ = buffer_end_ = 0;
+  const std::uint64_t want = std::min<std::uint64_t>(kBufferBytes, left());
+  while (buffer_end_ < want) {
+    const ssize_t got = ::read(fd_, buffer_.get() + buffer_end_, want - buffer_end_);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    buffer_end_ += static_cast<std::size_t>(got);
+  }
+  return buffer_end_ > 0;
+}
+
+bool InputFile::read(void* out, std::uint64_t n) {
+  if (n > left()) return false;
+  char* dst = static_cast<char*>(out);
+  while (n > 0) {
+    if (buffer_begin_ == buffer_end_) {
+      if (n >= kBufferBytes) {
+        // Large reads (a safetensors header, a whole JSON file) go straight to the caller.
+        const ssize_t got = ::read(fd_, dst, static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 30)));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        dst += got;
+        n -= static_cast<std::uint64_t>(got);
+        position_ += static_cast<std::uint64_t>(got);
+        continue;
+      }
+      if (!fill()) return false;
+    }
+    const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(n, buffer_end_ - buffer_begin_));
+    std::memcpy(dst, buffer_.get() + buffer_begin_, take);
+    buffer_begin_ += take;
+    dst += take;
+    n -= take;
+    position_ += take;
+  }
+  return true;
+}
+
+bool InputFile::skip(std::uint64_t n) {
+  if (n > left()) return false;
+  const std::uint64_t buffered = buffer_end_ - buffer_begin_;
+  if (n <= buffered) {
+    buffer_begin_ += static_cast<std::size_t>(n);
+    position_ += n;
+    return true;
+  }
+  position_ += n;
+  buffer_begin_ = buffer_end_ = 0;
+  return ::lseek(fd_, static_cast<off_t>(position_), SEEK_SET) == static_cast<off_t>(position_);
+}
+
+std::string read_json_text(const fs::path& path, const std::string& label, std::string_view expected,
+                           std::string_view hint, std::uint64_t max_bytes) {
+  InputFile f(path, label);
+  // The first bytes name a weights file before its size does: a 3 GiB pytorch_model.bin is
+  // weights, whatever its size.
+  char head[16];
+  const std::uint64_t head_n = std::min<std::uint64_t>(sizeof head, f.size());
+  if (!f.read(head, head_n)) refuse(label, "was cut short while being read");
+  const std::string_view weights = sniff_weights(std::string_view(head, head_n), f.size());
+  if (!weights.empty()) {
+    std::string m = fmt::format("{} is {}, not {}", label, weights, expected);
+    if (!hint.empty()) m += fmt::format("; {}", hint);
+    throw InputError(m);
+  }
+  if (f.size() > max_bytes)
+    refuse(label, fmt::format("{}; expected {} of at most {}", binary_size_text(f.size()), expected,
+                              binary_size_text(max_bytes)));
+  std::string text(static_cast<std::size_t>(f.size()), '\0');
+  std::memcpy(text.data(), head, head_n);
+  if (!f.read(text.data() + head_n, f.size() - head_n)) refuse(label, "was cut short while being read");
+  return text;
+}
 
 namespace detail {
 
@@ -29,21 +229,6 @@ void fail(const fs::path& path, std::string_view what) {
   throw InputError(message);
 }
 
-std::uint64_t regular_file_size(const fs::path& path) {
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) fail(path, "no such file");
-  if (!fs::is_regular_file(status)) fail(path, "not a regular file");
-  const std::uintmax_t size = fs::file_size(path, ec);
-  if (ec) fail(path, "cannot read its size: " + ec.message());
-  return size;
-}
-
-std::ifstream open_binary(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open for reading");
-  return in;
-}
 
 std::optional<std::uint64_t> checked_mul(std::uint64_t a, std::uint64_t b) {
   std::uint64_t r = 0;
@@ -117,6 +302,13 @@ void tally(Checkpoint& checkpoint, const fs::path& path) {
                    [](const DtypeTotal& a, const DtypeTotal& b) { return a.bytes > b.bytes; });
   checkpoint.total_elements = elements;
   checkpoint.total_bytes = bytes;
+}
+
+void require_weights(const Checkpoint& checkpoint, const fs::path& path) {
+  if (checkpoint.tensors.empty()) fail(path, "no tensors; expected a checkpoint with weights");
+  if (checkpoint.total_elements == 0)
+    fail(path, fmt::format("{} tensor(s), all empty (0 elements); expected a checkpoint with weights",
+                           checkpoint.tensors.size()));
 }
 
 }  // namespace detail
@@ -229,12 +421,8 @@ Checkpoint read_checkpoint(const fs::path& path) {
     return read_checkpoint(*file);
   }
   if (path.extension() == ".gguf") return read_gguf(path);
-  if (fs::is_regular_file(path, ec)) {
-    // A GGUF file under another name still starts with its magic.
-    std::ifstream in(path, std::ios::binary);
-    char magic[4] = {};
-    if (in.read(magic, 4) && std::string_view(magic, 4) == "GGUF") return read_gguf(path);
-  }
+  // A GGUF file under another name still starts with its magic.
+  if (sniff_weights_file(path) == "a GGUF weights file") return read_gguf(path);
   return read_safetensors(path);
 }
 

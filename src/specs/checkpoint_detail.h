@@ -3,7 +3,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,11 +18,9 @@ std::string file_label(const std::filesystem::path& path);
 /// Throws InputError("<file>: <what>").
 [[noreturn]] void fail(const std::filesystem::path& path, std::string_view what);
 
-/// Size of a regular file; InputError when it is missing or not a regular file.
-std::uint64_t regular_file_size(const std::filesystem::path& path);
-
-/// Opens `path` for binary reading; InputError when it cannot.
-std::ifstream open_binary(const std::filesystem::path& path);
+/// Refuses a checkpoint that holds no weights (no tensors, or only empty ones): a count of 0 and
+/// a bits-per-weight of 0/0 would say nothing true.
+void require_weights(const Checkpoint& checkpoint, const std::filesystem::path& path);
 
 /// a · b and a + b, or nothing when the result does not fit in 64 bits.
 std::optional<std::uint64_t> checked_mul(std::uint64_t a, std::uint64_t b);

@@ -18,6 +18,7 @@
 #include "checkpoint_detail.h"
 #include "napkin/error.h"
 #include "napkin/specs/checkpoint.h"
+#include "napkin/specs/files.h"
 
 namespace napkin::specs {
 
@@ -119,24 +120,22 @@ constexpr std::uint64_t kMinTensorInfoBytes = 8 + 4 + 4 + 8;
 // Sequential little-endian reads that know how many bytes are left and say which field ran out.
 class Reader {
  public:
-  explicit Reader(const fs::path& path)
-      : path_(path), size_(detail::regular_file_size(path)), in_(detail::open_binary(path)) {}
+  explicit Reader(const fs::path& path) : path_(path), in_(path, detail::file_label(path)) {}
 
-  std::uint64_t position() const { return pos_; }
-  std::uint64_t left() const { return size_ - pos_; }
-  std::uint64_t size() const { return size_; }
+  std::uint64_t position() const { return in_.position(); }
+  std::uint64_t left() const { return in_.left(); }
+  std::uint64_t size() const { return in_.size(); }
 
   void need(std::uint64_t n, std::string_view field) const {
     if (n > left())
       fail(path_, fmt::format("file ends inside {} (at byte {}: needs {} B, {} B left)", field,
-                              pos_, n, left()));
+                              position(), n, left()));
   }
 
   void read(void* out, std::uint64_t n, std::string_view field) {
     need(n, field);
-    if (!in_.read(static_cast<char*>(out), static_cast<std::streamsize>(n)))
-      fail(path_, fmt::format("cannot read {} at byte {}", field, pos_));
-    pos_ += n;
+    const std::uint64_t at = position();
+    if (!in_.read(out, n)) fail(path_, fmt::format("cannot read {} at byte {}", field, at));
   }
 
   template <class T>
@@ -150,15 +149,8 @@ class Reader {
 
   void skip(std::uint64_t n, std::string_view field) {
     need(n, field);
-    if (n <= sizeof(scratch_)) {
-      // Small skips read: seeking an ifstream drops its buffer, and tokenizer arrays skip
-      // hundreds of thousands of short strings.
-      read(scratch_, n, field);
-      return;
-    }
-    if (!in_.seekg(static_cast<std::streamoff>(n), std::ios::cur))
-      fail(path_, fmt::format("cannot skip {} at byte {}", field, pos_));
-    pos_ += n;
+    const std::uint64_t at = position();
+    if (!in_.skip(n)) fail(path_, fmt::format("cannot skip {} at byte {}", field, at));
   }
 
   /// A u64 length checked against the bytes left, and against `max` when given.
@@ -181,10 +173,7 @@ class Reader {
 
  private:
   fs::path path_;
-  std::uint64_t size_;
-  std::ifstream in_;
-  std::uint64_t pos_ = 0;
-  char scratch_[4096];
+  InputFile in_;
 };
 
 std::string scalar_text(Reader& r, std::uint32_t type, std::string_view field) {
@@ -400,6 +389,22 @@ Checkpoint read_gguf(const fs::path& path) {
 
   for (Located& t : tensors) c.tensors.push_back(std::move(t.info));
   detail::tally(c, path);
+  detail::require_weights(c, path);
+  // A token uses k of the E experts (llama.cpp: n_expert_used <= n_expert); a file that says
+  // otherwise would count more parameters active than there are.
+  const GgufModelFacts facts = gguf_model_facts(c);
+  if (facts.expert_used_count && facts.expert_count) {
+    const std::string a = facts.architecture;
+    if (*facts.expert_used_count > *facts.expert_count)
+      fail(path, fmt::format("{}.expert_used_count is {}, more than {}.expert_count {}; expected at most "
+                             "as many experts per token as there are",
+                             detail::printable(a), *facts.expert_used_count, detail::printable(a),
+                             *facts.expert_count));
+    if (*facts.expert_used_count == 0 && *facts.expert_count > 0)
+      fail(path, fmt::format("{}.expert_used_count is 0 with {}.expert_count {}; expected at least one "
+                             "expert per token",
+                             detail::printable(a), detail::printable(a), *facts.expert_count));
+  }
   const auto split = c.metadata.find("split.count");
   if (split != c.metadata.end() && split->second.text != "0" && split->second.text != "1")
     c.warnings.push_back(fmt::format("{}: one file of a GGUF split into {}; only its tensors are "

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "napkin/error.h"
+#include "napkin/specs/files.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/presets.h"
 #include "napkin/suggest.h"
@@ -282,7 +283,12 @@ std::vector<std::string> hardware_preset_names() {
 HardwareSpec load_hardware(const std::string& arg) {
   for (const auto& p : hardware_preset_texts())
     if (p.name == arg) return from_json(parse_json_text(p.json, "preset " + arg), arg, "preset " + arg);
-  if (std::filesystem::is_regular_file(arg)) return from_json(read_json_file(arg), arg, arg);
+  const FileStatus status = file_status(arg);
+  if (status.kind == FileKind::regular)
+    return from_json(read_json_file(arg, "a hardware JSON", ""), arg, arg);
+  if (status.kind != FileKind::missing && status.kind != FileKind::directory)
+    throw InputError(arg + ": " + describe(status) + "; expected a hardware preset (napkin presets hardware) or "
+                                                   "hardware JSON");
   std::string msg = "unknown hardware preset '" + arg + "'";
   if (const auto best = closest(arg, hardware_preset_names())) msg += "; did you mean '" + *best + "'?";
   msg += " (napkin presets hardware)";

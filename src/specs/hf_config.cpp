@@ -4,11 +4,10 @@
 // recorded as a note (shown under Assumptions).
 #include "napkin/specs/hf_config.h"
 
-#include <fstream>
-#include <sstream>
 
 #include "json_fields.h"
 #include "napkin/error.h"
+#include "napkin/specs/files.h"
 
 namespace napkin::specs {
 
@@ -331,12 +330,8 @@ ModelSpec from_hf_config(const json& j, std::string_view file) {
   return m;
 }
 
-json read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot be read; expected a readable JSON file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_json_text(ss.str(), path);
+json read_json_file(const std::string& path, std::string_view expected, std::string_view hint) {
+  return parse_json_text(read_json_text(path, path, expected, hint), path);
 }
 
 json parse_json_text(std::string_view text, const std::string& what) {

@@ -5,11 +5,15 @@
 // the shard of each tensor (transformers, modeling_utils.py, SAFE_WEIGHTS_INDEX_NAME).
 //
 // Only the 8-byte length and the header are read. The length is checked against the file size
-// before anything is allocated, so a hostile length costs nothing.
+// (and safetensors' own 100 MB cap) before anything is allocated, so a hostile length costs
+// nothing. Headers parse in linear time through a SAX handler that hands each tensor over as it
+// ends (BoundedBuilder), so tens of thousands of MoE expert tensors cost milliseconds.
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <set>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -17,6 +21,7 @@
 #include "checkpoint_detail.h"
 #include "napkin/error.h"
 #include "napkin/specs/checkpoint.h"
+#include "napkin/specs/files.h"
 
 namespace napkin::specs {
 
@@ -72,29 +77,113 @@ struct Shard {
   std::map<std::string, MetadataValue> metadata;
 };
 
-struct TooDeep {};
+// Builds JSON values from SAX events, in time linear in the text, refusing nesting deeper than
+// kMaxJsonDepth. With a sink, each member of the top-level object goes to the sink as soon as it
+// is complete and is not kept: a header of a million tensors never exists as one JSON value.
+//
+// (nlohmann::json::parse with a callback, which this replaces, rescans the parent object for
+// discarded values each time a child object ends: quadratic in the number of tensors, 7 s for
+// 40k tensors.)
+class BoundedBuilder final : public nlohmann::json_sax<json> {
+ public:
+  using Sink = std::function<void(std::string& key, json& value)>;
 
-json parse_json(const fs::path& path, const std::string& text, std::string_view what) {
-  try {
-    return json::parse(text, [](int depth, json::parse_event_t, json&) {
-      if (depth > kMaxJsonDepth) throw TooDeep{};
-      return true;
-    });
-  } catch (const json::parse_error& e) {
-    fail(path, fmt::format("{} is not JSON (syntax error at byte {})", what, e.byte));
-  } catch (const json::out_of_range&) {
+  explicit BoundedBuilder(Sink sink = {}) : sink_(std::move(sink)) {}
+
+  json root;
+  bool too_deep = false;
+
+  bool null() override { return put(json(nullptr)); }
+  bool boolean(bool v) override { return put(json(v)); }
+  bool number_integer(number_integer_t v) override { return put(json(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return put(json(v)); }
+  bool number_float(number_float_t v, const string_t&) override { return put(json(v)); }
+  bool string(string_t& v) override { return put(json(std::move(v))); }
+  bool binary(binary_t& v) override { return put(json::binary(std::move(v))); }
+  bool start_object(std::size_t) override { return open(json::object()); }
+  bool start_array(std::size_t) override { return open(json::array()); }
+  bool key(string_t& k) override {
+    key_ = std::move(k);
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+    error_position = position;
+    error_id = e.id;
+    if (const auto* pe = dynamic_cast<const json::parse_error*>(&e)) error_position = pe->byte;
+    return false;
+  }
+
+  std::size_t error_position = 0;
+  int error_id = 0;
+
+ private:
+  // Members of the top-level object go to the sink instead of into root.
+  bool streaming() const { return sink_ && stack_.size() == 1 && root.is_object(); }
+
+  // Where the next value goes; null when it is the root or a streamed member.
+  json* place(json&& v) {
+    if (stack_.empty()) {
+      root = std::move(v);
+      return &root;
+    }
+    json& parent = *stack_.back();
+    if (streaming()) {
+      member_key_ = std::move(key_);
+      member_ = std::move(v);
+      return &member_;
+    }
+    if (parent.is_object()) return &(parent[key_] = std::move(v));
+    parent.push_back(std::move(v));
+    return &parent.back();
+  }
+
+  bool put(json&& v) {
+    const bool member = streaming();
+    place(std::move(v));
+    if (member) sink_(member_key_, member_);
+    return true;
+  }
+
+  bool open(json&& v) {
+    if (stack_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) {
+      too_deep = true;
+      return false;
+    }
+    stack_.push_back(place(std::move(v)));
+    return true;
+  }
+
+  bool close() {
+    const bool member_done = stack_.size() == 2 && stack_.back() == &member_;
+    stack_.pop_back();
+    if (member_done) sink_(member_key_, member_);
+    return true;
+  }
+
+  Sink sink_;
+  std::vector<json*> stack_;  // the open containers, outermost first
+  std::string key_;           // the key of the next value in an object
+  std::string member_key_;    // the top-level member being built, when streaming
+  json member_;
+};
+
+// Parses `text`; members of a top-level object go to `sink` when one is given.
+json parse_json(const fs::path& path, std::string_view text, std::string_view what,
+                BoundedBuilder::Sink sink = {}) {
+  BoundedBuilder builder(std::move(sink));
+  if (json::sax_parse(text, &builder)) return std::move(builder.root);
+  if (builder.too_deep) fail(path, fmt::format("{} nests JSON deeper than {} levels", what, kMaxJsonDepth));
+  if (builder.error_id == 406)
     fail(path, fmt::format("{} holds a number out of range (beyond 1.8e308); expected JSON numbers a double holds",
                            what));
-  } catch (const TooDeep&) {
-    fail(path, fmt::format("{} nests JSON deeper than {} levels", what, kMaxJsonDepth));
-  }
+  fail(path, fmt::format("{} is not JSON (syntax error at byte {})", what, builder.error_position));
 }
 
-std::string read_exactly(std::ifstream& in, const fs::path& path, std::uint64_t n,
-                         std::string_view what) {
+std::string read_exactly(InputFile& in, const fs::path& path, std::uint64_t n, std::string_view what) {
   std::string bytes(static_cast<std::size_t>(n), '\0');
-  if (!in.read(bytes.data(), static_cast<std::streamsize>(n)))
-    fail(path, fmt::format("cannot read the {} ({} B)", what, n));
+  if (!in.read(bytes.data(), n)) fail(path, fmt::format("cannot read the {} ({} B)", what, n));
   return bytes;
 }
 
@@ -155,42 +244,40 @@ Located parse_tensor(const fs::path& path, const std::string& name, const json& 
   return t;
 }
 
-Shard read_shard(const fs::path& path) {
-  const std::uint64_t size = detail::regular_file_size(path);
-  if (size < 8)
-    fail(path, fmt::format("file is {} B, too short for the 8-byte header length", size));
-  std::ifstream in = detail::open_binary(path);
-  const std::string length_bytes = read_exactly(in, path, 8, "header length");
-  std::uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(length_bytes[i]);
-  if (n > size - 8) fail(path, fmt::format("header length {} exceeds the file size ({} B)", n, size));
-  if (n > kMaxHeaderBytes)
-    fail(path, fmt::format("header length {} exceeds safetensors' limit of {} B", n,
-                           kMaxHeaderBytes));
-
-  const json header = parse_json(path, read_exactly(in, path, n, "header"), "header");
-  if (!header.is_object())
-    fail(path, fmt::format("header is a JSON {}; expected an object", header.type_name()));
-
-  const std::uint64_t data_bytes = size - 8 - n;
+Shard parse_header(const fs::path& path, std::string_view text, std::uint64_t data_bytes) {
   Shard shard;
-  for (const auto& [key, value] : header.items()) {
+  bool seen_metadata = false;
+  const json header = parse_json(path, text, "header", [&](std::string& key, json& value) {
     if (key == "__metadata__") {
+      if (seen_metadata) fail(path, "__metadata__ appears twice");
+      seen_metadata = true;
       if (!value.is_object())
         fail(path, fmt::format("__metadata__ is a JSON {}; expected an object", value.type_name()));
       for (const auto& [k, v] : value.items()) {
         if (!v.is_string())
-          fail(path, fmt::format("__metadata__ '{}' is a JSON {}; expected a string", k,
-                                 v.type_name()));
+          fail(path, fmt::format("__metadata__ '{}' is a JSON {}; expected a string", k, v.type_name()));
         shard.metadata[k] = MetadataValue{"string", v.get<std::string>(), 0};
       }
-      continue;
+      return;
     }
     shard.tensors.push_back(parse_tensor(path, key, value, data_bytes));
+  });
+  if (!header.is_object())
+    fail(path, fmt::format("header is a JSON {}; expected an object", header.type_name()));
+
+  // A name twice would count one tensor twice (or, read as JSON, keep only the last).
+  {
+    std::unordered_set<std::string_view> names;
+    names.reserve(shard.tensors.size());
+    for (const Located& t : shard.tensors)
+      if (!names.insert(t.info.name).second)
+        fail(path, fmt::format("tensor '{}' appears twice in the header", detail::printable(t.info.name)));
   }
 
   std::sort(shard.tensors.begin(), shard.tensors.end(), [](const Located& a, const Located& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    if (a.begin != b.begin) return a.begin < b.begin;
+    if (a.end != b.end) return a.end < b.end;
+    return a.info.name < b.info.name;
   });
   // Empty tensors take no bytes and may share an offset with anything.
   const Located* previous = nullptr;
@@ -205,16 +292,35 @@ Shard read_shard(const fs::path& path) {
   return shard;
 }
 
-Checkpoint from_file(const fs::path& path) {
-  Shard shard = read_shard(path);
+Shard read_shard(const fs::path& path) {
+  InputFile in(path, detail::file_label(path));
+  const std::uint64_t size = in.size();
+  if (size < 8)
+    fail(path, fmt::format("file is {} B, too short for the 8-byte header length", size));
+  const std::string length_bytes = read_exactly(in, path, 8, "header length");
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(length_bytes[i]);
+  if (n > size - 8) fail(path, fmt::format("header length {} exceeds the file size ({} B)", n, size));
+  if (n > kMaxHeaderBytes)
+    fail(path, fmt::format("header length {} exceeds safetensors' limit of {} B", n,
+                           kMaxHeaderBytes));
+  // Only the header is read, never the weights after it.
+  return parse_header(path, read_exactly(in, path, n, "header"), size - 8 - n);
+}
+
+Checkpoint checkpoint_of(const fs::path& path, Shard shard) {
   Checkpoint c;
   c.format = "safetensors";
+  c.tensors.reserve(shard.tensors.size());
   for (Located& t : shard.tensors) c.tensors.push_back(std::move(t.info));
   c.metadata = std::move(shard.metadata);
   c.files.push_back(path);
   detail::tally(c, path);
+  detail::require_weights(c, path);
   return c;
 }
+
+Checkpoint from_file(const fs::path& path) { return checkpoint_of(path, read_shard(path)); }
 
 std::uint64_t index_total_size(const fs::path& path, const json& index) {
   const json& size = index.at("metadata").at("total_size");
@@ -229,10 +335,10 @@ std::uint64_t index_total_size(const fs::path& path, const json& index) {
 }
 
 Checkpoint from_index(const fs::path& path) {
-  const std::uint64_t size = detail::regular_file_size(path);
+  InputFile in(path, detail::file_label(path));
+  const std::uint64_t size = in.size();
   if (size > kMaxIndexBytes)
     fail(path, fmt::format("index is {} B, more than the {} B napkin reads", size, kMaxIndexBytes));
-  std::ifstream in = detail::open_binary(path);
   const json index = parse_json(path, read_exactly(in, path, size, "index"), "index");
   if (!index.is_object())
     fail(path, fmt::format("index is a JSON {}; expected an object", index.type_name()));
@@ -289,6 +395,7 @@ Checkpoint from_index(const fs::path& path) {
     c.files.push_back(shard_path);
   }
   detail::tally(c, path);
+  detail::require_weights(c, path);
   if (c.index_total_size && *c.index_total_size != c.total_bytes)
     c.warnings.push_back(fmt::format(
         "{}: metadata.total_size is {} B, but the shards' tensors hold {} B",
@@ -297,6 +404,11 @@ Checkpoint from_index(const fs::path& path) {
 }
 
 }  // namespace
+
+Checkpoint parse_safetensors_header(std::string_view header, std::uint64_t data_bytes,
+                                    const fs::path& path) {
+  return checkpoint_of(path, parse_header(path, header, data_bytes));
+}
 
 Checkpoint read_safetensors(const fs::path& path) {
   std::error_code ec;

@@ -39,7 +39,8 @@ struct DtypeTotal {
   std::uint64_t tensors = 0;
   std::uint64_t elements = 0;
   std::uint64_t bytes = 0;
-  /// 8 · bytes / elements: 16 for BF16, 4.5 for Q4_0 (18 B per 32 weights); 0 when empty.
+  /// 8 · bytes / elements: 16 for BF16, 4.5 for Q4_0 (18 B per 32 weights); 0 when empty (check
+  /// elements before showing it).
   double bits_per_weight() const;
 };
 
@@ -74,18 +75,28 @@ struct Checkpoint {
   /// total_size that differs from the shards' byte sum).
   std::vector<std::string> warnings;
 
-  /// 8 · total_bytes / total_elements; 0 for an empty checkpoint.
+  /// 8 · total_bytes / total_elements. The readers refuse a checkpoint of 0 elements; 0 for an
+  /// empty one built by hand.
   double bits_per_weight() const;
 };
 
 /// Reads a `.safetensors` file, a `*.safetensors.index.json` (every shard its weight_map names,
 /// found beside the index), or a directory holding either (the index when there is one, else
 /// the one .safetensors file). Reads headers only. Throws InputError on any malformed input.
+/// Refuses a checkpoint with no weights ("no tensors; expected a checkpoint with weights"), so
+/// that no count is 0 and no bits-per-weight is 0/0.
 Checkpoint read_safetensors(const std::filesystem::path& path);
+
+/// The tensors of one safetensors header already in memory (the JSON after the 8-byte length),
+/// with `data_bytes` bytes of data after it; `path` names the file in messages. Linear time in the
+/// header's length, whatever the number of tensors (read_safetensors reads files through it).
+Checkpoint parse_safetensors_header(std::string_view header, std::uint64_t data_bytes,
+                                    const std::filesystem::path& path);
 
 /// Reads the header of a GGUF v2 or v3 file: all key-values and tensor infos. Tensor bytes come
 /// from ggml's block sizes (src/specs/gguf.cpp cites the table). Throws InputError on any
-/// malformed input.
+/// malformed input, on a file without weights and on `<arch>.expert_used_count` above
+/// `<arch>.expert_count`.
 Checkpoint read_gguf(const std::filesystem::path& path);
 
 /// The checkpoint file `dir` holds: a `*.safetensors.index.json`, else the one `.safetensors`

@@ -25,7 +25,12 @@ ModelSpec read_hf_config(const std::string& path);
 /// Parses JSON text; a parse error is InputError "<what>: not valid JSON (byte N)".
 nlohmann::json parse_json_text(std::string_view text, const std::string& what);
 
-/// Parses a JSON file, turning I/O and parse errors into InputError naming the file.
-nlohmann::json read_json_file(const std::string& path);
+/// Parses a JSON file, turning I/O and parse errors into InputError naming the file. The file
+/// is read once and bounded (napkin/specs/files.h, read_json_text): a FIFO, a device or a symlink
+/// loop is named as what it is, a weights file as weights ("pytorch_model.bin is a PyTorch
+/// weights file, not a config JSON; give the model directory or its config.json"), and a file
+/// above 64 MiB is refused with its size. `expected` and `hint` word those messages.
+nlohmann::json read_json_file(const std::string& path, std::string_view expected = "a config JSON",
+                              std::string_view hint = "give the model directory or its config.json");
 
 }  // namespace napkin::specs
