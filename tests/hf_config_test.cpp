@@ -73,14 +73,59 @@ TEST_CASE("a GPT-2 config without n_embd names every spelling it looked for", "[
                        "(hidden size D)");
 }
 
-TEST_CASE("an unknown model_type with Llama fields is counted as Llama and says so", "[specs][hf_config]") {
+TEST_CASE("an unknown model_type is refused, naming it and the families napkin counts", "[specs][hf_config]") {
   json j = llama_config();
   j["model_type"] = "my_llama";
-  const auto m = from_hf_config(j, "config.json");
+  CHECK(error_of(j) == "config.json: /model_type: 'my_llama' is not a family napkin counts; expected one of llama, "
+                       "mixtral, qwen2, qwen3, gemma, gpt2, gpt_neox, opt, falcon, deepseek, bert (or --as FAMILY to "
+                       "count it by analogy with one, stated as a warning)");
+  j.erase("model_type");
+  j.erase("architectures");
+  CHECK(error_of(j).rfind("config.json: /model_type: missing; expected one of llama,", 0) == 0);
+}
+
+TEST_CASE("an unknown model_type is read by analogy with --as, which says so", "[specs][hf_config]") {
+  json j = llama_config();
+  j["model_type"] = "my_llama";
+  const auto m = from_hf_config(j, "config.json", "llama");
   CHECK(count_params(m).total == 8030261248);
-  REQUIRE(m.notes.size() == 1);
-  CHECK(m.notes[0] == "model_type 'my_llama' not known: read as a Llama-style decoder (gated MLP, RMSNorm, rotary "
-                      "positions, no biases unless attention_bias/mlp_bias say so)");
+  CHECK(m.family == "llama");
+  CHECK(m.analogy == "model_type 'my_llama' counted as llama (--as llama): the count is by analogy, not exact");
+  // A known model_type takes no --as; an unknown family name is refused.
+  CHECK_THROWS_WITH(from_hf_config(llama_config(), "config.json", "llama"),
+                    Catch::Matchers::StartsWith("--as: 'llama': expected no --as for a known family"));
+  CHECK_THROWS_WITH(from_hf_config(j, "config.json", "granite"),
+                    Catch::Matchers::StartsWith("--as: 'granite': expected a family napkin counts: llama,"));
+}
+
+TEST_CASE("reading by analogy never counts experts, state-space layers or an encoder-decoder as a dense decoder",
+          "[specs][hf_config]") {
+  json j = llama_config();
+  j["model_type"] = "my_moe";
+  j["num_local_experts"] = 8;
+  CHECK_THROWS_WITH(from_hf_config(j, "config.json", "llama"),
+                    Catch::Matchers::StartsWith("config.json: /num_local_experts: a mixture-of-experts key"));
+  j["num_experts_per_tok"] = 2;
+  CHECK(count_params(from_hf_config(j, "config.json", "mixtral")).total > 8030261248);  // experts read
+  json s = llama_config();
+  s["model_type"] = "my_hybrid";
+  s["attn_layer_period"] = 8;
+  CHECK_THROWS_WITH(from_hf_config(s, "config.json", "llama"),
+                    Catch::Matchers::StartsWith("config.json: /attn_layer_period: a state-space (Mamba) layer key"));
+  json t = llama_config();
+  t["model_type"] = "my_t5";
+  t["is_encoder_decoder"] = true;
+  CHECK_THROWS_WITH(from_hf_config(t, "config.json", "llama"),
+                    Catch::Matchers::StartsWith("config.json: /is_encoder_decoder: an encoder-decoder key"));
+}
+
+TEST_CASE("without model_type, architectures[0] names the family", "[specs][hf_config]") {
+  json j = llama_config();
+  j.erase("model_type");
+  j["architectures"] = {"LlamaForCausalLM"};
+  const auto m = from_hf_config(j, "config.json");
+  CHECK(m.family == "llama");
+  CHECK(count_params(m).total == 8030261248);
 }
 
 TEST_CASE("the language model of a vision-language config is read from text_config", "[specs][hf_config]") {

@@ -100,6 +100,7 @@ void add_attention(CLI::App* flops, int& exit_code) {
 
 struct TrainCmd {
   std::string model;
+  std::string as;  // --as FAMILY
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   NumericFlags nf;
   std::size_t params = 0, tokens = 0, backward = 0, layers = 0, seq = 0, d_model = 0, vocab = 0;
@@ -112,6 +113,7 @@ void add_train(CLI::App* flops, int& exit_code) {
   auto c = std::make_shared<TrainCmd>();
   sub->add_option("MODEL", c->model, "A preset, config.json or model directory whose count is P (or --params P)")
       ->type_name("MODEL");
+  add_as_option(sub, c->as);
   c->params = c->nf.add(sub, "--params", "params", dim_rt<Params::dim>(), Constraint::positive,
                         "Dense non-embedding parameters P (active ones for MoE) instead of MODEL, e.g. 8B", "PARAMS");
   sub->add_option("--params-count", c->params_count,
@@ -156,7 +158,9 @@ void add_train(CLI::App* flops, int& exit_code) {
     }
     if (!has_params && !has_model)
       throw InputError("flops train: give MODEL (a preset, config.json or model directory) or --params P");
-    if (has_model) c->spec = load_model(c->model);
+    if (!c->as.empty() && !has_model)
+      throw InputError("--as", c->as, "a MODEL config.json with it (--params gives only a count)");
+    if (has_model) c->spec = load_model(c->model, c->as);
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
       TrainingFlopsInput in;
       if (!has_model) in.params = p.get<Params>(c->params);

@@ -20,6 +20,7 @@ constexpr DimRt kBytes = dim_rt<Bytes::dim>();
 
 struct MemoryCmd {
   std::string model;
+  std::string as;  // --as FAMILY
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   ParamCount counts;      // count_params(spec), once for every sweep row
   NumericFlags nf;
@@ -77,6 +78,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                                      "napkin model JSON")
       ->type_name("MODEL")
       ->group("Model");
+  add_as_option(sub, c->as);
   c->params = c->nf.add(sub, "--params", "params", dim_rt<Params::dim>(), Constraint::positive_integer,
                         "A bare parameter count instead of MODEL (weights, model states and the runtime reserve; "
                         "flags that need an architecture are refused), e.g. 8B", "PARAMS");
@@ -188,7 +190,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
     // Every flag either changes the ledger it is given to or is refused here, by name.
     constexpr unsigned A = kNeedsArchitecture, T = kNeedsTrain, I = kNeedsInference;
     check_flag_needs(sub,
-                     {{"--batch", A | I}, {"--context", A | I}, {"--kv-dtype", A | I}, {"--prefill-chunk", A | I},
+                     {{"--as", A}, {"--batch", A | I}, {"--context", A | I}, {"--kv-dtype", A | I}, {"--prefill-chunk", A | I},
                       {"--quantize-all", A | I}, {"--weights-dtype", I}, {"--group-size", I}, {"--zero-points", I},
                       {"--max", A}, {"--min-gpus", A}, {"--gpus-per-node", A}, {"--seq", A | T}, {"--micro-batch", A | T},
                       {"--recompute", A | T}, {"--attention", A | T}, {"--flash-attention", A | T},
@@ -242,7 +244,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
     if ((solve || train_solve) && flags[c->capacity].raw.empty() && !c->hw.spec)
       throw InputError(solver_flag, c->min_gpus ? "(given)" : c->max, "--gpu-memory (the capacity to solve against)");
     if (!bare) {
-      c->spec = load_model(c->model);
+      c->spec = load_model(c->model, c->as);
       c->counts = count_params(c->spec);
     }
     const Recompute rc = parse_recompute(c->recompute, "--recompute");

@@ -5,6 +5,7 @@
 #include "checkpoint_params.h"
 #include "command.h"
 #include "model_arg.h"
+#include "napkin/error.h"
 #include "napkin/params.h"
 
 namespace napkin::cli {
@@ -13,6 +14,7 @@ namespace {
 
 struct ParamsCmd {
   std::string model;
+  std::string as;  // --as FAMILY
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   bool has_spec = false;
   CheckpointCount weights;
@@ -22,8 +24,12 @@ struct ParamsCmd {
 };
 
 void load(ParamsCmd& c) {
-  ModelFiles f = resolve_model_files(c.model);
+  ModelFiles f = resolve_model_files(c.model, c.as);
+  if (!c.as.empty() && !f.spec)
+    throw InputError("--as", c.as, "a config.json with an unknown model_type beside " + c.model +
+                                       " (checkpoint weights alone are counted tensor by tensor)");
   if (f.spec) {
+    warn_analogy(*f.spec);
     c.spec = std::move(*f.spec);
     c.has_spec = true;
   }
@@ -48,6 +54,7 @@ void add_params_command(CLI::App& app, int& exit_code) {
       ->required()
       ->type_name("MODEL")
       ->group("Model");
+  add_as_option(sub, c->as);
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin params llama-3.1-8b\n"
               "         napkin params ./Llama-3.1-8B/config.json --json\n"

@@ -18,6 +18,7 @@ constexpr DimRt kSeconds = dim_rt<Seconds::dim>();
 
 struct ServeCmd {
   std::string model;
+  std::string as;  // --as FAMILY
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   NumericFlags nf;
   std::size_t batch = 0, prompt = 0, generate = 0, tp = 0, group = 0, peak = 0, bandwidth = 0, capacity = 0,
@@ -38,6 +39,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
                                      "napkin model JSON")
       ->type_name("MODEL")
       ->group("Model");
+  add_as_option(sub, c->as);
   sub->add_option("--weights-dtype", c->weights_dtype, "Weight storage: bf16 (default), fp16, fp8, int8, int4, nf4")
       ->type_name("DTYPE")->group("Model");
   c->group = c->nf.add(sub, "--group-size", "group_size", kCount, Constraint::non_negative_integer,
@@ -129,7 +131,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
     }
     if (c->require_fit && c->nf.flags()[c->capacity].raw.empty() && !c->nf.flags()[c->capacity].fallback)
       throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
-    c->spec = load_model(c->model);
+    c->spec = load_model(c->model, c->as);
     bool all_fit = true;
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
       ServeInput in;

@@ -21,6 +21,7 @@ constexpr double kPerHour = 1.0 / 3600.0;  // a plain number per hour, in per-se
 
 struct TrainCmd {
   std::string model;
+  std::string as;  // --as FAMILY
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   NumericFlags nf;
   std::size_t tokens = 0, params = 0, vocab = 0, gpus = 0, tp = 0, pp = 0, dp = 0, ep = 0, micro_batch = 0, seq = 0,
@@ -44,6 +45,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
                                      "napkin model JSON (or --params P)")
       ->type_name("MODEL")
       ->group("Model");
+  add_as_option(sub, c->as);
   c->tokens = c->nf.add(sub, "--tokens", "tokens", dim_rt<Tokens::dim>(), Constraint::positive,
                         "Training tokens D, e.g. 300B or 15.6T", "TOKENS");
   sub->get_option("--tokens")->required()->group("Compute");
@@ -178,7 +180,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
     // A bare --params count has no layers: flags that shape activations mean nothing there.
     constexpr unsigned A = kNeedsArchitecture;
     check_flag_needs(sub,
-                     {{"--seq", A}, {"--micro-batch", A}, {"--attention", A}, {"--flash-attention", A}, {"--dropout", A},
+                     {{"--as", A}, {"--seq", A}, {"--micro-batch", A}, {"--attention", A}, {"--flash-attention", A}, {"--dropout", A},
                       {"--no-dropout", A}, {"--sequence-parallel", A}, {"--ep", A}},
                      !bare, true);
     if (sub->get_option("--gpus-per-node")->count() > 0 && flags[c->node_power].raw.empty())
@@ -188,7 +190,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
       throw InputError("--dtype", c->dtype,
                        peak_given ? "no --peak with it (--dtype picks the --hw peak; --peak gives the peak itself)"
                                   : "--hw with it (--dtype picks which of the hardware's peaks is used)");
-    if (!bare) c->spec = load_model(c->model);
+    if (!bare) c->spec = load_model(c->model, c->as);
     // A sequence longer than the model's context is not a training run anyone does by default.
     if (!bare && flags[c->seq].raw.empty() && c->spec.max_context > 0)
       flags[c->seq].fallback = std::min(4096.0, static_cast<double>(c->spec.max_context));

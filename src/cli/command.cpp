@@ -64,6 +64,14 @@ void add_hw_option(CLI::App* sub, HardwareOption& h) {
       ->group("Hardware");
 }
 
+void add_as_option(CLI::App* sub, std::string& as) {
+  sub->add_option("--as", as, "Read a config.json whose model_type napkin does not know by analogy with FAMILY "
+                              "(napkin presets models lists the families); the count is then not exact, and every "
+                              "run says so on stderr")
+      ->type_name("FAMILY")
+      ->group("Model");
+}
+
 EnergyPriceFlags add_energy_price_flags(CLI::App* sub, NumericFlags& nf) {
   constexpr double kPerKwh = 1.0 / 3.6e6;  // a plain number per kWh, in per-joule base units
   EnergyPriceFlags e;

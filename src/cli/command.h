@@ -57,6 +57,8 @@ struct HardwareOption {
   void assume(ResultSet& rs) const;
 };
 void add_hw_option(CLI::App* sub, HardwareOption& h);
+/// --as FAMILY: read MODEL's config.json, whose model_type napkin does not know, by analogy.
+void add_as_option(CLI::App* sub, std::string& as);
 /// --pue, --price-per-kwh and --carbon-intensity, as energy and train take them (prices and
 /// carbon per kWh of facility energy). Returns their indices in `nf`.
 struct EnergyPriceFlags {

@@ -1,5 +1,7 @@
 #include "model_arg.h"
 
+#include <cstdio>
+
 #include "napkin/error.h"
 #include "napkin/specs/checkpoint.h"
 #include "napkin/specs/files.h"
@@ -17,10 +19,15 @@ bool ends_with(const std::string& s, std::string_view tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-specs::ModelSpec spec_from_json(const nlohmann::json& j, const std::string& path) {
+specs::ModelSpec spec_from_json(const nlohmann::json& j, const std::string& path, std::string_view as) {
   try {
-    if (specs::is_napkin_model_json(j)) return specs::from_napkin_json(j, path);
-    specs::ModelSpec m = specs::from_hf_config(j, path);
+    if (specs::is_napkin_model_json(j)) {
+      if (!as.empty())
+        throw InputError("--as", std::string(as), "a config.json with an unknown model_type (" + path +
+                                                      " is napkin model JSON, which states its layout)");
+      return specs::from_napkin_json(j, path);
+    }
+    specs::ModelSpec m = specs::from_hf_config(j, path, as);
     m.name = path;
     return m;
   } catch (const nlohmann::json::exception& e) {
@@ -33,13 +40,13 @@ constexpr std::string_view kExpected =
 
 // config.json in `dir`, when there is one. One that is there but is not a file (a FIFO, a link
 // loop) is refused rather than passed over.
-std::optional<specs::ModelSpec> config_in(const fs::path& dir) {
+std::optional<specs::ModelSpec> config_in(const fs::path& dir, std::string_view as) {
   const fs::path config = dir / "config.json";
   const specs::FileStatus status = specs::file_status(config);
   if (status.kind == specs::FileKind::missing) return std::nullopt;
   if (status.kind != specs::FileKind::regular)
     throw InputError(config.string() + ": " + specs::describe(status) + "; expected a config JSON");
-  return spec_from_json(specs::read_json_file(config.string()), config.string());
+  return spec_from_json(specs::read_json_file(config.string()), config.string(), as);
 }
 
 }  // namespace
@@ -48,13 +55,13 @@ bool is_checkpoint_path(const std::string& arg) {
   return ends_with(arg, ".safetensors") || ends_with(arg, ".gguf") || ends_with(arg, ".safetensors.index.json");
 }
 
-ModelFiles resolve_model_files(const std::string& arg) {
+ModelFiles resolve_model_files(const std::string& arg, std::string_view as) {
   const fs::path p(arg);
   ModelFiles f;
   // stat first: what is there decides how it is read, and nothing but a regular file is opened.
   const specs::FileStatus status = specs::file_status(p);
   if (status.kind == specs::FileKind::directory) {
-    f.spec = config_in(p);
+    f.spec = config_in(p, as);
     f.checkpoint = specs::find_checkpoint(p);
     if (!f.spec && !f.checkpoint)
       throw InputError(arg + ": directory has neither config.json nor checkpoint files; expected a model "
@@ -67,20 +74,23 @@ ModelFiles resolve_model_files(const std::string& arg) {
     const std::string_view sniffed = is_checkpoint_path(arg) ? "" : specs::sniff_weights_file(p);
     if (is_checkpoint_path(arg) || sniffed == "a safetensors weights file" || sniffed == "a GGUF weights file") {
       f.checkpoint = p;
-      f.spec = config_in(p.has_parent_path() ? p.parent_path() : fs::path("."));
+      f.spec = config_in(p.has_parent_path() ? p.parent_path() : fs::path("."), as);
       return f;
     }
     const nlohmann::json j = specs::read_json_file(arg);
     if (j.is_object() && j.contains("weight_map")) {  // an index under another name
       f.checkpoint = p;
-      f.spec = config_in(p.has_parent_path() ? p.parent_path() : fs::path("."));
+      f.spec = config_in(p.has_parent_path() ? p.parent_path() : fs::path("."), as);
       return f;
     }
-    f.spec = spec_from_json(j, arg);
+    f.spec = spec_from_json(j, arg, as);
     return f;
   }
   if (status.kind != specs::FileKind::missing)  // a FIFO, a device, a socket, a link loop
     throw InputError(arg + ": " + specs::describe(status) + "; " + std::string(kExpected));
+  if (!as.empty() && specs::is_model_preset(arg))
+    throw InputError("--as", std::string(as), "a config.json with an unknown model_type (" + arg +
+                                                  " is a preset of a known family)");
   if (specs::is_model_preset(arg)) {
     f.spec = specs::load_model_preset(arg);
     return f;
@@ -91,8 +101,16 @@ ModelFiles resolve_model_files(const std::string& arg) {
   return f;
 }
 
-specs::ModelSpec load_model(const std::string& arg) {
-  ModelFiles f = resolve_model_files(arg);
+void warn_analogy(const specs::ModelSpec& m) {
+  if (m.analogy.empty()) return;
+  const std::string line = "napkin: warning: " + m.analogy + "\n";
+  std::fflush(stdout);
+  (void)std::fwrite(line.data(), 1, line.size(), stderr);  // a failed stderr write is not an error
+}
+
+specs::ModelSpec load_model(const std::string& arg, std::string_view as) {
+  ModelFiles f = resolve_model_files(arg, as);
+  if (f.spec) warn_analogy(*f.spec);
   if (!f.spec)
     throw InputError(arg + ": checkpoint weights without a config.json beside them; expected a preset, a "
                            "config.json or napkin model JSON (napkin params reads the weights alone)");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "napkin/specs/model.h"
 
@@ -20,11 +21,16 @@ struct ModelFiles {
 
 /// Resolves MODEL. Files win over preset names; an unknown name gets the closest preset
 /// ("did you mean ...?"). Throws InputError naming the argument or the file.
-ModelFiles resolve_model_files(const std::string& arg);
+/// `as` (--as FAMILY): read a config with an unknown model_type by analogy with that family.
+ModelFiles resolve_model_files(const std::string& arg, std::string_view as = {});
 
 /// Resolves MODEL to a spec (commands that need the architecture). A checkpoint without a
 /// config.json beside it is InputError.
-specs::ModelSpec load_model(const std::string& arg);
+specs::ModelSpec load_model(const std::string& arg, std::string_view as = {});
+
+/// Prints ModelSpec::analogy as a `napkin: warning:` line (nothing when it is empty). load_model
+/// calls it; commands that resolve MODEL themselves call it once.
+void warn_analogy(const specs::ModelSpec& m);
 
 /// True when `arg` names a checkpoint file the header readers handle (.safetensors, .gguf,
 /// *.safetensors.index.json) rather than a config.

@@ -223,99 +223,219 @@ void read_bert(const Fields& f, ModelSpec& m) {
   m.hidden_dropout = f.probability_or("hidden_dropout_prob", 0.1);
 }
 
-ModelSpec read(const Fields& f, std::string model_type, const std::string& file) {
+// ---- the registry of families ---------------------------------------------------------------
+//
+// Each family napkin counts exactly: the model_type values and architectures[] class names that
+// select it, the transformers files its field names and class defaults come from, and its reader.
+// An unknown model_type is refused (ModelSpec is never a guess); --as FAMILY reads it by analogy,
+// saying so on every command.
+
+using Reader = void (*)(const Fields&, ModelSpec&, const std::string& model_type);
+
+struct Family {
+  std::string_view name;
+  std::vector<std::string_view> model_types;
+  std::vector<std::string_view> architectures;
+  std::string_view source;  // where the field names and class defaults come from
+  bool moe = false;         // reads mixture-of-experts fields
+  Reader read;
+};
+
+void read_moe_layout(const Fields& f, ModelSpec& m) {
+  m.moe.n_experts = f.positive("num_experts", "a positive integer (experts)");
+  m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
+  m.moe.expert_ffn = f.positive("moe_intermediate_size", "a positive integer (expert MLP width)");
+  if (f.int_or("decoder_sparse_step", 1, kCount) != 1)
+    throw InputError(f.where("decoder_sparse_step") + ": only 1 (MoE on every layer) is supported");
+  if (f.nonempty_array("mlp_only_layers"))
+    throw InputError(f.where("mlp_only_layers") + ": dense layers between MoE layers are not supported; expected []");
+}
+
+const std::vector<Family>& families() {
+  static const std::vector<Family> kFamilies = {
+      {"llama",
+       // Baichuan 2, InternLM 2.5 and MiniCPM keep Llama's tensors under other model_types (their
+       // remote-code configs use Llama's field names); issue 13's check against their real
+       // configs found Llama's count exact.
+       {"llama", "mistral", "phi3", "baichuan", "internlm2", "minicpm"},
+       {"LlamaForCausalLM", "MistralForCausalLM", "Phi3ForCausalLM", "BaichuanForCausalLM", "InternLM2ForCausalLM",
+        "MiniCPMForCausalLM"},
+       "configuration_llama.py, configuration_mistral.py, configuration_phi3.py",
+       false,
+       [](const Fields& f, ModelSpec& m, const std::string&) {
+         read_llama_like(f, m, false);
+         m.ffn = f.positive("intermediate_size", kFfn);
+       }},
+      {"mixtral", {"mixtral"}, {"MixtralForCausalLM"}, "configuration_mixtral.py, modeling_mixtral.py", true,
+       [](const Fields& f, ModelSpec& m, const std::string&) {
+         // Every layer is MoE, experts w1/w2/w3 of width intermediate_size, router D×E without bias.
+         read_llama_like(f, m, false);
+         m.moe.n_experts = f.positive("num_local_experts", "a positive integer (experts)");
+         m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
+         m.moe.expert_ffn = f.positive("intermediate_size", kFfn);
+       }},
+      {"qwen2", {"qwen2", "qwen2_moe"}, {"Qwen2ForCausalLM", "Qwen2MoeForCausalLM"},
+       "configuration_qwen2.py, modeling_qwen2.py, modeling_qwen2_moe.py", true,
+       [](const Fields& f, ModelSpec& m, const std::string& t) {
+         // q/k/v projections have biases, o_proj has none.
+         read_llama_like(f, m, false);
+         m.qkv_bias = true;
+         m.o_bias = false;
+         m.ffn = f.int_or("intermediate_size", 0, kCount);
+         if (t == "qwen2_moe") {
+           // shared_expert (width shared_expert_intermediate_size) with a D→1 shared_expert_gate.
+           read_moe_layout(f, m);
+           m.moe.shared_ffn = f.int_or("shared_expert_intermediate_size", 0, kCount);
+           m.moe.shared_expert_gate = m.moe.shared_ffn > 0;
+         }
+       }},
+      {"qwen3", {"qwen3", "qwen3_moe"}, {"Qwen3ForCausalLM", "Qwen3MoeForCausalLM"},
+       "configuration_qwen3.py, modeling_qwen3.py", true,
+       [](const Fields& f, ModelSpec& m, const std::string& t) {
+         // q_norm and k_norm (RMSNorm over d_head) in every attention block; biases follow
+         // attention_bias (default false).
+         read_llama_like(f, m, false);
+         m.qk_norm = true;
+         m.ffn = f.int_or("intermediate_size", 0, kCount);
+         if (t == "qwen3_moe") read_moe_layout(f, m);
+       }},
+      {"gemma", {"gemma", "gemma2"}, {"GemmaForCausalLM", "Gemma2ForCausalLM"},
+       "modeling_gemma.py, modeling_gemma2.py", false,
+       [](const Fields& f, ModelSpec& m, const std::string& t) {
+         // lm_head tied to embed_tokens; Gemma 2 adds post_attention and post_feedforward norms
+         // (4 per layer) and slides a window on every other layer.
+         read_llama_like(f, m, true);
+         m.ffn = f.positive("intermediate_size", kFfn);
+         if (t == "gemma2") {
+           m.norms_per_layer = 4;
+           m.sliding_every = m.sliding_window > 0 ? 2 : 0;
+         }
+       }},
+      {"gpt2", {"gpt2"}, {"GPT2LMHeadModel", "GPT2Model"}, "configuration_gpt2.py, modeling_gpt2.py", false,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_gpt2(f, m); }},
+      {"gpt_neox", {"gpt_neox"}, {"GPTNeoXForCausalLM"}, "configuration_gpt_neox.py", false,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_neox(f, m); }},
+      {"opt", {"opt"}, {"OPTForCausalLM"}, "modeling_opt.py", false,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_opt(f, m); }},
+      {"falcon", {"falcon", "RefinedWeb", "RefinedWebModel"}, {"FalconForCausalLM", "RWForCausalLM"},
+       "configuration_falcon.py, modeling_falcon.py", false,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_falcon(f, m); }},
+      {"deepseek", {"deepseek_v2", "deepseek_v3"}, {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"},
+       "configuration_deepseek.py, modeling_deepseek.py (DeepSeek-V2/V3 repositories)", true,
+       [](const Fields& f, ModelSpec& m, const std::string& t) { read_deepseek(f, m, t == "deepseek_v3"); }},
+      {"bert", {"bert"}, {"BertForMaskedLM", "BertModel"}, "modeling_bert.py", false,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_bert(f, m); }},
+  };
+  return kFamilies;
+}
+
+const Family* family_by_model_type(std::string_view t) {
+  for (const Family& fam : families())
+    for (std::string_view mt : fam.model_types)
+      if (mt == t) return &fam;
+  return nullptr;
+}
+
+const Family* family_by_name(std::string_view name) {
+  for (const Family& fam : families())
+    if (fam.name == name) return &fam;
+  return family_by_model_type(name);
+}
+
+std::string family_names() {
+  std::string s;
+  for (const Family& fam : families()) s += (s.empty() ? "" : ", ") + std::string(fam.name);
+  return s;
+}
+
+// Keys no supported family reads silently: a config carrying them is never counted by analogy
+// with a family that ignores them.
+constexpr const char* kMoeKeys[] = {"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts",
+                                    "num_experts_per_tok", "moe_intermediate_size"};
+constexpr const char* kSsmKeys[] = {"ssm_cfg", "state_size", "d_state", "mamba_d_state", "mamba_expand",
+                                    "conv_kernel", "hybrid_override_pattern", "attn_layer_period"};
+constexpr const char* kEncDecKeys[] = {"is_encoder_decoder", "num_decoder_layers", "decoder_layers",
+                                       "encoder_layers"};
+
+void refuse_unread_layout(const Fields& f, const Family& as, const std::string& t) {
+  auto first_present = [&](const auto& keys) -> const char* {
+    for (const char* k : keys)
+      if (f.has(k)) return k;
+    return nullptr;
+  };
+  const std::string what = "model_type '" + t + "' with --as " + std::string(as.name);
+  if (const char* k = first_present(kSsmKeys))
+    throw InputError(f.where(k) + ": a state-space (Mamba) layer key; " + what +
+                     " would drop those layers; expected a supported family (" + family_names() + ")");
+  if (const char* k = first_present(kEncDecKeys); k != nullptr && !(std::string_view(k) == "is_encoder_decoder" &&
+                                                                      !f.bool_or("is_encoder_decoder", false)))
+    throw InputError(f.where(k) + ": an encoder-decoder key; " + what +
+                     " counts a decoder only; expected a supported family (" + family_names() + ")");
+  if (const char* k = first_present(kMoeKeys); k != nullptr && !as.moe)
+    throw InputError(f.where(k) + ": a mixture-of-experts key; " + what +
+                     " counts a dense model; expected --as a family that reads experts (mixtral, qwen2, qwen3, "
+                     "deepseek)");
+}
+
+ModelSpec read(const Fields& f, std::string model_type, const std::string& file, std::string_view as) {
   ModelSpec m;
   m.model_type = model_type;
-  m.family = model_type;
   m.stored_dtype = f.has("torch_dtype") ? f.str_or("torch_dtype", "") : f.str_or("dtype", "");
-  const std::string& t = model_type;
-  if (t == "llama" || t == "mistral" || t == "phi3") {
-    read_llama_like(f, m, false);
-    m.ffn = f.positive("intermediate_size", kFfn);
-  } else if (t == "mixtral") {
-    // modeling_mixtral.py: every layer is MoE, experts w1/w2/w3 of width intermediate_size,
-    // router gate D×E without bias.
-    read_llama_like(f, m, false);
-    m.moe.n_experts = f.positive("num_local_experts", "a positive integer (experts)");
-    m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
-    m.moe.expert_ffn = f.positive("intermediate_size", kFfn);
-  } else if (t == "qwen2" || t == "qwen2_moe") {
-    // modeling_qwen2.py: q/k/v projections have biases, o_proj has none.
-    read_llama_like(f, m, false);
-    m.qkv_bias = true;
-    m.o_bias = false;
-    m.ffn = f.int_or("intermediate_size", 0, kCount);
-    if (t == "qwen2_moe") {
-      // modeling_qwen2_moe.py: shared_expert (width shared_expert_intermediate_size) with a
-      // D→1 shared_expert_gate; MoE on layers where (i + 1) % decoder_sparse_step == 0.
-      m.moe.n_experts = f.positive("num_experts", "a positive integer (experts)");
-      m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
-      m.moe.expert_ffn = f.positive("moe_intermediate_size", "a positive integer (expert MLP width)");
-      m.moe.shared_ffn = f.int_or("shared_expert_intermediate_size", 0, kCount);
-      m.moe.shared_expert_gate = m.moe.shared_ffn > 0;
-      if (f.int_or("decoder_sparse_step", 1, kCount) != 1)
-        throw InputError(f.where("decoder_sparse_step") + ": only 1 (MoE on every layer) is supported");
-      if (f.nonempty_array("mlp_only_layers"))
-        throw InputError(f.where("mlp_only_layers") + ": dense layers between MoE layers are not supported; expected []");
+  std::string t = model_type;
+  const Family* fam = t.empty() ? nullptr : family_by_model_type(t);
+  if (t.empty()) {
+    // No model_type: architectures[] names the class (older configs).
+    std::string arch;
+    if (f.has("architectures")) {
+      const JsonFields::json& a = f.raw("architectures");
+      if (a.is_array() && !a.empty() && a.front().is_string()) arch = a.front().get<std::string>();
     }
-  } else if (t == "qwen3" || t == "qwen3_moe") {
-    // modeling_qwen3.py: q_norm and k_norm (RMSNorm over d_head) in every attention block;
-    // biases follow attention_bias (default false).
-    read_llama_like(f, m, false);
-    m.qk_norm = true;
-    m.ffn = f.int_or("intermediate_size", 0, kCount);
-    if (t == "qwen3_moe") {
-      m.moe.n_experts = f.positive("num_experts", "a positive integer (experts)");
-      m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
-      m.moe.expert_ffn = f.positive("moe_intermediate_size", "a positive integer (expert MLP width)");
-      if (f.int_or("decoder_sparse_step", 1, kCount) != 1)
-        throw InputError(f.where("decoder_sparse_step") + ": only 1 (MoE on every layer) is supported");
-      if (f.nonempty_array("mlp_only_layers"))
-        throw InputError(f.where("mlp_only_layers") + ": dense layers between MoE layers are not supported; expected []");
+    for (const Family& x : families())
+      for (std::string_view c : x.architectures)
+        if (!arch.empty() && c == arch) {
+          fam = &x;
+          t = std::string(x.model_types.front());
+          m.notes.push_back("no model_type: architectures[0] " + arch + " read as " + std::string(x.name));
+        }
+    if (fam == nullptr && as.empty() && f.has("n_embd")) {
+      // openai-community/gpt2's first config.json has neither: its n_embd/n_layer/n_head are GPT-2's.
+      fam = family_by_model_type("gpt2");
+      t = "gpt2";
+      m.notes.push_back("no model_type: n_embd/n_layer/n_head read with GPT-2 conventions (biases, LayerNorm, "
+                        "learned positions, tied head)");
     }
-  } else if (t == "gemma" || t == "gemma2") {
-    // modeling_gemma.py / modeling_gemma2.py: lm_head tied to embed_tokens; Gemma 2 adds
-    // post_attention and post_feedforward norms (4 per layer) and slides a window on every
-    // other layer.
-    read_llama_like(f, m, true);
-    m.ffn = f.positive("intermediate_size", kFfn);
-    if (t == "gemma2") {
-      m.norms_per_layer = 4;
-      m.sliding_every = m.sliding_window > 0 ? 2 : 0;
-    }
-  } else if (t == "gpt2") {
-    read_gpt2(f, m);
-  } else if (t == "gpt_neox") {
-    read_neox(f, m);
-  } else if (t == "opt") {
-    read_opt(f, m);
-  } else if (t == "falcon" || t == "RefinedWeb" || t == "RefinedWebModel") {
-    read_falcon(f, m);
-    m.family = "falcon";
-  } else if (t == "deepseek_v2" || t == "deepseek_v3") {
-    read_deepseek(f, m, t == "deepseek_v3");
-  } else if (t == "bert") {
-    read_bert(f, m);
-  } else if (f.has("n_embd")) {
-    read_gpt2(f, m);
-    m.family = "gpt2";
-    m.notes.push_back(t.empty() ? "no model_type: n_embd/n_layer/n_head read with GPT-2 conventions (biases, LayerNorm, learned positions, tied head)"
-                                : "model_type '" + t + "' not known: n_embd/n_layer/n_head read with GPT-2 conventions (biases, LayerNorm, learned positions, tied head)");
-  } else {
-    read_llama_like(f, m, false);
-    m.ffn = f.positive("intermediate_size", kFfn);
-    m.family = "llama";
-    m.notes.push_back((t.empty() ? std::string("no model_type") : "model_type '" + t + "' not known") +
-                      ": read as a Llama-style decoder (gated MLP, RMSNorm, rotary positions, no biases unless "
-                      "attention_bias/mlp_bias say so)");
   }
-  (void)file;
+  if (!as.empty()) {
+    const Family* by = family_by_name(as);
+    if (by == nullptr)
+      throw InputError("--as", std::string(as), "a family napkin counts: " + family_names());
+    if (fam != nullptr)
+      throw InputError("--as", std::string(as),
+                       "no --as for a known family: " + file + " says model_type '" + model_type + "' (" +
+                           std::string(fam->name) + "); --as reads an unknown model_type by analogy");
+    refuse_unread_layout(f, *by, model_type);
+    fam = by;
+    m.analogy = (model_type.empty() ? std::string("a config without model_type") : "model_type '" + model_type + "'") +
+                " counted as " + std::string(by->name) + " (--as " + std::string(as) +
+                "): the count is by analogy, not exact";
+    m.notes.push_back(m.analogy);
+    t = std::string(by->model_types.front());
+  }
+  if (fam == nullptr)
+    throw InputError(f.where("model_type") + ": " +
+                     (model_type.empty() ? std::string("missing") : "'" + model_type + "' is not a family napkin counts") +
+                     "; expected one of " + family_names() +
+                     " (or --as FAMILY to count it by analogy with one, stated as a warning)");
+  // The family shown is the model_type read (mistral, qwen2_moe, deepseek_v3, ...), except that
+  // Falcon's legacy RefinedWeb names show as falcon.
+  m.family = (t == "RefinedWeb" || t == "RefinedWebModel") ? std::string(fam->name) : t;
+  fam->read(f, m, t);
   return m;
 }
 
 }  // namespace
 
-ModelSpec from_hf_config(const json& j, std::string_view file) {
+ModelSpec from_hf_config(const json& j, std::string_view file, std::string_view as) {
   const std::string f(file);
   if (!j.is_object()) throw InputError(f + ": expected a JSON object (a config.json), got " + std::string(j.type_name()));
   // Vision-language configs keep the language model in text_config.
@@ -325,7 +445,7 @@ ModelSpec from_hf_config(const json& j, std::string_view file) {
   Fields fields(src, f, nested ? "/text_config" : "");
   std::string mt = fields.str_or("model_type", "");
   if (mt.empty() && !nested) mt = "";
-  ModelSpec m = read(fields, mt, f);
+  ModelSpec m = read(fields, mt, f, as);
   if (nested) m.notes.push_back("language model read from text_config; the vision tower is not counted");
   return m;
 }

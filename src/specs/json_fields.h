@@ -28,6 +28,8 @@ class JsonFields {
 
   /// Present and not null.
   bool has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
+  /// The value itself (precondition: has(key)).
+  const json& raw(const char* key) const { return j_.at(key); }
   std::string where(const char* key) const { return file_ + ": " + prefix_ + "/" + key; }
 
   [[noreturn]] void missing(const char* key, const char* what) const {

@@ -14,10 +14,12 @@
 namespace napkin::specs {
 
 /// Reads a parsed config.json. `file` names it in error messages. A config whose language
-/// model sits in `text_config` (vision-language models) is read from there. An unknown
-/// model_type with the standard fields is read as a Llama-style decoder, and the guess is
-/// recorded in ModelSpec::notes.
-ModelSpec from_hf_config(const nlohmann::json& j, std::string_view file);
+/// model sits in `text_config` (vision-language models) is read from there. The family comes
+/// from model_type (or, without one, architectures[0]); an unknown model_type is InputError
+/// naming the families napkin counts, unless `as` names one of them: then the config is read by
+/// analogy with it (ModelSpec::analogy says so), except that a config with mixture-of-experts,
+/// state-space or encoder-decoder keys the family does not read is still refused.
+ModelSpec from_hf_config(const nlohmann::json& j, std::string_view file, std::string_view as = {});
 
 /// Reads and parses `path` (InputError when it cannot be read or is not JSON).
 ModelSpec read_hf_config(const std::string& path);

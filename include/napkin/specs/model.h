@@ -102,6 +102,10 @@ struct ModelSpec {
   std::int64_t bare_params = 0;
   bool count_only() const { return bare_params > 0; }
 
+  /// Non-empty when the config was read by analogy with another family (--as): every command
+  /// prints it as a warning, since the count is not exact.
+  std::string analogy;
+
   /// What the reader had to guess or chose by convention, one line each (shown as assumptions).
   std::vector<std::string> notes;
 
