@@ -107,11 +107,12 @@ i64 norm_params(const ModelSpec& m, i64 width) {
 }
 
 // An MLP D→F→D: 3 matrices when gated (gate, up, down), 2 when plain; biases on each.
-i64 mlp_params(const ModelSpec& m, i64 f) {
+i64 mlp_params(const ModelSpec& m, i64 f, bool bias) {
   const i64 d = m.hidden;
-  if (m.ffn_kind == FfnKind::gated) return 3 * d * f + (m.mlp_bias ? 2 * f + d : 0);
-  return 2 * d * f + (m.mlp_bias ? f + d : 0);
+  if (m.ffn_kind == FfnKind::gated) return 3 * d * f + (bias ? 2 * f + d : 0);
+  return 2 * d * f + (bias ? f + d : 0);
 }
+i64 mlp_params(const ModelSpec& m, i64 f) { return mlp_params(m, f, m.mlp_bias); }
 
 i64 attention_params(const ModelSpec& m) {
   const i64 d = m.hidden, h = m.heads;
@@ -130,7 +131,7 @@ i64 attention_params(const ModelSpec& m) {
   const i64 hd = m.head_dim, kv = m.kv_heads;
   const i64 qkv = d * (h + 2 * kv) * hd + (m.qkv_bias ? (h + 2 * kv) * hd : 0);
   const i64 o = h * hd * d + (m.o_bias ? d : 0);
-  return qkv + o;
+  return qkv + o + (m.attention_sinks ? h : 0);  // gpt-oss: one sink logit per query head
 }
 
 i64 layer_norm_params(const ModelSpec& m) {
@@ -154,7 +155,7 @@ LayerParams moe_layer(const ModelSpec& m) {
   p.attention = attention_params(m);
   p.norm = layer_norm_params(m);
   const i64 d = m.hidden, e = m.moe.n_experts;
-  p.routed_one = mlp_params(m, m.moe.expert_ffn);
+  p.routed_one = mlp_params(m, m.moe.expert_ffn, m.mlp_bias || m.moe.expert_bias);
   p.routed = e * p.routed_one;
   // DeepSeek: n_shared_experts experts of the routed width, fused into one MLP of width
   // n_shared · F_e. Qwen-MoE: one shared expert of width shared_ffn.

@@ -49,6 +49,27 @@ void attention_kind(ModelSpec& m) {
   else m.attention = AttentionKind::gqa;
 }
 
+// layer_types (transformers ≥ 4.53 writes it for every family with per-layer attention: Gemma 3,
+// gpt-oss, Qwen3, ...): one entry per layer, "full_attention" or "sliding_attention". Other kinds
+// (chunked, linear, Mamba layers) are refused: no ledger here reads them.
+void read_layer_types(const Fields& f, ModelSpec& m) {
+  if (!f.has("layer_types")) return;
+  const JsonFields::json& a = f.raw("layer_types");
+  if (!a.is_array() || static_cast<i64>(a.size()) != m.layers)
+    f.bad("layer_types", ("an array of one attention kind per layer (" + std::to_string(m.layers) + ")").c_str());
+  std::vector<bool> sliding;
+  for (const auto& v : a) {
+    const std::string k = v.is_string() ? v.get<std::string>() : std::string();
+    if (k == "full_attention") sliding.push_back(false);
+    else if (k == "sliding_attention") sliding.push_back(true);
+    else
+      throw InputError(f.where("layer_types") + ": '" + (v.is_string() ? k : v.dump()) +
+                       "' is not a layer kind napkin counts; expected full_attention or sliding_attention");
+  }
+  m.sliding_layers = std::move(sliding);
+  m.sliding_every = 0;
+}
+
 // Llama and the families that copy its field names (Mistral, Mixtral, Qwen, Gemma, Phi-3).
 // configuration_llama.py: num_key_value_heads defaults to num_attention_heads, head_dim to
 // hidden_size / num_attention_heads, tie_word_embeddings to false.
@@ -68,6 +89,7 @@ void read_llama_like(const Fields& f, ModelSpec& m, bool tied_default) {
   m.qkv_bias = m.o_bias = attn_bias;
   m.mlp_bias = f.bool_or("mlp_bias", false);
   m.sliding_window = f.bool_or("use_sliding_window", true) ? f.int_or("sliding_window", 0, kCount) : 0;
+  read_layer_types(f, m);
   // attention_dropout defaults to 0.0 in every Llama-style config class; these classes have no
   // hidden dropout, except Phi-3's resid_pdrop (configuration_phi3.py, default 0.0).
   m.attention_dropout = f.probability_or("attention_dropout", 0.0);
@@ -132,7 +154,7 @@ void read_opt(const Fields& f, ModelSpec& m) {
   m.hidden_dropout = f.probability_or("dropout", 0.1);
 }
 
-void read_falcon(const Fields& f, ModelSpec& m) {
+void read_falcon(const Fields& f, ModelSpec& m, const std::string& model_type) {
   // configuration_falcon.py: multi_query defaults to true, parallel_attn to true, bias to
   // false, new_decoder_architecture to false, ffn_hidden_size to 4·D. modeling_falcon.py:
   // new_decoder_architecture has ln_attn and ln_mlp (num_kv_heads KV groups); otherwise one
@@ -141,9 +163,15 @@ void read_falcon(const Fields& f, ModelSpec& m) {
   m.head_dim = m.hidden / m.heads;
   m.vocab = f.positive("vocab_size", kVocab);
   m.ffn = f.has("ffn_hidden_size") ? f.positive("ffn_hidden_size", kFfn) : 4 * m.hidden;
-  const bool new_arch = f.bool_or("new_decoder_architecture", false);
+  // The legacy "RefinedWeb" configs (Falcon-40B and 180B before their migration to model_type
+  // falcon) are the new decoder architecture, their KV heads in n_head_kv (tiiuae/falcon-40b
+  // configuration_RW.py and modelling_RW.py: ln_attn and ln_mlp in every layer); "RefinedWebModel"
+  // (Falcon-7B) is the old one.
+  const bool new_arch = model_type == "RefinedWeb" || f.bool_or("new_decoder_architecture", false);
   if (new_arch) {
-    m.kv_heads = f.has("num_kv_heads") ? f.positive("num_kv_heads", kKvHeads) : m.heads;
+    m.kv_heads = f.has("num_kv_heads")  ? f.positive("num_kv_heads", kKvHeads)
+                 : f.has("n_head_kv") ? f.positive("n_head_kv", kKvHeads)
+                                      : m.heads;
     const i64 norms = f.int_or("num_ln_in_parallel_attn", 2, kCount);
     if (norms > 16) f.bad("num_ln_in_parallel_attn", "an integer from 0 to 16");
     m.norms_per_layer = static_cast<int>(norms);
@@ -241,6 +269,75 @@ struct Family {
   Reader read;
 };
 
+// The config with `defaults` filled in where it leaves a field out (HF's save_pretrained omits
+// fields equal to the class default); the fields taken from the class are named in a note.
+json with_defaults(const Fields& f, const json& defaults, std::string_view source, ModelSpec& m) {
+  json merged = f.object();
+  std::string used;
+  for (const auto& [k, v] : defaults.items())
+    if (!merged.contains(k) || merged.at(k).is_null()) {
+      merged[k] = v;
+      used += (used.empty() ? "" : ", ") + k + " " + v.dump();
+    }
+  if (!used.empty()) m.notes.push_back("absent from the config, the class defaults of " + std::string(source) + ": " + used);
+  return merged;
+}
+
+// Gemma 3 (modeling_gemma3.py): Gemma 2's four norms per layer and tied head, Qwen3-style q_norm
+// and k_norm over d_head, and five sliding layers to one global (sliding_window_pattern 6: layer i
+// is global when (i + 1) % 6 == 0) unless layer_types lists them. Class defaults from
+// configuration_gemma3.py Gemma3TextConfig (as mirrored in bminixhofer/tokenkit
+// configuration_tpu_gemma3.py): vocab 262208, hidden 2304, intermediate 9216, 26 layers, 8 heads,
+// 4 KV heads, head_dim 256, 131072 positions, sliding_window 4096, pattern 6, tied embeddings.
+void read_gemma3(const Fields& given, ModelSpec& m) {
+  static const json kDefaults = {{"vocab_size", 262208},     {"hidden_size", 2304},
+                                 {"intermediate_size", 9216}, {"num_hidden_layers", 26},
+                                 {"num_attention_heads", 8},  {"num_key_value_heads", 4},
+                                 {"head_dim", 256},           {"max_position_embeddings", 131072},
+                                 {"sliding_window", 4096},    {"sliding_window_pattern", 6}};
+  const json merged = with_defaults(given, kDefaults, "configuration_gemma3.py Gemma3TextConfig", m);
+  const Fields f(merged, given.file(), given.prefix());
+  read_llama_like(f, m, true);
+  m.ffn = f.positive("intermediate_size", kFfn);
+  m.norms_per_layer = 4;
+  m.qk_norm = true;
+  if (m.sliding_layers.empty() && m.sliding_window > 0) {
+    const i64 pattern = f.int_or("sliding_window_pattern", 6, kCount);
+    for (i64 i = 0; i < m.layers; ++i) m.sliding_layers.push_back(pattern <= 0 || (i + 1) % pattern != 0);
+  }
+}
+
+// BLOOM (modeling_bloom.py): ALiBi (no position weights), a LayerNorm over the word embeddings,
+// fused query_key_value and every linear with a bias, a plain GELU MLP of 4·D, tied head;
+// configuration_bloom.py spells the width n_embed (hidden_size) and the heads n_head.
+void read_bloom(const Fields& f, ModelSpec& m) {
+  read_shape(f, m, {"hidden_size", "n_embed"}, {"n_layer", "num_hidden_layers"}, {"num_attention_heads", "n_head"});
+  classic_layout(m);
+  m.ffn = 4 * m.hidden;
+  m.vocab = f.positive("vocab_size", kVocab);
+  m.positions = PositionKind::none;
+  m.embedding_norm = true;
+  m.qkv_bias = m.o_bias = m.mlp_bias = true;
+  m.tied_embeddings = f.bool_or("tie_word_embeddings", true);
+  m.max_context = f.int_or("seq_length", 0, kCount);
+  m.attention_dropout = f.probability_or("attention_dropout", 0.0);
+  m.hidden_dropout = f.probability_or("hidden_dropout", 0.0);
+}
+
+// gpt-oss (modeling_gpt_oss.py): every layer MoE (num_local_experts of width intermediate_size,
+// gated, each expert with gate_up and down biases), a router with a bias, q/k/v/o biases
+// (attention_bias), one attention-sink logit per head, alternating sliding and full layers
+// (layer_types). Untied head.
+void read_gpt_oss(const Fields& f, ModelSpec& m) {
+  read_llama_like(f, m, false);
+  m.moe.n_experts = f.positive("num_local_experts", "a positive integer (experts)");
+  m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
+  m.moe.expert_ffn = f.positive("intermediate_size", kFfn);
+  m.moe.router_bias = true;
+  m.moe.expert_bias = true;
+  m.attention_sinks = true;
+}
+
 void read_moe_layout(const Fields& f, ModelSpec& m) {
   m.moe.n_experts = f.positive("num_experts", "a positive integer (experts)");
   m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
@@ -266,7 +363,13 @@ const std::vector<Family>& families() {
          read_llama_like(f, m, false);
          m.ffn = f.positive("intermediate_size", kFfn);
        }},
-      {"mixtral", {"mixtral"}, {"MixtralForCausalLM"}, "configuration_mixtral.py, modeling_mixtral.py", true,
+      {"mixtral",
+       // GraniteMoE keeps Mixtral's tensors (input_linear fuses gate and up, router without bias);
+       // its multipliers add no weights. Exact against granite-3.1-1b-a400m's checkpoint.
+       {"mixtral", "granitemoe"},
+       {"MixtralForCausalLM", "GraniteMoeForCausalLM"},
+       "configuration_mixtral.py, modeling_mixtral.py, modeling_granitemoe.py",
+       true,
        [](const Fields& f, ModelSpec& m, const std::string&) {
          // Every layer is MoE, experts w1/w2/w3 of width intermediate_size, router D×E without bias.
          read_llama_like(f, m, false);
@@ -311,6 +414,12 @@ const std::vector<Family>& families() {
            m.sliding_every = m.sliding_window > 0 ? 2 : 0;
          }
        }},
+      {"gemma3", {"gemma3_text"}, {"Gemma3ForCausalLM"}, "configuration_gemma3.py, modeling_gemma3.py", false,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_gemma3(f, m); }},
+      {"gpt_oss", {"gpt_oss"}, {"GptOssForCausalLM"}, "configuration_gpt_oss.py, modeling_gpt_oss.py", true,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_gpt_oss(f, m); }},
+      {"bloom", {"bloom"}, {"BloomForCausalLM"}, "configuration_bloom.py, modeling_bloom.py", false,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_bloom(f, m); }},
       {"gpt2", {"gpt2"}, {"GPT2LMHeadModel", "GPT2Model"}, "configuration_gpt2.py, modeling_gpt2.py", false,
        [](const Fields& f, ModelSpec& m, const std::string&) { read_gpt2(f, m); }},
       {"gpt_neox", {"gpt_neox"}, {"GPTNeoXForCausalLM"}, "configuration_gpt_neox.py", false,
@@ -319,7 +428,7 @@ const std::vector<Family>& families() {
        [](const Fields& f, ModelSpec& m, const std::string&) { read_opt(f, m); }},
       {"falcon", {"falcon", "RefinedWeb", "RefinedWebModel"}, {"FalconForCausalLM", "RWForCausalLM"},
        "configuration_falcon.py, modeling_falcon.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_falcon(f, m); }},
+       [](const Fields& f, ModelSpec& m, const std::string& t) { read_falcon(f, m, t); }},
       {"deepseek", {"deepseek_v2", "deepseek_v3"}, {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"},
        "configuration_deepseek.py, modeling_deepseek.py (DeepSeek-V2/V3 repositories)", true,
        [](const Fields& f, ModelSpec& m, const std::string& t) { read_deepseek(f, m, t == "deepseek_v3"); }},

@@ -30,6 +30,10 @@ class JsonFields {
   bool has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
   /// The value itself (precondition: has(key)).
   const json& raw(const char* key) const { return j_.at(key); }
+  /// The whole object, and where it sits (for a copy with a family's class defaults filled in).
+  const json& object() const { return j_; }
+  const std::string& file() const { return file_; }
+  const std::string& prefix() const { return prefix_; }
   std::string where(const char* key) const { return file_ + ": " + prefix_ + "/" + key; }
 
   [[noreturn]] void missing(const char* key, const char* what) const {

@@ -39,7 +39,8 @@ struct MoeSpec {
   std::int64_t first_k_dense = 0;      // DeepSeek first_k_dense_replace: leading dense layers
   std::int64_t layer_freq = 1;         // MoE on every layer_freq-th layer after the dense ones
   std::int64_t expert_ffn = 0;         // width of one routed expert
-  bool router_bias = false;            // DeepSeek-V3 e_score_correction_bias (E per MoE layer)
+  bool router_bias = false;            // DeepSeek-V3 e_score_correction_bias, gpt-oss router bias (E per MoE layer)
+  bool expert_bias = false;            // gpt-oss: biases on every expert's gate/up (2F) and down (D) projections
   bool is_moe() const { return n_experts > 0; }
 };
 
@@ -109,10 +110,21 @@ struct ModelSpec {
   /// What the reader had to guess or chose by convention, one line each (shown as assumptions).
   std::vector<std::string> notes;
 
-  /// Whether `layer` keeps only a sliding window of keys: every layer, or with sliding_every > 1
-  /// every sliding_every-th one from layer 0 (Gemma 2 windows the even layers).
+  // Per-layer attention kinds when the config lists them (layer_types: "sliding_attention" or
+  // "full_attention"; Gemma 3's sliding_window_pattern): true = the layer keeps a sliding window.
+  // Empty: every layer slides when sliding_window > 0, or every sliding_every-th one.
+  std::vector<bool> sliding_layers;
+  // gpt-oss: a learned attention-sink logit per query head and layer (self_attn.sinks).
+  bool attention_sinks = false;
+
+  /// Whether `layer` keeps only a sliding window of keys: as sliding_layers says when the config
+  /// lists the layers, else every layer, or with sliding_every > 1 every sliding_every-th one
+  /// from layer 0 (Gemma 2 windows the even layers).
   bool is_windowed_layer(std::int64_t layer) const {
     if (sliding_window <= 0) return false;
+    if (!sliding_layers.empty())
+      return layer >= 0 && static_cast<std::size_t>(layer) < sliding_layers.size() &&
+             sliding_layers[static_cast<std::size_t>(layer)];
     if (sliding_every <= 1) return true;
     return layer % sliding_every == 0;
   }
