@@ -142,3 +142,50 @@ TEST_CASE("an input typed per kWh is echoed as typed, not as its binary round tr
   REQUIRE(r.code == 0);
   CHECK(r.out.find(",0.08,0.4,") != std::string::npos);
 }
+
+TEST_CASE("a numeric flag given twice is refused by name", "[cli]") {
+  using napkin_test::run_napkin;
+  auto r = run_napkin("flops matmul --m 4 --m 8 --k 8 --n 8");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: --m: given twice ('4', '8'); expected one value, or a list 4,8 to sweep\n");
+  r = run_napkin("memory llama-3.1-8b --gpu-memory 40GB --memory 80GB");
+  CHECK(r.code == 2);
+  CHECK(r.out.find("napkin: error: --gpu-memory: given twice ('40GB', '80GB')") == 0);
+  r = run_napkin("flops matmul --m 1..4 --m 8 --m 9 --k 8 --n 8");
+  CHECK(r.out == "napkin: error: --m: given 3 times ('1..4', '8', '9'); expected one value, or one list or range to "
+                 "sweep\n");
+  r = run_napkin("flops matmul --m 1,2 --k 8 --n 8 --max-rows 2 --max-rows 3");
+  CHECK(r.out.find("napkin: error: --max-rows: given twice") == 0);
+}
+
+TEST_CASE("a sweep is capped at --max-rows rows, 4000000 unless raised", "[cli][sweep]") {
+  using napkin_test::run_napkin;
+  auto r = run_napkin("flops matmul --m 1..1e9 --k 8 --n 8");
+  CHECK(r.code == 2);
+  CHECK(r.out ==
+        "napkin: error: --m: '1..1e9' gives 1000000000 rows; expected at most 4000000 (raise with --max-rows)\n");
+  r = run_napkin("flops matmul --m 1,2,4 --k 8 --n 8 --max-rows 2");
+  CHECK(r.out == "napkin: error: --m: '1,2,4' gives 3 rows; expected at most 2 (raise with --max-rows)\n");
+  r = run_napkin("flops matmul --m 1,2,4 --k 8 --n 8 --max-rows 3 --csv");
+  CHECK(r.code == 0);
+  for (const char* bad : {"0", "1.5", "-3", "abc", "1e300"}) {
+    r = run_napkin(std::string("flops matmul --m 4 --k 8 --n 8 --max-rows ") + bad);
+    INFO(bad);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("napkin: error: --max-rows: ") == 0);
+  }
+}
+
+TEST_CASE("a sweep with a value that fails on its own prints nothing on stdout", "[cli][sweep]") {
+  using napkin_test::run_napkin;
+  // TP 3 does not divide 32 heads: found before the first row, in every format.
+  for (const char* fmt : {"--json", "--jsonl", "--csv", "", "--explain"}) {
+    INFO(fmt);
+    const auto r = run_napkin(std::string("memory llama-3.1-8b --tp 1,2,3,4 --batch 1..2000 ") + fmt +
+                              " 2>/dev/null; echo rc=$?");
+    CHECK(r.out == "rc=2\n");
+  }
+  // The same values that each work on their own sweep fine.
+  const auto r = run_napkin("memory llama-3.1-8b --tp 1,2,4 --batch 1..3 --csv");
+  CHECK(r.code == 0);
+}
