@@ -189,3 +189,16 @@ TEST_CASE("a sweep with a value that fails on its own prints nothing on stdout",
   const auto r = run_napkin("memory llama-3.1-8b --tp 1,2,4 --batch 1..3 --csv");
   CHECK(r.code == 0);
 }
+
+TEST_CASE("help strings' units are accepted: USD/h, μs", "[cli]") {
+  using napkin_test::run_napkin;
+  const std::string train = "train llama-3.1-8b --tokens 1T --hw h100-sxm --gpus 8 --json --price-per-gpu-hour ";
+  const auto a = run_napkin(train + "2.5USD/h");
+  const auto b = run_napkin(train + "2.5");
+  CHECK(a.code == 0);
+  CHECK(a.out == b.out);
+  const auto mu = run_napkin("serve llama-3.1-8b --hw h100-sxm --launch-overhead 5μs --json");
+  const auto micro = run_napkin("serve llama-3.1-8b --hw h100-sxm --launch-overhead 5µs --json");
+  CHECK(mu.code == 0);
+  CHECK(mu.out == micro.out);
+}
