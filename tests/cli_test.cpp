@@ -143,6 +143,20 @@ TEST_CASE("an input typed per kWh is echoed as typed, not as its binary round tr
   CHECK(r.out.find(",0.08,0.4,") != std::string::npos);
 }
 
+TEST_CASE("a tiny input per kWh is echoed, not an internal error", "[cli]") {
+  using napkin_test::run_napkin;
+  auto r = run_napkin("energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --price-per-kwh 1e-310 --csv");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find(",1e-310,") != std::string::npos);
+  r = run_napkin("energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --carbon-intensity 1e-310gCO2e/kWh --json");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("\"carbon_intensity\":1e-313") != std::string::npos);
+  // Below what a double holds once scaled: refused, not silently 0.
+  r = run_napkin("energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --price-per-kwh 1e-320");
+  CHECK(r.code == 2);
+  CHECK(r.out.find("--price-per-kwh: '1e-320' is out of range") != std::string::npos);
+}
+
 TEST_CASE("a numeric flag given twice is refused by name", "[cli]") {
   using napkin_test::run_napkin;
   auto r = run_napkin("flops matmul --m 4 --m 8 --k 8 --n 8");
@@ -201,4 +215,12 @@ TEST_CASE("help strings' units are accepted: USD/h, μs", "[cli]") {
   const auto micro = run_napkin("serve llama-3.1-8b --hw h100-sxm --launch-overhead 5µs --json");
   CHECK(mu.code == 0);
   CHECK(mu.out == micro.out);
+}
+
+TEST_CASE("a time of 1e295 days is written in scientific notation", "[cli]") {
+  using napkin_test::run_napkin;
+  const auto r = run_napkin("energy --flops 1e300 --throughput 1FLOP/s --power 1W");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("1.157e+295 d (1.000e+300 s)") != std::string::npos);
+  CHECK(r.out.size() < 3000);
 }
