@@ -224,3 +224,14 @@ TEST_CASE("a time of 1e295 days is written in scientific notation", "[cli]") {
   CHECK(r.out.find("1.157e+295 d (1.000e+300 s)") != std::string::npos);
   CHECK(r.out.size() < 3000);
 }
+
+TEST_CASE("the check before a sweep's first row leaves --require-fit citing the first row that misses", "[cli][sweep]") {
+  using napkin_test::run_napkin;
+  // Sweep order: batch 8 with 32Ki context is the first row that does not fit; the check before
+  // the first row meets batch 64 with 1Ki first (it visits each flag's values in turn).
+  const auto r = run_napkin("memory llama-3.1-8b --batch 1,8,64 --context 1Ki,32Ki --gpu-memory 24GB --require-fit "
+                            "--csv");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("\nnapkin: --require-fit failed: per GPU 53.64 GB > capacity 24.00 GB (short by 29.64 GB); "
+                   "largest item: kv_cache 34.36 GB\n") != std::string::npos);
+}
