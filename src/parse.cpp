@@ -15,12 +15,14 @@ namespace {
 constexpr DimRt kOne = dim_rt<Count::dim>();
 constexpr DimRt kToken = dim_rt<Tokens::dim>();
 constexpr DimRt kParam = dim_rt<Params::dim>();
+// A rental price per second (train.h's UsdPerSecond), quoted per hour: 2.5USD/h.
+constexpr DimRt kUsdPerSecond = dim_rt<Dim<0, 0, -1, 0, 0, 0, 1, 0>>();
 
 struct Described {
   DimRt d;
   DimDescription desc;
 };
-constexpr std::array<Described, 14> kDescriptions{{
+constexpr std::array<Described, 15> kDescriptions{{
     {kOne, {"a count", "4096, 8k or 8Ki"}},
     {dim_rt<Flops::dim>(), {"a FLOP count", "1e18 or 2.5PFLOP"}},
     {dim_rt<FlopRate::dim>(), {"a FLOP/s rate", "989TFLOP/s"}},
@@ -35,13 +37,14 @@ constexpr std::array<Described, 14> kDescriptions{{
     {dim_rt<EnergyPerFlop::dim>(), {"an energy per FLOP (J/FLOP)", "1pJ/FLOP"}},
     {dim_rt<UsdPerJoule::dim>(), {"a price per kWh", "0.12 or 0.12USD/kWh"}},
     {dim_rt<Co2PerJoule::dim>(), {"a carbon intensity", "0.4kgCO2e/kWh or 400gCO2e/kWh"}},
+    {kUsdPerSecond, {"a price per hour", "2.5 or 2.5USD/h"}},
 }};
 
 struct Prefix {
   std::string_view p;
   double scale;
 };
-constexpr std::array<Prefix, 14> kSiPrefixes{{{"", 1.0},
+constexpr std::array<Prefix, 15> kSiPrefixes{{{"", 1.0},
                                               {"k", 1e3},
                                               {"K", 1e3},
                                               {"M", 1e6},
@@ -53,7 +56,8 @@ constexpr std::array<Prefix, 14> kSiPrefixes{{{"", 1.0},
                                               {"Y", 1e24},
                                               {"m", 1e-3},
                                               {"u", 1e-6},
-                                              {"µ", 1e-6},
+                                              {"µ", 1e-6},  // U+00B5 MICRO SIGN
+                                              {"μ", 1e-6},  // U+03BC GREEK SMALL LETTER MU (same glyph)
                                               {"n", 1e-9}}};
 constexpr std::array<Prefix, 6> kIecPrefixes{{{"Ki", 1024.0},
                                               {"Mi", 1048576.0},
@@ -82,13 +86,16 @@ struct BaseUnit {
   unsigned prefixes;  // which prefix sets apply
 };
 // Longest symbols first so that "FLOP/s" is tried before "s" and "B/s" before "B".
-const std::array<BaseUnit, 20> kUnits{{
+const std::array<BaseUnit, 23> kUnits{{
     {"kgCO2e/kWh", dim_rt<Co2PerJoule::dim>(), 1.0 / 3.6e6, kNone},
     {"kgCO2/kWh", dim_rt<Co2PerJoule::dim>(), 1.0 / 3.6e6, kNone},
     {"gCO2e/kWh", dim_rt<Co2PerJoule::dim>(), 1e-3 / 3.6e6, kNone},
     {"gCO2/kWh", dim_rt<Co2PerJoule::dim>(), 1e-3 / 3.6e6, kNone},
     {"USD/kWh", dim_rt<UsdPerJoule::dim>(), 1.0 / 3.6e6, kNone},
     {"$/kWh", dim_rt<UsdPerJoule::dim>(), 1.0 / 3.6e6, kNone},
+    {"USD/hour", kUsdPerSecond, 1.0 / 3600.0, kNone},
+    {"USD/h", kUsdPerSecond, 1.0 / 3600.0, kNone},
+    {"$/h", kUsdPerSecond, 1.0 / 3600.0, kNone},
     {"J/FLOP", dim_rt<EnergyPerFlop::dim>(), 1.0, kSiUp | kSiDown},
     {"FLOP/s", dim_rt<FlopRate::dim>(), 1.0, kSiUp},
     {"FLOP/B", dim_rt<Intensity::dim>(), 1.0, kNone},
@@ -184,10 +191,11 @@ double parse_quantity(std::string_view text, DimRt expected, std::string_view fi
   if (ec != std::errc() || end == num.data()) fail(field, text, expected, "is not a number");
   if (!std::isfinite(v)) fail(field, text, expected, "is not a finite number");
   const std::string_view unit = trim(std::string_view(end, static_cast<std::size_t>(num.data() + num.size() - end)));
-  // A scale can push a finite number past the largest double ("1e308T"): out of range, not inf.
+  // A scale can push a finite number past the largest double ("1e308T"): out of range, not inf;
+  // or below the smallest ("1e-320" USD/kWh is 2.8e-327 USD/J): out of range, not 0.
   const auto scaled = [&](double scale) {
     const double base = v * scale;
-    if (!std::isfinite(base)) fail(field, text, expected, "is out of range");
+    if (!std::isfinite(base) || (base == 0.0 && v != 0.0)) fail(field, text, expected, "is out of range");
     return base;
   };
   if (unit.empty()) return scaled(plain_scale);

@@ -142,3 +142,96 @@ TEST_CASE("an input typed per kWh is echoed as typed, not as its binary round tr
   REQUIRE(r.code == 0);
   CHECK(r.out.find(",0.08,0.4,") != std::string::npos);
 }
+
+TEST_CASE("a tiny input per kWh is echoed, not an internal error", "[cli]") {
+  using napkin_test::run_napkin;
+  auto r = run_napkin("energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --price-per-kwh 1e-310 --csv");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find(",1e-310,") != std::string::npos);
+  r = run_napkin("energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --carbon-intensity 1e-310gCO2e/kWh --json");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("\"carbon_intensity\":1e-313") != std::string::npos);
+  // Below what a double holds once scaled: refused, not silently 0.
+  r = run_napkin("energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --price-per-kwh 1e-320");
+  CHECK(r.code == 2);
+  CHECK(r.out.find("--price-per-kwh: '1e-320' is out of range") != std::string::npos);
+}
+
+TEST_CASE("a numeric flag given twice is refused by name", "[cli]") {
+  using napkin_test::run_napkin;
+  auto r = run_napkin("flops matmul --m 4 --m 8 --k 8 --n 8");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: --m: given twice ('4', '8'); expected one value, or a list 4,8 to sweep\n");
+  r = run_napkin("memory llama-3.1-8b --gpu-memory 40GB --memory 80GB");
+  CHECK(r.code == 2);
+  CHECK(r.out.find("napkin: error: --gpu-memory: given twice ('40GB', '80GB')") == 0);
+  r = run_napkin("flops matmul --m 1..4 --m 8 --m 9 --k 8 --n 8");
+  CHECK(r.out == "napkin: error: --m: given 3 times ('1..4', '8', '9'); expected one value, or one list or range to "
+                 "sweep\n");
+  r = run_napkin("flops matmul --m 1,2 --k 8 --n 8 --max-rows 2 --max-rows 3");
+  CHECK(r.out.find("napkin: error: --max-rows: given twice") == 0);
+}
+
+TEST_CASE("a sweep is capped at --max-rows rows, 4000000 unless raised", "[cli][sweep]") {
+  using napkin_test::run_napkin;
+  auto r = run_napkin("flops matmul --m 1..1e9 --k 8 --n 8");
+  CHECK(r.code == 2);
+  CHECK(r.out ==
+        "napkin: error: --m: '1..1e9' gives 1000000000 rows; expected at most 4000000 (raise with --max-rows)\n");
+  r = run_napkin("flops matmul --m 1,2,4 --k 8 --n 8 --max-rows 2");
+  CHECK(r.out == "napkin: error: --m: '1,2,4' gives 3 rows; expected at most 2 (raise with --max-rows)\n");
+  r = run_napkin("flops matmul --m 1,2,4 --k 8 --n 8 --max-rows 3 --csv");
+  CHECK(r.code == 0);
+  for (const char* bad : {"0", "1.5", "-3", "abc", "1e300"}) {
+    r = run_napkin(std::string("flops matmul --m 4 --k 8 --n 8 --max-rows ") + bad);
+    INFO(bad);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("napkin: error: --max-rows: ") == 0);
+  }
+}
+
+TEST_CASE("a sweep with a value that fails on its own prints nothing on stdout", "[cli][sweep]") {
+  using napkin_test::run_napkin;
+  // TP 3 does not divide 32 heads: found before the first row, in every format.
+  for (const char* fmt : {"--json", "--jsonl", "--csv", "", "--explain"}) {
+    INFO(fmt);
+    const auto r = run_napkin(std::string("memory llama-3.1-8b --tp 1,2,3,4 --batch 1..2000 ") + fmt +
+                              " 2>/dev/null; echo rc=$?");
+    CHECK(r.out == "rc=2\n");
+  }
+  // The same values that each work on their own sweep fine.
+  const auto r = run_napkin("memory llama-3.1-8b --tp 1,2,4 --batch 1..3 --csv");
+  CHECK(r.code == 0);
+}
+
+TEST_CASE("help strings' units are accepted: USD/h, μs", "[cli]") {
+  using napkin_test::run_napkin;
+  const std::string train = "train llama-3.1-8b --tokens 1T --hw h100-sxm --gpus 8 --json --price-per-gpu-hour ";
+  const auto a = run_napkin(train + "2.5USD/h");
+  const auto b = run_napkin(train + "2.5");
+  CHECK(a.code == 0);
+  CHECK(a.out == b.out);
+  const auto mu = run_napkin("serve llama-3.1-8b --hw h100-sxm --launch-overhead 5μs --json");
+  const auto micro = run_napkin("serve llama-3.1-8b --hw h100-sxm --launch-overhead 5µs --json");
+  CHECK(mu.code == 0);
+  CHECK(mu.out == micro.out);
+}
+
+TEST_CASE("a time of 1e295 days is written in scientific notation", "[cli]") {
+  using napkin_test::run_napkin;
+  const auto r = run_napkin("energy --flops 1e300 --throughput 1FLOP/s --power 1W");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("1.157e+295 d (1.000e+300 s)") != std::string::npos);
+  CHECK(r.out.size() < 3000);
+}
+
+TEST_CASE("the check before a sweep's first row leaves --require-fit citing the first row that misses", "[cli][sweep]") {
+  using napkin_test::run_napkin;
+  // Sweep order: batch 8 with 32Ki context is the first row that does not fit; the check before
+  // the first row meets batch 64 with 1Ki first (it visits each flag's values in turn).
+  const auto r = run_napkin("memory llama-3.1-8b --batch 1,8,64 --context 1Ki,32Ki --gpu-memory 24GB --require-fit "
+                            "--csv");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("\nnapkin: --require-fit failed: per GPU 53.64 GB > capacity 24.00 GB (short by 29.64 GB); "
+                   "largest item: kv_cache 34.36 GB\n") != std::string::npos);
+}

@@ -72,3 +72,31 @@ TEST_CASE("a value past the largest prefix prints in scientific notation, not as
   CHECK(human_value(value(4e60 * flop)) == "4.000e+60 FLOP (4.000e60 FLOP)");
   CHECK(human_value(value(5e40 * watt)) == "5.000e+40 W");
 }
+
+TEST_CASE("a time of more than a trillion days is in scientific notation", "[report]") {
+  CHECK(human_value(value(1e300 * second)) == "1.157e+295 d (1.000e+300 s)");
+  CHECK(human_value(value(1e12 * day)) == "1.000e+12 d (8.640e+16 s)");
+  CHECK(human_value(value(1e11 * day)) == "100000000000.00 d (8.640e+15 s)");
+  CHECK(napkin::report::compact(1e300, dim_rt<Usd::dim>()) == "1.000e+300 USD");
+  CHECK(napkin::report::compact(2.5e15, dim_rt<Co2::dim>()) == "2.500e+12 tCO2e");
+  CHECK(napkin::report::compact(1234.5, dim_rt<Usd::dim>()) == "1234.50 USD");
+}
+
+TEST_CASE("an input typed per kWh echoes as typed, subnormal or not", "[report]") {
+  Input in{"price_per_kwh", value(0.12 / 3.6e6), 3.6e6};
+  CHECK(napkin::report::echoed(in) == 0.12);
+  in.value = value(1e-310 / 3.6e6);  // 2.8e-317: a subnormal good to 6 digits
+  CHECK(napkin::report::echoed(in) == 1e-310);
+  in.value = value(1e-310 / 3.6e9);  // 1e-310 gCO2e/kWh: 2.8e-320, good to 3 digits
+  CHECK(napkin::report::echoed(in) == 1e-313);
+  in.value = value(4.9406564584124654e-324);  // the smallest double: 1 digit
+  CHECK(napkin::report::echoed(in) == 2e-317);
+}
+
+TEST_CASE("a count before a word for its unit is not given the unit twice", "[report]") {
+  ResultSet rs;
+  rs.assume("a", text("12·l·h² = {} parameters, {} params, {} in all", 37.61e9 * units::param, 8e9 * units::param,
+                      7e9 * units::param));
+  CHECK(napkin::report::expand(rs.view(rs.assumptions[0].text)) ==
+        "12·l·h² = 37.61B parameters, 8.00B params, 7.00B params in all");
+}

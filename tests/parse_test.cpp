@@ -96,3 +96,26 @@ TEST_CASE("non-numbers, NaN, infinity and overflow are errors naming the flag", 
   CHECK(error_of("1e300YB", dim_rt<Bytes::dim>()) ==
         "--x: '1e300YB' is out of range; expected a byte amount (B) such as 80GiB or 16GB");
 }
+
+TEST_CASE("micro takes the micro sign and the Greek mu alike", "[units][parse]") {
+  CHECK(parse<Seconds>("5µs") == Approx(5e-6));  // U+00B5 MICRO SIGN
+  CHECK(parse<Seconds>("5μs") == Approx(5e-6));  // U+03BC GREEK SMALL LETTER MU
+  CHECK(parse<Watts>("3μW") == Approx(3e-6));
+}
+
+TEST_CASE("a price per GPU-hour takes the USD/h its help shows", "[units][parse]") {
+  const DimRt per_s = dim_rt<Dim<0, 0, -1, 0, 0, 0, 1, 0>>();
+  CHECK(parse_quantity("2.5USD/h", per_s, "--price-per-gpu-hour") == Approx(2.5 / 3600.0));
+  CHECK(parse_quantity("2.5 $/h", per_s, "--price-per-gpu-hour") == Approx(2.5 / 3600.0));
+  CHECK(parse_quantity("2.5", per_s, "--price-per-gpu-hour", 1.0 / 3600.0) == Approx(2.5 / 3600.0));
+  CHECK(error_of("2.5USD/kWh", per_s) ==
+        "--x: '2.5USD/kWh' is a price per kWh; expected a price per hour such as 2.5 or 2.5USD/h");
+}
+
+TEST_CASE("a value that a unit scales below the smallest double is out of range, not 0", "[units][parse]") {
+  const DimRt per_j = dim_rt<UsdPerJoule::dim>();
+  CHECK(parse_quantity("1e-310", per_j, "--x", 1.0 / 3.6e6) > 0.0);  // subnormal, kept
+  CHECK(error_of("1e-320USD/kWh", per_j) ==
+        "--x: '1e-320USD/kWh' is out of range; expected a price per kWh such as 0.12 or 0.12USD/kWh");
+  CHECK(parse_quantity("0USD/kWh", per_j, "--x") == 0.0);
+}

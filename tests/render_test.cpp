@@ -75,3 +75,54 @@ TEST_CASE("JSON strings escape quotes, backslashes and control characters", "[re
   report::append_json_string(s, "a\"b\\c\nd\x01");
   CHECK(s == "\"a\\\"b\\\\c\\nd\\u0001\"");
 }
+
+namespace {
+// A sweep table of `n` rows, m = 1..n and one result `bytes(m)`, rendered; its lines.
+template <class F>
+std::vector<std::string> sweep_table(std::size_t n, F bytes) {
+  std::FILE* tmp = std::tmpfile();
+  REQUIRE(tmp != nullptr);
+  {
+    report::RenderOptions opt;
+    opt.sweep = true;
+    opt.swept = {"m"};
+    auto r = report::make_renderer(opt, tmp);
+    ResultSet rs;
+    for (std::size_t i = 1; i <= n; ++i) {
+      rs.clear();
+      rs.input("m", value(static_cast<double>(i)));
+      rs.item("size", "size", value(bytes(static_cast<double>(i)) * byte), "S", text("s"));
+      r->row(rs);
+    }
+    r->finish();
+  }
+  std::string s;
+  std::rewind(tmp);
+  char chunk[4096];
+  std::size_t got;
+  while ((got = std::fread(chunk, 1, sizeof chunk, tmp)) > 0) s.append(chunk, got);
+  std::fclose(tmp);
+  return split(s, '\n');
+}
+}  // namespace
+
+TEST_CASE("a sweep table stays aligned past its first 256 rows", "[report]") {
+  // As in napkin flops matmul --m 1..1000: the widest cells come last.
+  const auto lines = sweep_table(1000, [](double m) { return m * 1000.0; });
+  REQUIRE(lines.size() >= 1001);
+  for (std::size_t i = 0; i <= 1000; ++i) CHECK(lines[i].size() == lines[0].size());
+  CHECK(lines[0] == "     m       size");
+  CHECK(lines[1] == "     1    1.00 kB");
+  CHECK(lines[1000] == "  1000    1.00 MB");
+}
+
+TEST_CASE("past the rows held to size it, a wider cell widens its column under a new header", "[report]") {
+  const std::size_t held = 100000;
+  const auto lines = sweep_table(held + 2, [&](double m) { return m <= held ? 1.0 : 123.45e12; });
+  CHECK(lines[0] == "       m  size");
+  CHECK(lines[held] == "  100000   1 B");
+  // Row 100001 has a wider cell: the header again, at the new widths, then the rows.
+  CHECK(lines[held + 1] == "       m       size");
+  CHECK(lines[held + 2] == "  100001  123.45 TB");
+  CHECK(lines[held + 3] == "  100002  123.45 TB");
+}

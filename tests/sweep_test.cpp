@@ -79,8 +79,38 @@ TEST_CASE("the sweep order follows the command line, not the declaration", "[cli
   CHECK(s.swept_names() == std::vector<std::string>{"k", "m"});
 }
 
-TEST_CASE("a sweep of more than 1e10 combinations is refused", "[cli][sweep]") {
-  std::vector<NumericFlag> flags{count_flag("1..1000000:+1"), count_flag("1..1000000:+1")};
+TEST_CASE("a sweep of more rows than --max-rows allows is refused, naming the rows and the flag", "[cli][sweep]") {
+  CHECK_THROWS_WITH(parse_axis(count_flag("1..1e9")),
+                    "--m: '1..1e9' gives 1000000000 rows; expected at most 4000000 (raise with --max-rows)");
+  CHECK_NOTHROW(parse_axis(count_flag("1..4000000")));
+  CHECK_THROWS_WITH(parse_axis(count_flag("1..1e300")),
+                    "--m: '1..1e300' gives 1e+300 rows; expected at most 4000000 (raise with --max-rows)");
+  CHECK_THROWS_WITH(parse_axis(count_flag("1,2,3"), nullptr, 2),
+                    "--m: '1,2,3' gives 3 rows; expected at most 2 (raise with --max-rows)");
+  // Each flag within the limit, their product not: all of them named.
+  std::vector<NumericFlag> flags{count_flag("1..3000"), count_flag("1..3000"), count_flag("1,2")};
+  flags[1].flag = "--k";
+  flags[2].flag = "--n";
+  CHECK_THROWS_WITH(Sweep(flags, {0, 1, 2}),
+                    "--m: '1..3000' with --k '1..3000', --n '1,2' gives 18000000 rows; expected at most 4000000 "
+                    "(raise with --max-rows)");
+  CHECK(Sweep(flags, {0, 1, 2}, 2e7).rows() == 18000000);
+}
+
+TEST_CASE("probe visits every value of every swept flag once, in sweep order", "[cli][sweep]") {
+  std::vector<NumericFlag> flags{count_flag("1,2,3"), count_flag("10,20"), count_flag("7")};
   flags[1].name = "k";
-  CHECK_THROWS_AS(Sweep(flags, {0, 1}), InputError);
+  flags[2].name = "n";
+  Sweep s(flags, {0, 1, 2});
+  std::vector<std::pair<double, double>> seen;
+  bool probing = true;
+  s.probe([&](const Point& p) {
+    seen.emplace_back(p[0], p[1]);
+    probing = probing && p.probing();
+  });
+  // The sum of the value counts (3 + 2 - 1), not their product (6): the fastest flag first.
+  CHECK(s.probes() == 4);
+  CHECK(seen == std::vector<std::pair<double, double>>{{1, 10}, {1, 20}, {2, 10}, {3, 10}});
+  CHECK(probing);
+  s.run([&](const Point& p) { CHECK_FALSE(p.probing()); });
 }

@@ -3,9 +3,10 @@
 //
 // A number, optionally followed by a unit (spaces allowed between them). Units: FLOP with SI
 // prefixes (k M G T P E Z Y), FLOP/s, B with SI (kB = 1000 B) and IEC (KiB = 1024 B) prefixes,
-// B/s, FLOP/B, s (ms, us, µs, ns), min, h, d, J (kJ, MJ, ...), Wh (kWh, MWh, ...), W (kW, MW),
-// J/FLOP (pJ/FLOP), USD/kWh, kgCO2e/kWh and gCO2e/kWh. Counts take k/K = 1e3, M = 1e6,
-// B or G = 1e9, T = 1e12 and Ki/Mi/Gi/Ti = 2^10.. (in a byte flag, B is the byte).
+// B/s, FLOP/B, s (ms, us, µs or μs, ns), min, h, d, J (kJ, MJ, ...), Wh (kWh, MWh, ...), W (kW,
+// MW), J/FLOP (pJ/FLOP), USD/kWh, USD/h (a price per GPU-hour), kgCO2e/kWh and gCO2e/kWh.
+// Counts take k/K = 1e3, M = 1e6, B or G = 1e9, T = 1e12 and Ki/Mi/Gi/Ti = 2^10.. (in a byte
+// flag, B is the byte).
 // A plain number is in the base unit of the expected dimension (times `plain_scale`).
 #pragma once
 

@@ -311,6 +311,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
           inference_memory(c->spec, in, rs);
       }
       c->hw.assume(rs);
+      if (p.probing()) return;  // run_sweep checking values before the first row: no row bookkeeping
       if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) {
         if (all_fit) first_miss = fit_failure(rs);
         all_fit = false;

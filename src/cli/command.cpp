@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "napkin/error.h"
+#include "napkin/parse.h"
 #include "napkin/report/human_units.h"
 #include "plot.h"
 
@@ -155,10 +156,51 @@ void require_value(const NumericFlag& f, std::string_view what) {
     throw InputError(f.flag, "(missing)", std::string(what) + " (or --hw with a hardware preset)");
 }
 
+namespace {
+
+// A numeric flag given more than once is refused by name (CLI11 would say "At Most 1 required
+// but received 2"); keeping the last value would silently drop the first.
+[[noreturn]] void given_twice(const std::string& flag, const CLI::results_t& r) {
+  std::string values, list;
+  bool listable = true;
+  for (const auto& v : r) {
+    values += (values.empty() ? "'" : ", '") + v + "'";
+    list += (list.empty() ? "" : ",") + v;
+    listable = listable && v.find("..") == std::string::npos && !v.empty();
+  }
+  const std::string times = r.size() == 2 ? "twice" : std::to_string(r.size()) + " times";
+  throw InputError(flag + ": given " + times + " (" + values + "); expected one value, or " +
+                   (listable ? "a list " + list + " to sweep" : "one list or range to sweep"));
+}
+
+// A one-value option bound to `target`, refusing a repeat by name.
+CLI::Option* add_single_option(CLI::App* sub, const std::string& names, std::string* target, std::string help) {
+  CLI::Option* opt = sub->add_option(
+      names,
+      [target, shown = names.substr(0, names.find(','))](const CLI::results_t& r) {
+        if (r.size() > 1) given_twice(shown, r);
+        *target = r.empty() ? std::string() : r.front();
+        return true;
+      },
+      std::move(help));
+  opt->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // every value reaches the callback
+  return opt;
+}
+
+}  // namespace
+
 std::size_t NumericFlags::add(CLI::App* sub, std::string flag, std::string name, DimRt dim,
                               Constraint c, std::string help, std::string type_name,
                               std::optional<double> fallback, double plain_scale) {
   if (flags_.size() >= kMax) throw std::logic_error("too many numeric flags on one command");
+  if (flags_.empty()) {
+    // Every command that sweeps has numeric flags: the first one brings --max-rows.
+    add_single_option(sub, "--max-rows", &max_rows_,
+                      fmt::format("At most N rows in a sweep (default {:.0f}); a larger sweep is refused",
+                                  kDefaultMaxRows))
+        ->type_name("N")
+        ->group("Output");
+  }
   NumericFlag f;
   f.flag = flag.substr(0, flag.find(','));  // "--gpu-memory,--memory": messages use the first name
   f.name = std::move(name);
@@ -167,11 +209,23 @@ std::size_t NumericFlags::add(CLI::App* sub, std::string flag, std::string name,
   f.plain_scale = plain_scale;
   f.fallback = fallback;
   flags_.push_back(std::move(f));
-  // reserve() above keeps this reference valid while flags are added.
-  CLI::Option* opt = sub->add_option(flag, flags_.back().raw, std::move(help));
+  // reserve() above keeps this pointer valid while flags are added.
+  CLI::Option* opt = add_single_option(sub, flag, &flags_.back().raw, std::move(help));
   opt->type_name(std::move(type_name));
   options_.push_back(opt);
   return flags_.size() - 1;
+}
+
+double NumericFlags::max_rows() const {
+  if (max_rows_.empty()) return kDefaultMaxRows;
+  NumericFlag f;
+  f.flag = "--max-rows";
+  f.dim = dim_rt<Count::dim>();
+  f.constraint = Constraint::positive_integer;
+  f.raw = max_rows_;
+  const double n = parse_quantity(max_rows_, f.dim, f.flag);
+  check_value(f, n, true);
+  return n;
 }
 
 std::vector<std::size_t> NumericFlags::resolve(CLI::App* sub) {
@@ -192,11 +246,33 @@ void reject_extras(CLI::App* sub) {
   if (!root->remaining(true).empty()) throw CLI::ExtrasError(root->remaining(true));
 }
 
+namespace {
+
+// Before a sweep prints anything: every value of every swept flag, the others at their first
+// value, computed into a scratch result set and thrown away (Sweep::probe: the sum of the
+// flags' value counts, not their product). A value that is wrong on its own (--tp 3 with 32
+// heads, a result that overflows) stops the sweep here, with stdout empty. What only a
+// combination of values gets wrong can still stop it midway: the error line follows what
+// was printed, and exit 2 says the output is incomplete.
+void probe_sweep(const Sweep& sweep, NumericFlags& nf, const Compute& compute, bool details) {
+  if (sweep.rows() <= 1) return;  // the one row is computed before anything is printed
+  ResultSet scratch;
+  scratch.details = details;
+  sweep.probe([&](const Point& p) {
+    scratch.clear();
+    compute(p, scratch);
+    require_finite(scratch, nf.flags(), p);
+  });
+}
+
+}  // namespace
+
 int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const Compute& compute) {
   reject_extras(sub);
   const report::Format format = output_format(out);
   const std::vector<std::size_t> order = nf.resolve(sub);
-  Sweep sweep(nf.flags(), order);
+  Sweep sweep(nf.flags(), order, nf.max_rows());
+  probe_sweep(sweep, nf, compute, format != report::Format::csv);
   std::unique_ptr<Plot> plot;  // checked before anything is printed
   if (!out.plot.empty()) plot = std::make_unique<Plot>(sub, out.plot, out.plot_y, nf.flags(), sweep);
   report::RenderOptions ropt;

@@ -37,11 +37,16 @@ class NumericFlags {
   const std::vector<NumericFlag>& flags() const { return flags_; }
   /// Marks given flags and returns their indices in command-line order.
   std::vector<std::size_t> resolve(CLI::App* sub);
+  /// --max-rows N (added with the first numeric flag: every command that sweeps has it): the
+  /// most rows a sweep may have, kDefaultMaxRows unless given. Throws InputError naming
+  /// --max-rows for anything but a positive integer.
+  double max_rows() const;
 
  private:
   static constexpr std::size_t kMax = 32;
   std::vector<NumericFlag> flags_;
   std::vector<CLI::Option*> options_;
+  std::string max_rows_;  // as typed
 };
 
 /// --hw NAME|FILE: a hardware preset or file whose datasheet figures fill the hardware flags the

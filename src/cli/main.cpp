@@ -9,6 +9,7 @@
 
 #include "command.h"
 #include "napkin/error.h"
+#include "napkin/sanitize.h"
 #include "napkin/suggest.h"
 #include "napkin/version.h"
 
@@ -141,21 +142,23 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);
     // An unknown flag or word explains most other parse errors ("--peek" makes "--peak" missing).
     if (const auto extras = app.remaining(true); !extras.empty()) {
-      fmt::print(stderr, "napkin: error: {}\n", unexpected_message(app, extras));
+      fmt::print(stderr, "napkin: error: {}\n", napkin::sanitize_message(unexpected_message(app, extras)));
       return 2;
     }
     std::string what = e.what();
     for (auto& ch : what)
-      if (ch == '\n') ch = ' ';
-    fmt::print(stderr, "napkin: error: {} (napkin --help)\n", what);
+      if (ch == '\n') ch = ' ';  // CLI11's own line breaks
+    fmt::print(stderr, "napkin: error: {} (napkin --help)\n", napkin::sanitize_message(what));
     return 2;
   } catch (const napkin::InputError& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "napkin: error: {}\n", as_flag_message(e));
+    // Every message echoes input (flags, paths, tensor names, config strings): one line, no
+    // terminal controls, bounded length (sanitize.h).
+    fmt::print(stderr, "napkin: error: {}\n", napkin::sanitize_message(as_flag_message(e)));
     return 2;
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "napkin: error: internal: {} (please report this input)\n", e.what());
+    fmt::print(stderr, "napkin: error: internal: {} (please report this input)\n", napkin::sanitize_message(e.what()));
     return 2;
   }
   return exit_code;

@@ -1,6 +1,9 @@
 #include "sweep.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "napkin/check.h"
@@ -12,9 +15,6 @@
 namespace napkin::cli {
 
 namespace {
-
-// More combinations than this is a typo, not a sweep (it would run for hours).
-constexpr double kMaxRows = 1e10;
 
 // 2^53: integer flags stay below it, where every integer is a double.
 constexpr double kExactIntegers = 9007199254740992.0;
@@ -35,6 +35,17 @@ bool is_blank(std::string_view s) { return s.find_first_not_of(" \t") == std::st
 
 double parse_one(const NumericFlag& f, std::string_view text) {
   return parse_quantity(text, f.dim, f.flag, f.plain_scale);
+}
+
+// A row count as a message shows it: exact below 2^53, else "1e+300".
+std::string rows_text(double n) {
+  if (n < kExactIntegers) return std::to_string(static_cast<std::uint64_t>(n));
+  return fmt::format("{:.3g}", n);
+}
+
+[[noreturn]] void too_many_rows(const NumericFlag& f, std::string_view others, double rows, double max_rows) {
+  throw InputError(f.flag, f.raw, "at most " + rows_text(max_rows) + " (raise with --max-rows)",
+                   std::string(others) + "gives " + rows_text(rows) + " rows");
 }
 
 }  // namespace
@@ -71,7 +82,7 @@ void check_value(const NumericFlag& f, double v, bool single) {
   }
 }
 
-Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings) {
+Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings, double max_rows) {
   const auto warn = [warnings](const std::vector<std::string>& w) {
     if (warnings != nullptr) warnings->insert(warnings->end(), w.begin(), w.end());
   };
@@ -92,6 +103,7 @@ Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings) {
       pos = comma + 1;
     }
     a.kind = Axis::Kind::list;
+    if (static_cast<double>(a.values.size()) > max_rows) too_many_rows(f, "", static_cast<double>(a.values.size()), max_rows);
     for (double v : a.values) check_value(f, v, a.values.size() == 1);
     warn(check_plausible(f, typed, false));
     return a;
@@ -125,7 +137,7 @@ Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings) {
     if (!(a.step > 0.0))
       throw InputError(f.flag, f.raw, "a positive step after ':+' (a..b:+step)");
     const double n = std::floor((hi - lo) / a.step * (1.0 + 1e-12) + 1e-9) + 1.0;
-    if (n > kMaxRows) throw InputError(f.flag, f.raw, "a range of at most 1e10 values");
+    if (n > max_rows) too_many_rows(f, "", n, max_rows);
     a.count = static_cast<std::size_t>(n);
   } else if (step.front() == 'x' || step.front() == '*') {
     a.kind = Axis::Kind::geometric;
@@ -137,7 +149,7 @@ Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings) {
       throw InputError(f.flag, f.raw, "a plain factor above 1 after ':x' (a..b:x2)");
     if (!(lo > 0.0)) throw InputError(f.flag, f.raw, "a positive start for a geometric range");
     const double n = std::floor(std::log(hi / lo) / std::log(a.step) + 1e-9) + 1.0;
-    if (n > kMaxRows) throw InputError(f.flag, f.raw, "a range of at most 1e10 values");
+    if (n > max_rows) too_many_rows(f, "", n, max_rows);
     a.count = static_cast<std::size_t>(n);
   } else {
     throw InputError(f.flag, f.raw, "a step ':+N' (linear) or a factor ':xN' (geometric) after the range");
@@ -155,10 +167,11 @@ Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings) {
   return a;
 }
 
-Sweep::Sweep(std::vector<NumericFlag>& flags, const std::vector<std::size_t>& order) : flags_(flags) {
+Sweep::Sweep(std::vector<NumericFlag>& flags, const std::vector<std::size_t>& order, double max_rows)
+    : flags_(flags) {
   for (auto& f : flags_) {
     if (f.given) {
-      f.axis = parse_axis(f, &warnings_);
+      f.axis = parse_axis(f, &warnings_, max_rows);
     } else if (f.fallback) {
       f.axis = Axis{};
       f.axis.values = {*f.fallback};
@@ -172,9 +185,13 @@ Sweep::Sweep(std::vector<NumericFlag>& flags, const std::vector<std::size_t>& or
       rows *= static_cast<double>(flags_[i].axis.size());
     }
   }
-  if (rows > kMaxRows)
-    throw InputError(flags_[axes_.front()].flag, flags_[axes_.front()].raw,
-                     "a sweep of at most 1e10 combinations in all");
+  if (rows > max_rows) {
+    // Each flag is within the limit; their product is not: name them all.
+    std::string others = "with";
+    for (std::size_t k = 1; k < axes_.size(); ++k)
+      others += (k > 1 ? ", " : " ") + flags_[axes_[k]].flag + " '" + flags_[axes_[k]].raw + "'";
+    too_many_rows(flags_[axes_.front()], others + " ", rows, max_rows);
+  }
   rows_ = static_cast<std::size_t>(rows);
 }
 
@@ -202,6 +219,31 @@ void Sweep::run(const std::function<void(const Point&)>& fn) const {
     }
     if (axes_.empty()) return;
   }
+}
+
+void Sweep::probe(const std::function<void(const Point&)>& fn) const {
+  Point p(flags_);
+  p.probing_ = true;
+  for (std::size_t i = 0; i < flags_.size(); ++i)
+    if (p.has(i)) p.values_[i] = flags_[i].axis.at(0);
+  fn(p);
+  // In the order the sweep meets these points: the fastest flag's values come first.
+  for (std::size_t k = axes_.size(); k-- > 0;) {
+    const auto& f = flags_[axes_[k]];
+    for (std::size_t j = 1; j < f.axis.size(); ++j) {
+      const double v = f.axis.at(j);
+      check_value(f, v, false);
+      p.values_[axes_[k]] = v;
+      fn(p);
+    }
+    p.values_[axes_[k]] = f.axis.at(0);
+  }
+}
+
+std::size_t Sweep::probes() const {
+  std::size_t n = 1;
+  for (std::size_t i : axes_) n += flags_[i].axis.size() - 1;
+  return n;
 }
 
 namespace {

@@ -45,10 +45,18 @@ struct NumericFlag {
   Axis axis;
 };
 
+/// At most this many rows in one sweep unless --max-rows raises it: bounded work. Four million
+/// rows take ~3 s and 110 MB of CSV for flops matmul, ~10 s and 590 MB for memory, about a
+/// minute for train (the slowest row; the probe before the first row included); a sweep past
+/// that is a typo (1..1e9 for 1..1e3), not a question. Charts stop at kMaxPlotPoints (plot.h).
+inline constexpr double kDefaultMaxRows = 4'000'000;
+
 /// Parses a flag's text into an axis and checks every value it will take: the flag's
 /// constraint, and the plausibility rules (plausibility.h), whose warnings are appended to
-/// `warnings` when given.
-Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings = nullptr);
+/// `warnings` when given. A range of more than `max_rows` values is refused ("gives N rows;
+/// expected at most M (raise with --max-rows)").
+Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings = nullptr,
+                double max_rows = kDefaultMaxRows);
 
 /// Checks one value against the flag's constraint; throws InputError naming the flag and
 /// showing the raw text when `single` (the flag has one value), else the offending value.
@@ -59,6 +67,9 @@ class Point {
  public:
   explicit Point(const std::vector<NumericFlag>& flags) : flags_(flags), values_(flags.size()) {}
   bool has(std::size_t i) const { return flags_[i].given || flags_[i].fallback.has_value(); }
+  /// True while Sweep::probe runs: a compute that keeps state across rows (the first row that
+  /// does not fit, for --require-fit) leaves it alone, since probe points come in another order.
+  bool probing() const { return probing_; }
   double operator[](std::size_t i) const { return values_[i]; }
   template <class Q>
   Q get(std::size_t i) const { return Q::from_base(values_[i]); }
@@ -72,6 +83,7 @@ class Point {
   friend class Sweep;
   const std::vector<NumericFlag>& flags_;
   std::vector<double> values_;
+  bool probing_ = false;
 };
 
 /// Throws InputError when a result of `rs` (a value, a list element, a trace cell or a number
@@ -81,8 +93,10 @@ void require_finite(const ResultSet& rs, const std::vector<NumericFlag>& flags, 
 
 class Sweep {
  public:
-  /// `order`: indices of the flags in the order the user gave them (sweep order).
-  Sweep(std::vector<NumericFlag>& flags, const std::vector<std::size_t>& order);
+  /// `order`: indices of the flags in the order the user gave them (sweep order). Throws
+  /// InputError naming the flags when the sweep has more than `max_rows` rows (--max-rows).
+  Sweep(std::vector<NumericFlag>& flags, const std::vector<std::size_t>& order,
+        double max_rows = kDefaultMaxRows);
   std::size_t rows() const { return rows_; }
   /// Names of the flags that take more than one value, slowest first.
   const std::vector<std::string>& swept_names() const { return swept_names_; }
@@ -91,6 +105,13 @@ class Sweep {
   const std::vector<std::string>& warnings() const { return warnings_; }
   /// Calls `fn` once per combination, in order.
   void run(const std::function<void(const Point&)>& fn) const;
+  /// Calls `fn` for every value of every swept flag, the other flags at their first value: the
+  /// first combination, then each further value of the fastest flag, ..., of the slowest.
+  /// 1 + Σ (values − 1) calls, not their product: run_sweep checks with it, before printing
+  /// anything, every value that fails on its own (TP 3 with 32 heads). Point::probing() is true.
+  void probe(const std::function<void(const Point&)>& fn) const;
+  /// How many calls probe makes.
+  std::size_t probes() const;
 
  private:
   std::vector<NumericFlag>& flags_;

@@ -5,18 +5,26 @@
 
 #include "napkin/report/human_units.h"
 #include "napkin/report/render.h"
+#include "napkin/sanitize.h"
 
 namespace napkin::report {
 
 namespace {
 
+// A text cell (RFC 4180 quoting). Text that a spreadsheet would run as a formula (= + - @,
+// tab, CR first) starts with a single quote (OWASP's CSV-injection rule); controls and bytes
+// that are not UTF-8 are visible escapes (\n, \x1b: sanitize.h), so a row stays one line.
+// Numbers never come here: -3 stays a number.
 void append_csv_field(std::string& out, std::string_view s) {
-  if (s.find_first_of(",\"\n") == std::string_view::npos) {
-    out += s;
+  std::string cell;
+  if (csv_formula_like(s)) cell += '\'';
+  append_visible(cell, s);
+  if (cell.find_first_of(",\"") == std::string::npos) {
+    out += cell;
     return;
   }
   out += '"';
-  for (char c : s) {
+  for (char c : cell) {
     if (c == '"') out += '"';
     out += c;
   }

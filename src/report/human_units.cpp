@@ -2,9 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <limits>
+
+#include "napkin/sanitize.h"
 
 namespace napkin::report {
 
@@ -157,16 +162,28 @@ void append_sci4(std::string& out, double v) {
   fmt::format_to(std::back_inserter(out), "{:.3f}e{}", m, ee);
 }
 
+// A fixed-point figure with two decimals below a trillion, then scientific notation with 4
+// significant digits: 1e300 FLOP at 1 FLOP/s takes "1.157e+295 d", not a 296-digit number.
+constexpr double kFixedLimit = 1e12;
+void append_fixed2(std::string& out, double v) {
+  if (std::isfinite(v) && std::fabs(v) >= kFixedLimit)
+    fmt::format_to(std::back_inserter(out), "{:.3e}", v);  // as append_prefixed past its prefixes
+  else
+    fmt::format_to(std::back_inserter(out), "{:.2f}", v);
+}
+
 void append_time(std::string& out, double s) {
   const double a = std::fabs(s);
-  if (a >= 2 * 86400.0)
-    fmt::format_to(std::back_inserter(out), "{:.2f} d", s / 86400.0);
-  else if (a >= 3600.0)
+  if (a >= 2 * 86400.0) {
+    append_fixed2(out, s / 86400.0);
+    out += " d";
+  } else if (a >= 3600.0) {
     fmt::format_to(std::back_inserter(out), "{:.2f} h", s / 3600.0);
-  else if (a >= 60.0)
+  } else if (a >= 60.0) {
     fmt::format_to(std::back_inserter(out), "{:.2f} min", s / 60.0);
-  else
+  } else {
     append_prefixed(out, s, 1000.0, kSiUp.data(), 1, kSiDown.data(), kSiDown.size(), "s");
+  }
 }
 
 void append_energy(std::string& out, double j) {
@@ -187,6 +204,22 @@ void append_count(std::string& out, double v, std::string_view unit) {
     out += ' ';
     out += unit;
   }
+}
+
+// Text that may come from input (a model name, a config's model_type, a path) as the reports
+// show it: controls and bytes that are not UTF-8 made visible, and bounded (sanitize.h). The
+// bound is the message one: napkin's own notes run to a few hundred bytes.
+void append_shown_text(std::string& out, std::string_view t) {
+  if (t.size() > kMaxMessageBytes)
+    out += echo(t, kMaxMessageBytes);
+  else
+    append_visible(out, t);
+}
+
+std::string shown_text(std::string_view t) {
+  std::string s;
+  append_shown_text(s, t);
+  return s;
 }
 
 }  // namespace
@@ -221,14 +254,17 @@ void append_compact(std::string& out, double v, DimRt d) {
   if (d == kParam) return append_count(out, v, "params");
   if (d == dim_rt<Dim<0, 0, -1, 0, 1, 0>>()) return append_count(out, v, "tokens/s");  // a token rate
   if (d == kUsd) {
-    fmt::format_to(std::back_inserter(out), "{:.2f} USD", v);
+    append_fixed2(out, v);
+    out += " USD";
     return;
   }
   if (d == kCo2) {
-    if (std::fabs(v) >= 1000.0)
-      fmt::format_to(std::back_inserter(out), "{:.2f} tCO2e", v / 1000.0);
-    else
+    if (std::fabs(v) >= 1000.0) {
+      append_fixed2(out, v / 1000.0);
+      out += " tCO2e";
+    } else {
       fmt::format_to(std::back_inserter(out), "{:.2f} kgCO2e", v);
+    }
     return;
   }
   if (d == dim_rt<EnergyPerFlop::dim>()) return append_si(out, v, "J/FLOP", true);
@@ -260,7 +296,7 @@ std::string human_value(const Value& v) {
   std::string s;
   switch (v.kind) {
     case Value::Kind::text:
-      return std::string(v.str);
+      return shown_text(v.str);
     case Value::Kind::boolean:
       return v.flag ? "yes" : "no";
     case Value::Kind::list:
@@ -278,10 +314,13 @@ std::string human_value(const Value& v) {
     s += ')';
   } else if (v.dim == kSecond && a >= 60.0) {
     s += " (";
-    if (a >= 100.0)
-      fmt::format_to(std::back_inserter(s), "{:.0f} s", v.num);
+    if (a >= kFixedLimit)
+      fmt::format_to(std::back_inserter(s), "{:.3e}", v.num);
+    else if (a >= 100.0)
+      fmt::format_to(std::back_inserter(s), "{:.0f}", v.num);
     else
-      fmt::format_to(std::back_inserter(s), "{:.2f} s", v.num);
+      fmt::format_to(std::back_inserter(s), "{:.2f}", v.num);
+    s += " s";
     s += ')';
   } else if (v.dim == kJoule && a >= 3.6e3) {
     s += " (";
@@ -313,6 +352,18 @@ std::string human_value(const ResultSet& rs, const Value& v) {
   return s;
 }
 
+namespace {
+
+// "{} parameters" or "{} tokens" in a pattern already names a count's unit: the number alone
+// ("37.61B parameters", not "37.61B params parameters").
+bool unit_follows(std::string_view rest, DimRt d) {
+  if (d == kParam) return rest.starts_with(" param");
+  if (d == kToken) return rest.starts_with(" token");
+  return false;
+}
+
+}  // namespace
+
 void append_text(std::string& out, TextView t) {
   std::size_t arg = 0;
   const std::string_view p = t.pattern;
@@ -321,7 +372,9 @@ void append_text(std::string& out, TextView t) {
       if (arg < t.n) {
         const Operand& o = t.ops[arg++];
         if (o.is_text)
-          out += o.text;
+          append_shown_text(out, o.text);
+        else if (unit_follows(p.substr(i + 2), o.dim))
+          append_count(out, o.num, "");
         else
           append_compact(out, o.num, o.dim);
       }
@@ -352,8 +405,18 @@ double echoed(const Input& in) {
   if (in.echo_scale == 1.0) return in.value.num;
   // Back to the unit the user typed: 0.4 kgCO2e/kWh went in as 0.4 / 3.6e6 per joule, and the
   // product's last binary digit (0.39999999999999997) is an artefact; 15 significant digits
-  // are exact for anything typed.
-  return std::stod(fmt::format("{:.15g}", in.value.num * in.echo_scale));
+  // are exact for anything typed. A subnormal base value holds fewer: 1e-310 USD/kWh is
+  // 2.8e-317 USD/J, a multiple of the smallest double good to 6 digits, and echoes as 1e-310.
+  const double base = in.value.num;
+  const double v = base * in.echo_scale;
+  if (!std::isfinite(v) || v == 0.0) return v;
+  int digits = 15;
+  if (std::fabs(base) < std::numeric_limits<double>::min())
+    digits = std::clamp(static_cast<int>(std::floor(std::log10(std::fabs(base) / std::numeric_limits<double>::denorm_min()))), 1, 15);
+  const std::string text = fmt::format("{:.{}g}", v, digits);
+  // strtod, not std::stod: a tiny result is subnormal, which strtod returns (with ERANGE) and
+  // std::stod throws for.
+  return std::strtod(text.c_str(), nullptr);
 }
 
 }  // namespace napkin::report

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "napkin/sanitize.h"
+
 namespace napkin::report {
 
 Renderer::~Renderer() = default;
@@ -45,8 +47,13 @@ std::string render_to_string(const ResultSet& rs, Format f) {
 }
 
 void append_json_string(std::string& out, std::string_view s) {
+  // Valid UTF-8 out whatever comes in (a path's bytes, a tensor name): a byte that does not
+  // start a UTF-8 sequence becomes U+FFFD, the replacement character; every character a
+  // terminal acts on is a \u escape (sanitize.h).
+  static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const char c = s[i];
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -54,15 +61,30 @@ void append_json_string(std::string& out, std::string_view s) {
       case '\t': out += "\\t"; break;
       case '\r': out += "\\r"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          static constexpr char kHex[] = "0123456789abcdef";
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
           out += "\\u00";
           out += kHex[(c >> 4) & 0xf];
           out += kHex[c & 0xf];
+        } else if (static_cast<unsigned char>(c) >= 0x80) {
+          char32_t cp = 0;
+          const std::size_t n = utf8_sequence(s, i, &cp);
+          if (n == 0) {
+            out += "\\ufffd";
+            ++i;
+          } else if (terminal_control(cp)) {  // C1 controls, bidi overrides: escaped, not lost
+            out += "\\u";
+            for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(cp >> shift) & 0xf];
+            i += n;
+          } else {
+            out.append(s.substr(i, n));
+            i += n;
+          }
+          continue;
         } else {
           out += c;
         }
     }
+    ++i;
   }
   out += '"';
 }

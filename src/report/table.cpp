@@ -1,7 +1,10 @@
 // The default human table. One result set: an itemized table (key, value with a readable unit
 // and a second form, formula with the numbers) and the assumptions. A sweep: one row per
-// combination (swept inputs, then each result in compact form), column widths taken from the
-// first rows, then streamed.
+// combination (swept inputs, then each result in compact form). The first kWindow rows (every
+// table a person reads) are held until the sweep ends or the window fills, and the columns are
+// as wide as their widest cell; rows past the window stream, and a cell wider than its column
+// widens it and repeats the header line above that row, so every row lines up with the header
+// above it.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -162,9 +165,21 @@ class TableRenderer final : public Renderer {
       cells.push_back(std::move(cell));
     }
     if (!widths_fixed_) {
-      pending_.push_back(std::move(cells));
-      if (pending_.size() >= kWindow) fix_widths();
+      for (auto& cell : cells) {
+        pending_ += cell;
+        pending_ends_.push_back(pending_.size());
+      }
+      if (pending_ends_.size() >= kWindow * columns_.size()) fix_widths();
     } else {
+      // Past the window: a wider cell widens its column from this row on, under a new header.
+      bool wider = false;
+      for (std::size_t c = 0; c < cells.size(); ++c) {
+        if (display_width(cells[c]) > widths_[c]) {
+          widths_[c] = display_width(cells[c]);
+          wider = true;
+        }
+      }
+      if (wider) emit(columns_);
       emit(cells);
     }
   }
@@ -178,16 +193,33 @@ class TableRenderer final : public Renderer {
   }
 
  private:
-  static constexpr std::size_t kWindow = 256;
+  // Rows held to size the columns: 100k rows of ~10 cells are ~15 MB, flat.
+  static constexpr std::size_t kWindow = 100000;
+
+  std::string_view pending_cell(std::size_t i) const {
+    const std::size_t begin = i == 0 ? 0 : pending_ends_[i - 1];
+    return std::string_view(pending_).substr(begin, pending_ends_[i] - begin);
+  }
 
   void fix_widths() {
-    widths_.assign(columns_.size(), 0);
-    for (std::size_t c = 0; c < columns_.size(); ++c) widths_[c] = display_width(columns_[c]);
-    for (const auto& r : pending_)
-      for (std::size_t c = 0; c < r.size(); ++c) widths_[c] = std::max(widths_[c], display_width(r[c]));
+    const std::size_t n = columns_.size();
+    widths_.assign(n, 0);
+    for (std::size_t c = 0; c < n; ++c) widths_[c] = display_width(columns_[c]);
+    for (std::size_t i = 0; i < pending_ends_.size(); ++i)
+      widths_[i % n] = std::max(widths_[i % n], display_width(pending_cell(i)));
     emit(columns_);
-    for (const auto& r : pending_) emit(r);
+    for (std::size_t i = 0; i < pending_ends_.size(); ++i) {
+      buf_ += "  ";
+      pad_to(buf_, pending_cell(i), widths_[i % n], true);
+      if ((i + 1) % n == 0) {
+        buf_ += '\n';
+        maybe_flush();
+      }
+    }
     pending_.clear();
+    pending_.shrink_to_fit();
+    pending_ends_.clear();
+    pending_ends_.shrink_to_fit();
     widths_fixed_ = true;
   }
   void emit(const std::vector<std::string>& cells) {
@@ -202,7 +234,8 @@ class TableRenderer final : public Renderer {
   RenderOptions opt_;
   std::vector<std::string> columns_;
   std::vector<std::size_t> widths_;
-  std::vector<std::vector<std::string>> pending_;
+  std::string pending_;                    // the held rows' cells, end to end
+  std::vector<std::size_t> pending_ends_;  // where each cell ends in pending_, row by row
   bool widths_fixed_ = false;
   ResultSet first_;
 };
