@@ -150,6 +150,8 @@ ReplaceFile::ReplaceFile(std::string flag, std::string path, const std::vector<s
       if (stat(d.c_str(), &in_dir) == 0 && same_file(in_dir, dir_st))
         fail("is a file of the model input '" + in + "'; expected another file name");
     }
+    // A file its owner made read-only stays as it is, as it did when napkin wrote in place.
+    if (access(path_.c_str(), W_OK) != 0) fail(std::string("cannot write: ") + std::strerror(errno));
     mode = st.st_mode & 07777;
   } else if (errno != ENOENT) {
     fail(std::string("cannot use the path: ") + std::strerror(errno));

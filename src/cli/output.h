@@ -47,6 +47,7 @@ void print_warning(std::string_view w);
 ///   - a file the command reads (`inputs`: MODEL, --hw FILE; for a model directory or a
 ///     checkpoint file, the config.json and checkpoint files in its directory), by device and
 ///     inode, so another name for the same file is caught too;
+///   - an existing file that is not writable (read-only: it is not replaced either);
 ///   - a target directory where no file can be created (missing, not writable: the reason).
 /// An existing file keeps its permission bits; a new one gets 0666 less the umask.
 class ReplaceFile {
