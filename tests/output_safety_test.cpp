@@ -147,7 +147,7 @@ TEST_CASE("a symbolic link as --plot is refused: its target is never written thr
   CHECK(names(d.path) == std::vector<std::string>{"dangling.svg", "l.svg", "t.txt"});
 }
 
-TEST_CASE("--plot naming a file the command reads is refused and the file is unchanged", "[output]") {
+TEST_CASE("a --plot naming a file the command reads is refused and the file is unchanged", "[output]") {
   Dir d;
   spit(d / "m.json", kConfig);
   fs::create_directory(d / "md");
@@ -179,7 +179,7 @@ TEST_CASE("--plot naming a file the command reads is refused and the file is unc
   CHECK(slurp(d / "md" / "memory.svg").rfind("<svg", 0) == 0);
 }
 
-TEST_CASE("--plot refuses what is not a regular file, and an empty name, before anything is printed", "[output]") {
+TEST_CASE("a --plot path that is not a regular file, or an empty one, is refused before anything is printed", "[output]") {
   Dir d;
   REQUIRE(mkfifo((d / "fifo.svg").c_str(), 0600) == 0);
   fs::create_directory(d / "dir.svg");
@@ -204,7 +204,7 @@ TEST_CASE("--plot refuses what is not a regular file, and an empty name, before 
   CHECK(fs::is_empty(d / "dir.svg"));
 }
 
-TEST_CASE("--plot naming the file stdout goes to is refused", "[output]") {
+TEST_CASE("a --plot naming the file stdout goes to is refused", "[output]") {
   Dir d;
   const Sh r = sh(d.path, kNapkin + kSweep + " --plot out.svg >out.svg 2>err; echo \"[$?]\"; cat err");
   CHECK(r.out == "[2]\nnapkin: error: --plot: 'out.svg': is the standard output; expected another file name\n");
