@@ -377,7 +377,8 @@ TEST_CASE("an unwritable --plot path is exit 2 naming the flag and the path", "[
   const Run r = napkin_test::run_napkin(
       "roofline --peak 100TFLOP/s --bandwidth 1TB/s --intensity 10 --plot /nonexistent-dir/r.svg");
   CHECK(r.code == 2);
-  CHECK(r.out == "napkin: error: --plot: cannot write '/nonexistent-dir/r.svg': No such file or directory\n");
+  CHECK(r.out == "napkin: error: --plot: '/nonexistent-dir/r.svg': cannot create a file in '/nonexistent-dir': No "
+                 "such file or directory\n");
 }
 
 TEST_CASE("an unknown --plot-y key is exit 2 listing the numeric keys", "[plot]") {

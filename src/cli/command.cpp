@@ -10,6 +10,8 @@
 #include "napkin/error.h"
 #include "napkin/parse.h"
 #include "napkin/report/human_units.h"
+#include "napkin/report/output.h"
+#include "output.h"
 #include "plot.h"
 
 namespace napkin::cli {
@@ -21,7 +23,7 @@ void add_output_flags(CLI::App* sub, OutputOptions& o) {
   sub->add_flag("--csv", o.csv, "A header, then one row per result set, values in base units")
       ->group("Output");
   sub->add_flag("--explain", o.explain, "The derivation step by step, units first")->group("Output");
-  sub->add_option("--plot", o.plot, "Also write a chart as SVG: the roofline, the memory ledger per GPU, or a "
+  o.plot_option = sub->add_option("--plot", o.plot, "Also write a chart as SVG: the roofline, the memory ledger per GPU, or a "
                                    "sweep's first swept flag against --plot-y")
       ->type_name("FILE.svg")
       ->group("Output");
@@ -34,6 +36,8 @@ void add_output_flags(CLI::App* sub, OutputOptions& o) {
 report::Format output_format(const OutputOptions& o) {
   const int n = int(o.json) + int(o.jsonl) + int(o.csv) + int(o.explain);
   if (n > 1) throw InputError("--json/--jsonl/--csv/--explain", "(several)", "at most one output format");
+  if (o.plot.empty() && o.plot_option != nullptr && o.plot_option->count() > 0)
+    throw InputError("--plot", "", "a file name (FILE.svg)");
   if (!o.plot_y.empty() && o.plot.empty())
     throw InputError("--plot-y", o.plot_y, "--plot FILE.svg with it (the key a chart shows)");
   if (o.json) return report::Format::json;
@@ -134,8 +138,8 @@ std::string fit_failure(const ResultSet& rs) {
 }
 
 void report_check_failure(std::string_view check, const std::string& why) {
-  std::fflush(stdout);
-  fmt::print(stderr, "napkin: {} failed: {}\n", check, why);
+  std::fflush(stdout);  // unchecked: main checks stdout once more before it exits
+  print_stderr(fmt::format("napkin: {} failed: {}\n", check, why));
 }
 
 bool parse_attention_flags(const std::string& attention, bool flash_attention_flag) {
@@ -283,11 +287,10 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
   const bool needs_flags = format != report::Format::csv;
   // Warnings go to stderr, once per run: the flags' (plausibility.h) when the first row is
   // computed, so that an input error in it stays the only line; each result warning pattern
-  // the first time a row has it.
-  const auto warn = [](const std::string& w) {
-    std::fflush(stdout);
-    fmt::print(stderr, "napkin: warning: {}\n", w);
-  };
+  // the first time a row has it. A failed stdout write (the renderer's, or the flush before a
+  // warning) throws report::OutputError and stops the sweep at once; a failed stderr write is
+  // ignored.
+  const auto warn = [](const std::string& w) { print_warning(w); };
   bool first_row = true;
   std::set<const char*> warned;
   ResultSet rs;
@@ -306,7 +309,7 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
     if (plot) plot->add(p, rs);
     renderer->row(rs);
   });
-  renderer->finish();
+  renderer->finish();  // checked: the output is written before the plot replaces its file
   if (plot) plot->finish();
   return 0;
 }

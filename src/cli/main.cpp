@@ -1,17 +1,21 @@
 // napkin: parse, run the calculator, print. Exit codes: 0 success, 1 a check the user asked for
 // failed, 2 bad input or usage (one line on stderr naming the flag, the value and what was
-// expected).
+// expected), or output that could not be written ("cannot write the output: <reason>").
+// Messages on stderr never throw (output.h); every write to stdout is checked.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <sstream>
 #include <string>
 
 #include "command.h"
 #include "napkin/error.h"
+#include "napkin/report/output.h"
 #include "napkin/sanitize.h"
 #include "napkin/suggest.h"
 #include "napkin/version.h"
+#include "output.h"
 
 namespace {
 
@@ -103,9 +107,18 @@ std::string unexpected_message(CLI::App& app, const std::vector<std::string>& ex
   return msg;
 }
 
-}  // namespace
+// CLI11's help and version text, written through the checked writer (a failed write reports
+// its own errno rather than a stream's lost state).
+int print_exit(const CLI::App& app, const CLI::Error& e) {
+  std::ostringstream out, err;
+  const int code = app.exit(e, out, err);
+  napkin::cli::print_stderr(err.str());
+  napkin::report::write_checked(stdout, out.str());
+  return code;
+}
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
+  using napkin::cli::print_stderr;
   CLI::App app{"napkin: the arithmetic before you touch a GPU", "napkin"};
   app.set_version_flag("--version", std::string("napkin ") + napkin::kVersion);
   app.set_help_flag("-h,--help", "Print this help and exit");
@@ -127,39 +140,61 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   if (argc == 1 || (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h"))) {
-    std::fputs(kOverview, stdout);
+    napkin::report::write_checked(stdout, kOverview);
     return 0;
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return print_exit(app, e);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return print_exit(app, e);
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return print_exit(app, e);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
+    if (e.get_exit_code() == 0) return print_exit(app, e);
     // An unknown flag or word explains most other parse errors ("--peek" makes "--peak" missing).
     if (const auto extras = app.remaining(true); !extras.empty()) {
-      fmt::print(stderr, "napkin: error: {}\n", napkin::sanitize_message(unexpected_message(app, extras)));
+      print_stderr(fmt::format("napkin: error: {}\n", napkin::sanitize_message(unexpected_message(app, extras))));
       return 2;
     }
     std::string what = e.what();
     for (auto& ch : what)
       if (ch == '\n') ch = ' ';  // CLI11's own line breaks
-    fmt::print(stderr, "napkin: error: {} (napkin --help)\n", napkin::sanitize_message(what));
+    print_stderr(fmt::format("napkin: error: {} (napkin --help)\n", napkin::sanitize_message(what)));
     return 2;
   } catch (const napkin::InputError& e) {
-    std::fflush(stdout);
+    std::fflush(stdout);  // what was printed comes before the message; exit 2 either way
     // Every message echoes input (flags, paths, tensor names, config strings): one line, no
     // terminal controls, bounded length (sanitize.h).
-    fmt::print(stderr, "napkin: error: {}\n", napkin::sanitize_message(as_flag_message(e)));
+    print_stderr(fmt::format("napkin: error: {}\n", napkin::sanitize_message(as_flag_message(e))));
+    return 2;
+  } catch (const napkin::report::OutputError& e) {
+    // stdout failed: the sweep stopped at the failed write; a --plot file was not replaced.
+    print_stderr(fmt::format("napkin: error: {}\n", napkin::sanitize_message(e.what())));
     return 2;
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "napkin: error: internal: {} (please report this input)\n", napkin::sanitize_message(e.what()));
+    print_stderr(fmt::format("napkin: error: internal: {} (please report this input)\n",
+                             napkin::sanitize_message(e.what())));
     return 2;
   }
   return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Before anything opens a file: a closed fd 0-2 would be handed to the next open().
+  napkin::cli::occupy_standard_fds();
+  try {
+    const int code = run(argc, argv);
+    if (code == 2) return code;  // reported already
+    // Whatever stdio still buffers: a failure to write it is an error too.
+    napkin::report::flush_checked(stdout);
+    return code;
+  } catch (const napkin::report::OutputError& e) {  // the overview, --help, --version
+    napkin::cli::print_stderr(fmt::format("napkin: error: {}\n", e.what()));
+    return 2;
+  }
 }

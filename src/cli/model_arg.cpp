@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "napkin/error.h"
+#include "napkin/sanitize.h"
 #include "napkin/specs/checkpoint.h"
 #include "napkin/specs/files.h"
 #include "napkin/specs/hf_config.h"
@@ -103,7 +104,8 @@ ModelFiles resolve_model_files(const std::string& arg, std::string_view as) {
 
 void warn_analogy(const specs::ModelSpec& m) {
   if (m.analogy.empty()) return;
-  const std::string line = "napkin: warning: " + m.analogy + "\n";
+  // model_type comes from the file: sanitized like every echo (one line, no terminal controls).
+  const std::string line = "napkin: warning: " + sanitize_message(m.analogy) + "\n";
   std::fflush(stdout);
   (void)std::fwrite(line.data(), 1, line.size(), stderr);  // a failed stderr write is not an error
 }

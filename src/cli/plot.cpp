@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -98,8 +96,21 @@ std::string command_line(CLI::App* sub) {
   return line;
 }
 
+namespace {
+
+// What the command reads that a plot must not replace: its positional arguments (MODEL) and --hw.
+std::vector<std::string> input_paths(CLI::App* sub) {
+  std::vector<std::string> paths;
+  for (const CLI::Option* o : sub->get_options())
+    if (o->get_positional() || o->get_name() == "--hw")
+      for (const auto& r : o->results()) paths.push_back(r);
+  return paths;
+}
+
+}  // namespace
+
 Plot::Plot(std::string path, std::string y_key, std::string command, std::string title,
-           const std::vector<NumericFlag>& flags, const Sweep& sweep)
+           const std::vector<NumericFlag>& flags, const Sweep& sweep, const std::vector<std::string>& inputs)
     : path_(std::move(path)), y_key_(std::move(y_key)), command_(std::move(command)), title_(std::move(title)),
       flags_(flags), rows_(sweep.rows()) {
   for (const auto& name : sweep.swept_names())
@@ -142,20 +153,14 @@ Plot::Plot(std::string path, std::string y_key, std::string command, std::string
     line_.series.resize(per_series_);
   }
   roofline_.title = ledger_.title = line_.title = title_;
-  file_ = std::fopen(path_.c_str(), "wb");
-  if (file_ == nullptr)
-    throw InputError(fmt::format("--plot: cannot write '{}': {}", path_, std::strerror(errno)));
+  file_ = std::make_unique<ReplaceFile>("--plot", path_, inputs);
 }
 
 Plot::Plot(CLI::App* sub, std::string path, std::string y_key, const std::vector<NumericFlag>& flags,
            const Sweep& sweep)
-    : Plot(std::move(path), std::move(y_key), command_path(sub), command_line(sub), flags, sweep) {}
+    : Plot(std::move(path), std::move(y_key), command_path(sub), command_line(sub), flags, sweep, input_paths(sub)) {}
 
-Plot::~Plot() {
-  if (file_ == nullptr) return;
-  std::fclose(file_);
-  if (!done_) std::remove(path_.c_str());  // the command failed: no half-made chart is left behind
-}
+Plot::~Plot() = default;  // without finish(), file_ removes its temporary file: the target is untouched
 
 std::string Plot::label_of(const Point& p, bool skip_first) const {
   std::vector<std::size_t> shown;
@@ -321,11 +326,7 @@ void Plot::finish() {
     case Kind::undecided:
       return;
   }
-  const bool ok = std::fwrite(svg.data(), 1, svg.size(), file_) == svg.size();
-  const bool closed = std::fclose(file_) == 0;
-  file_ = nullptr;
-  done_ = true;
-  if (!ok || !closed) throw InputError(fmt::format("--plot: cannot write '{}': {}", path_, std::strerror(errno)));
+  file_->commit(svg);
 }
 
 }  // namespace napkin::cli

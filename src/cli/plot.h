@@ -8,6 +8,8 @@
 //                         per command), one line per combination of the other swept flags
 // Checks that can be made before the first result set (the file can be written, the sweep is
 // not too large) are made in the constructor, so a refused plot prints nothing on stdout.
+// The file is a ReplaceFile (output.h): written beside the target and renamed over it when the
+// run succeeded; a failed or interrupted run leaves an existing file as it was.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -20,6 +22,7 @@
 
 #include "napkin/report/svg.h"
 #include "napkin/result.h"
+#include "output.h"
 #include "sweep.h"
 
 namespace napkin::cli {
@@ -36,11 +39,13 @@ std::string_view default_plot_key(std::string_view command);
 class Plot {
  public:
   /// `command`: the command path ("roofline", "kernel waves"); `title`: the command line.
+  /// `inputs`: the files the command reads (the plot may not replace one of them).
   /// Throws InputError naming --plot (or --plot-y) when the file cannot be written or the
   /// command and sweep have no chart.
   Plot(std::string path, std::string y_key, std::string command, std::string title,
-       const std::vector<NumericFlag>& flags, const Sweep& sweep);
-  /// The same for the command `sub` (its path and command line).
+       const std::vector<NumericFlag>& flags, const Sweep& sweep, const std::vector<std::string>& inputs = {});
+  /// The same for the command `sub` (its path and command line; its inputs: the positional
+  /// arguments, MODEL, and --hw).
   Plot(CLI::App* sub, std::string path, std::string y_key, const std::vector<NumericFlag>& flags,
        const Sweep& sweep);
   ~Plot();
@@ -63,8 +68,7 @@ class Plot {
   std::vector<std::size_t> swept_;  // flag indices, slowest first
   std::size_t rows_ = 1, row_ = 0, per_series_ = 1;
   Kind kind_ = Kind::undecided;
-  std::FILE* file_ = nullptr;
-  bool done_ = false;
+  std::unique_ptr<ReplaceFile> file_;
 
   report::RooflineChart roofline_;
   report::LedgerChart ledger_;

@@ -1,19 +1,50 @@
 #include "napkin/report/render.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
+#include "napkin/report/output.h"
 #include "napkin/sanitize.h"
 
 namespace napkin::report {
 
+namespace {
+
+std::string output_message(int err) {
+  std::string m = "cannot write the output: ";
+  // main keeps a closed fd 1 occupied by /dev/null opened read-only, so writes to it fail so.
+  if (err == EBADF) m += "stdout is closed (";
+  m += std::strerror(err);
+  if (err == EBADF) m += ")";
+  return m;
+}
+
+int error_or_eio() { return errno != 0 ? errno : EIO; }
+
+}  // namespace
+
+OutputError::OutputError(int err) : std::runtime_error(output_message(err)), err_(err) {}
+
+void flush_checked(std::FILE* f) {
+  errno = 0;
+  if (std::fflush(f) != 0 || std::ferror(f)) throw OutputError(error_or_eio());
+}
+
+void write_checked(std::FILE* f, std::string_view s) {
+  errno = 0;
+  if (!s.empty() && std::fwrite(s.data(), 1, s.size(), f) != s.size()) throw OutputError(error_or_eio());
+  flush_checked(f);
+}
+
 Renderer::~Renderer() = default;
 
+// Every renderer writes through here, in chunks of kFlushAt bytes: a failed write stops the
+// run at the next chunk (OutputError), not after the whole sweep.
 void Renderer::flush() {
-  if (!buf_.empty()) {
-    std::fwrite(buf_.data(), 1, buf_.size(), out_);
-    buf_.clear();
-  }
+  write_checked(out_, buf_);
+  buf_.clear();
 }
 
 std::unique_ptr<Renderer> make_renderer(const RenderOptions& opt, std::FILE* out) {
