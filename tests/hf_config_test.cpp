@@ -204,3 +204,23 @@ TEST_CASE("a Qwen-MoE config with dense mlp_only_layers is refused rather than m
                   {"num_experts_per_tok", 2},      {"moe_intermediate_size", 32}, {"mlp_only_layers", {1}}};
   CHECK(error_of(j) == "config.json: /mlp_only_layers: dense layers between MoE layers are not supported; expected []");
 }
+
+TEST_CASE("config.json in Python's dialect: Infinity and NaN outside strings read as null", "[specs][hf_config]") {
+  // Python's json.dump writes float('inf') as Infinity; real configs carry such fields.
+  const std::string text = R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+    "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256,
+    "rope_theta": 500000.0, "router_z_loss_coef": NaN, "max_grad": -Infinity, "note": "NaN and Infinity stay text",
+    "clip": Infinity})";
+  const json j = napkin::specs::parse_json_text(text, "config.json");
+  CHECK(j.at("router_z_loss_coef").is_null());
+  CHECK(j.at("max_grad").is_null());
+  CHECK(j.at("note") == "NaN and Infinity stay text");
+  CHECK(count_params(from_hf_config(j, "config.json")).total == 8030261248);
+  // A field napkin reads that holds NaN is missing, never a number.
+  const std::string bad = R"({"model_type": "llama", "hidden_size": NaN})";
+  CHECK_THROWS_WITH(from_hf_config(napkin::specs::parse_json_text(bad, "config.json"), "config.json"),
+                    "config.json: /hidden_size: missing; expected a positive integer (hidden size D)");
+  // Anything else that is not JSON is still an error naming the byte.
+  CHECK_THROWS_WITH(napkin::specs::parse_json_text("{\"a\": Infinity,}", "config.json"),
+                    "config.json: not valid JSON (byte 7)");
+}

@@ -563,10 +563,58 @@ json read_json_file(const std::string& path, std::string_view expected, std::str
   return parse_json_text(read_json_text(path, path, expected, hint), path);
 }
 
+namespace {
+
+// Python's json module writes float('inf') and float('nan') as the bare tokens Infinity,
+// -Infinity and NaN, and real config.json files carry them (e.g. a loss coefficient). Outside
+// strings they become null: a field napkin reads that holds one is then "missing" and named
+// as such, never a number. Returns false when there was nothing to replace.
+bool python_tokens_to_null(std::string& s) {
+  bool in_string = false, changed = false;
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < s.size()) out += s[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      continue;
+    }
+    bool replaced = false;
+    for (std::string_view tok : {std::string_view("-Infinity"), std::string_view("Infinity"), std::string_view("NaN")}) {
+      if (s.compare(i, tok.size(), tok) == 0) {
+        out += "null";
+        i += tok.size() - 1;
+        replaced = changed = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  if (changed) s = std::move(out);
+  return changed;
+}
+
+}  // namespace
+
 json parse_json_text(std::string_view text, const std::string& what) {
   try {
     return json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
+    std::string python(text);
+    if (python_tokens_to_null(python)) {
+      try {
+        return json::parse(python);
+      } catch (const json::exception&) {
+        // not only Python's tokens: report the original error
+      }
+    }
     throw InputError(what + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
   } catch (const json::out_of_range& e) {
     // "[json.exception.out_of_range.406] number overflow parsing '1e999'": name the number.
