@@ -192,7 +192,10 @@ Weights inference_weights(const WeightsInput& in) {
   w.unquantized = dtype_size(in.unquantized_dtype) / param * in.unquantized;
   if (in.group_size.in(one) > 0.0) {
     const double groups = std::ceil(quantized.in(param) / in.group_size.in(one));
-    w.scales = groups * (in.zero_points ? 2.0 : 1.0) * dtype_size(in.scale_dtype);
+    // A zero point is an offset in the quantized domain, stored packed at the weights' own
+    // width, as AWQ and GPTQ store qzeros (4 bits per group for 4-bit weights).
+    w.scales = std::ceil((groups * dtype_size(in.scale_dtype) +
+                          (in.zero_points ? groups * dtype_size(in.dtype) : Bytes{})).in(byte)) * byte;
   }
   return w;
 }
@@ -214,7 +217,8 @@ void inference_weights(const WeightsInput& in, ResultSet& out) {
   if (in.group_size.in(one) > 0.0)
     out.assume("group_size",
                text("one {} scale{} per group of {} weights", dtype_name(in.scale_dtype),
-                    in.zero_points ? " and zero point" : "", in.group_size));
+                    in.zero_points ? " and one zero point at the weights' width (packed, as AWQ/GPTQ qzeros)" : "",
+                    in.group_size));
   if (in.unquantized.in(param) > 0.0)
     out.assume("unquantized", text("{} kept in {} (embeddings, head, norms)", in.unquantized,
                                    dtype_name(in.unquantized_dtype)));

@@ -142,7 +142,7 @@ void bare_inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput
                                    dtype_name(in.weights_dtype), dtype_bits(in.weights_dtype)));
   if (in.group_size.in(one) > 0.0)
     out.assume("group_size", text("one {} scale{} per group of {} weights", dtype_name(in.scale_dtype),
-                                  in.zero_points ? " and zero point" : "", in.group_size));
+                                  in.zero_points ? " and zero point (at the weights' width)" : "", in.group_size));
   if (gpus > 1.0)
     out.assume("tp", text("P split evenly over TP {} × PP {} GPUs (no architecture: replicated norms and whole KV "
                           "heads are not modelled)", in.tp, in.pp));
@@ -229,7 +229,7 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
                                    std::ceil(p.stage.kept_params) * param));
   if (in.group_size.in(one) > 0.0)
     out.assume("group_size", text("one {} scale{} per group of {} weights", dtype_name(in.scale_dtype),
-                                  in.zero_points ? " and zero point" : "", in.group_size));
+                                  in.zero_points ? " and zero point (at the weights' width)" : "", in.group_size));
   out.assume("batch_context", text("{} sequence(s) of {} tokens each (prompt + generated), all resident",
                                    in.batch, in.context));
   if (m.max_context > 0 && in.context.in(one) > static_cast<double>(m.max_context))

@@ -20,7 +20,6 @@ namespace {
 // counts them).
 constexpr double kActBytes = 2.0;
 constexpr double kLogitBytes = 4.0;
-constexpr double kScaleBytes = 2.0;  // one fp16 scale per quantization group
 
 // Operation counts per element of the small kernels (a counting convention, stated as the
 // "kernel_count" assumption):
@@ -293,7 +292,8 @@ Setup make_setup(const specs::ModelSpec& m, const ServeInput& in) {
   s.t = in.tp.in(one);
   const double bits = dtype_bits(in.weights_dtype);
   const double group = in.group_size.in(one);
-  s.wb = bits / 8.0 + (group > 0.0 ? kScaleBytes / group : 0.0);
+  const double per_group = dtype_bits(in.scale_dtype) / 8.0 + (in.zero_points ? bits / 8.0 : 0.0);  // memory.h
+  s.wb = bits / 8.0 + (group > 0.0 ? per_group / group : 0.0);
   const bool keep = !in.quantize_all && bits < 16.0;
   s.kept_b = keep ? 2.0 : s.wb;
   s.heads_t = static_cast<double>(m.heads) / s.t;
@@ -435,6 +435,8 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
   InferenceMemoryInput mi;
   mi.weights_dtype = in.weights_dtype;
   mi.group_size = in.group_size;
+  mi.scale_dtype = in.scale_dtype;
+  mi.zero_points = in.zero_points;
   mi.quantize_all = in.quantize_all;
   mi.kv_dtype = in.kv_dtype;
   mi.batch = in.batch;
@@ -618,7 +620,8 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
   if (!in.quantize_all && dtype_bits(in.weights_dtype) < 16)
     out.assume("unquantized", text("embeddings, LM head and norms kept in bf16"));
   if (in.group_size.in(one) > 0.0)
-    out.assume("group_size", text("one fp16 scale per group of {} weights, read with them", in.group_size));
+    out.assume("group_size", text("one {} scale{} per group of {} weights, read with them", dtype_name(in.scale_dtype),
+                                  in.zero_points ? " and zero point (at the weights' width)" : "", in.group_size));
   out.assume("kv_dtype", text("KV cache stored in {} ({} per element)", dtype_name(in.kv_dtype), dtype_size(in.kv_dtype)));
   out.assume("compute_dtype", text("matmuls run at the dense {} peak (lower-precision weights dequantized in the kernel)",
                                    dtype_name(in.compute_dtype)));

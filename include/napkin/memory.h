@@ -77,7 +77,7 @@ struct WeightsInput {
   Dtype unquantized_dtype = Dtype::bf16;
   Count group_size{};                  // quantization group; 0: no per-group scales
   Dtype scale_dtype = Dtype::fp16;     // one scale per group
-  bool zero_points = false;            // one zero point per group, in scale_dtype
+  bool zero_points = false;            // one zero point per group, at the weights' width (packed, as AWQ/GPTQ qzeros)
 };
 
 struct Weights {

@@ -39,7 +39,9 @@ using TokenRate = Quantity<DimDiv<Tokens::dim, Seconds::dim>>;  // tokens/s
 
 struct ServeInput {
   Dtype weights_dtype = Dtype::bf16;
-  Count group_size{};                     // quantization group (fp16 scale each); 0: none
+  Count group_size{};                     // quantization group (one scale each); 0: none
+  Dtype scale_dtype = Dtype::fp16;        // the per-group scale (fp32 for FP8 blocks, bitsandbytes)
+  bool zero_points = false;               // a zero point per group too, in scale_dtype
   bool quantize_all = false;              // embeddings, LM head and norms quantized too
   Dtype kv_dtype = Dtype::bf16;
   Dtype compute_dtype = Dtype::bf16;      // the dtype `peak` is for (for the assumption text)

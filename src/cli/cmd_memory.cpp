@@ -6,6 +6,7 @@
 
 #include "command.h"
 #include "model_arg.h"
+#include "output.h"
 #include "napkin/check.h"
 #include "napkin/dtype.h"
 #include "napkin/error.h"
@@ -88,7 +89,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   c->group = c->nf.add(sub, "--group-size", "group_size", kCount, Constraint::non_negative_integer,
                        "Quantization group size (one fp16 scale per group; 0 = none, the default)", "COUNT", 0.0);
   sub->get_option("--group-size")->group("Model");
-  sub->add_flag("--zero-points", c->zero_points, "Quantization keeps a zero point per group too")->group("Model");
+  sub->add_flag("--zero-points", c->zero_points, "Quantization keeps a zero point per group too, at the weights' width (AWQ/GPTQ qzeros)")->group("Model");
   sub->add_flag("--quantize-all", c->quantize_all, "Quantize embeddings, LM head and norms too (kept in bf16 by default)")
       ->group("Model");
   sub->add_option("--kv-dtype", c->kv_dtype, "KV cache storage: bf16 (default), fp16, fp8, int8")->type_name("DTYPE")->group("Model");
@@ -201,17 +202,8 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                      !bare, c->train);
     if (sub->get_option("--lora-targets")->count() > 0 && flags[c->lora_rank].raw.empty())
       throw InputError("--lora-targets", c->lora_targets, "--lora-rank with it (the targets of the adapters)");
-    const Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
+    Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
     const Dtype kd = parse_dtype(c->kv_dtype, "--kv-dtype");
-    if (!flags[c->group].raw.empty() && dtype_bits(wd) >= 16)
-      throw InputError("--group-size", flags[c->group].raw,
-                       "a quantized --weights-dtype with it (int8, int4, nf4, fp8): " + c->weights_dtype +
-                           " weights have no quantization groups");
-    if (c->zero_points && flags[c->group].raw.empty())
-      throw InputError("--zero-points", "(given)", "--group-size with it (one zero point per quantization group)");
-    if (c->quantize_all && dtype_bits(wd) >= 16)
-      throw InputError("--quantize-all", "(given)",
-                       "a quantized --weights-dtype with it: at " + c->weights_dtype + " nothing is quantized");
     c->hw.load();
     if (c->hw.spec) c->hw.fill(flags[c->capacity], c->hw.spec->memory.in_base_units());
     if (c->require_fit && flags[c->capacity].raw.empty() && !c->hw.spec)
@@ -247,6 +239,34 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       c->spec = load_model(c->model, c->as);
       c->counts = count_params(c->spec);
     }
+    // The checkpoint's declared quantization (quantization_config) is how its weights are
+    // stored, unless --weights-dtype says otherwise.
+    Dtype scale_dtype = Dtype::fp16;
+    bool declared = false;
+    if (!bare && !c->train && sub->get_option("--weights-dtype")->count() == 0 && !c->spec.quant_method.empty()) {
+      if (c->spec.quant_dtype.empty()) {
+        print_warning(c->spec.quant_note + " (quantization_config): the weights are counted in bf16; give "
+                                           "--weights-dtype for their storage");
+      } else {
+        wd = parse_dtype(c->spec.quant_dtype, "quantization_config");
+        scale_dtype = parse_dtype(c->spec.quant_scale_dtype, "quantization_config");
+        if (flags[c->group].raw.empty()) {
+          flags[c->group].fallback = static_cast<double>(c->spec.quant_group);
+          if (!c->zero_points) c->zero_points = c->spec.quant_zero_points;
+        }
+        declared = true;
+      }
+    }
+    const std::string wd_name(dtype_name(wd));
+    if (!flags[c->group].raw.empty() && dtype_bits(wd) >= 16)
+      throw InputError("--group-size", flags[c->group].raw,
+                       "a quantized --weights-dtype with it (int8, int4, nf4, fp8): " + wd_name +
+                           " weights have no quantization groups");
+    if (c->zero_points && flags[c->group].raw.empty() && !declared)
+      throw InputError("--zero-points", "(given)", "--group-size with it (one zero point per quantization group)");
+    if (c->quantize_all && dtype_bits(wd) >= 16)
+      throw InputError("--quantize-all", "(given)",
+                       "a quantized --weights-dtype with it: at " + wd_name + " nothing is quantized");
     const Recompute rc = parse_recompute(c->recompute, "--recompute");
     const bool flash = parse_attention_flags(c->attention, c->flash_attention);
     check_dropout_flags(flags[c->dropout], c->no_dropout);
@@ -292,6 +312,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       } else {
         InferenceMemoryInput in;
         in.weights_dtype = wd;
+        in.scale_dtype = scale_dtype;
         in.group_size = p.get<Count>(c->group);
         in.zero_points = c->zero_points;
         in.quantize_all = c->quantize_all;
@@ -309,6 +330,9 @@ void add_memory_command(CLI::App& app, int& exit_code) {
           solve_inference(c->spec, in, *solve, rs, layout_search(*c, p));
         else
           inference_memory(c->spec, in, rs);
+        if (declared)
+          rs.assume("declared_quantization", text("weights stored as the checkpoint's quantization_config declares: {}",
+                                                  std::string_view(c->spec.quant_note)));
       }
       c->hw.assume(rs);
       if (p.probing()) return;  // run_sweep checking values before the first row: no row bookkeeping

@@ -5,6 +5,7 @@
 
 #include "command.h"
 #include "model_arg.h"
+#include "output.h"
 #include "napkin/dtype.h"
 #include "napkin/error.h"
 #include "napkin/serve.h"
@@ -92,11 +93,30 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   sub->callback([c, sub, &exit_code] {
     reject_extras(sub);
     if (c->model.empty()) throw InputError("serve: give MODEL (a preset, config.json or model directory)");
-    const Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
+    Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
     const Dtype kd = parse_dtype(c->kv_dtype, "--kv-dtype");
+    c->spec = load_model(c->model, c->as);
+    // The checkpoint's declared quantization (quantization_config), unless --weights-dtype says
+    // otherwise: the weights read per step are those it stores.
+    Dtype scale_dtype = Dtype::fp16;
+    bool zero_points = false, declared = false;
+    if (sub->get_option("--weights-dtype")->count() == 0 && !c->spec.quant_method.empty()) {
+      if (c->spec.quant_dtype.empty()) {
+        print_warning(c->spec.quant_note + " (quantization_config): the weights are counted in bf16; give "
+                                           "--weights-dtype for their storage");
+      } else {
+        wd = parse_dtype(c->spec.quant_dtype, "quantization_config");
+        scale_dtype = parse_dtype(c->spec.quant_scale_dtype, "quantization_config");
+        if (c->nf.flags()[c->group].raw.empty()) {
+          c->nf.flags()[c->group].fallback = static_cast<double>(c->spec.quant_group);
+          zero_points = c->spec.quant_zero_points;
+        }
+        declared = true;
+      }
+    }
     if (c->quantize_all && dtype_bits(wd) >= 16)
-      throw InputError("--quantize-all", "(given)",
-                       "a quantized --weights-dtype with it: at " + c->weights_dtype + " nothing is quantized");
+      throw InputError("--quantize-all", "(given)", "a quantized --weights-dtype with it: at " +
+                                                        std::string(dtype_name(wd)) + " nothing is quantized");
     c->hw.load();
     // The compute dtype: bf16, or fp8 when the weights are fp8 and the hardware has an fp8 peak
     // (W8A8); int8/int4 weights are taken as weight-only quantization (bf16 matmuls).
@@ -131,12 +151,13 @@ void add_serve_command(CLI::App& app, int& exit_code) {
     }
     if (c->require_fit && c->nf.flags()[c->capacity].raw.empty() && !c->nf.flags()[c->capacity].fallback)
       throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
-    c->spec = load_model(c->model, c->as);
     bool all_fit = true;
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
       ServeInput in;
       in.weights_dtype = wd;
       in.group_size = p.get<Count>(c->group);
+      in.scale_dtype = scale_dtype;
+      in.zero_points = zero_points;
       in.quantize_all = c->quantize_all;
       in.kv_dtype = kd;
       in.compute_dtype = cd;
@@ -152,6 +173,9 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       in.cuda_graphs = c->cuda_graphs;
       in.graph_overhead = p.get<Seconds>(c->graph_overhead);
       serve(c->spec, in, c->per_op, rs);
+      if (declared)
+        rs.assume("declared_quantization", text("weights stored as the checkpoint's quantization_config declares: {}",
+                                                std::string_view(c->spec.quant_note)));
       c->hw.assume(rs);
       if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
     });

@@ -60,6 +60,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"optimizer", "--optimizer"},
     {"zero_stage", "--zero"},
     {"weights_dtype", "--weights-dtype"},
+    {"declared_quantization", "--weights-dtype"},
     {"group_size", "--group-size"},
     {"unquantized", "--quantize-all"},
     {"kv_dtype", "--kv-dtype"},

@@ -544,6 +544,62 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
 
 }  // namespace
 
+namespace {
+
+// quantization_config as the quantizers write it (transformers' utils/quantization_config.py):
+// AWQ (bits/w_bit, group_size/q_group_size, zero_point), GPTQ (bits, group_size, sym; its
+// checkpoints store qzeros whatever sym says), bitsandbytes (load_in_4bit with nf4/fp4 and 64
+// weights per absmax, load_in_8bit), FP8 (weight_block_size [128, 128]: one fp32 scale per block).
+// Anything else (MXFP4's per-module layout, ...) is recorded as not modelled.
+void read_quantization(const Fields& top, ModelSpec& m) {
+  if (!top.has("quantization_config")) return;
+  const Fields q = top.sub("quantization_config");
+  const std::string method = q.str_or("quant_method", q.bool_or("load_in_4bit", false) || q.bool_or("load_in_8bit", false)
+                                                          ? "bitsandbytes"
+                                                          : "");
+  m.quant_method = method;
+  auto bits = [&]() { return q.has("bits") ? q.positive("bits", "a positive integer (bits)") : q.int_or("w_bit", 0, kCount); };
+  if (method == "awq" || method == "gptq") {
+    const i64 b = bits();
+    if (b != 4 && b != 8) {
+      m.quant_note = method + " with " + std::to_string(b) + "-bit weights is not modelled (4 or 8 are)";
+      return;
+    }
+    m.quant_dtype = b == 4 ? "int4" : "int8";
+    const i64 g = q.has("group_size") ? q.raw("group_size").is_number_integer() ? q.raw("group_size").get<i64>() : 0
+                                      : q.int_or("q_group_size", 128, kCount);
+    m.quant_group = g > 0 ? g : 0;
+    m.quant_zero_points = method == "gptq" ? true : q.bool_or("zero_point", true);
+    m.quant_note = method + " " + std::to_string(b) + "-bit weights" +
+                   (m.quant_group > 0 ? ", group " + std::to_string(m.quant_group) : ", per-channel scales (not counted)") +
+                   (m.quant_zero_points ? ", zero points" : "");
+  } else if (method == "bitsandbytes") {
+    if (q.bool_or("load_in_4bit", false)) {
+      m.quant_dtype = q.str_or("bnb_4bit_quant_type", "fp4") == "nf4" ? "nf4" : "fp4";
+      m.quant_group = 64;  // bitsandbytes' 4-bit blocksize: one absmax per 64 weights
+      m.quant_scale_dtype = "fp32";
+      m.quant_note = "bitsandbytes 4-bit (" + m.quant_dtype + "), one fp32 absmax per 64 weights";
+    } else {
+      m.quant_dtype = "int8";
+      m.quant_note = "bitsandbytes 8-bit (LLM.int8)";
+    }
+  } else if (method == "fp8") {
+    m.quant_dtype = "fp8";
+    if (q.has("weight_block_size") && q.raw("weight_block_size").is_array() && q.raw("weight_block_size").size() == 2 &&
+        q.raw("weight_block_size")[0].is_number_integer() && q.raw("weight_block_size")[1].is_number_integer()) {
+      const i64 a = q.raw("weight_block_size")[0].get<i64>(), b = q.raw("weight_block_size")[1].get<i64>();
+      if (a > 0 && b > 0 && a <= 65536 && b <= 65536) m.quant_group = a * b;
+    }
+    m.quant_scale_dtype = "fp32";
+    m.quant_note = "fp8 weights" + (m.quant_group > 0 ? ", one fp32 scale per block of " + std::to_string(m.quant_group)
+                                                       : std::string(", per-tensor scales (not counted)"));
+  } else {
+    m.quant_note = "quant_method '" + method + "' is not modelled";
+  }
+}
+
+}  // namespace
+
 ModelSpec from_hf_config(const json& j, std::string_view file, std::string_view as) {
   const std::string f(file);
   if (!j.is_object()) throw InputError(f + ": expected a JSON object (a config.json), got " + std::string(j.type_name()));
@@ -555,6 +611,7 @@ ModelSpec from_hf_config(const json& j, std::string_view file, std::string_view 
   std::string mt = fields.str_or("model_type", "");
   if (mt.empty() && !nested) mt = "";
   ModelSpec m = read(fields, mt, f, as);
+  read_quantization(Fields(j, f, ""), m);
   if (nested) m.notes.push_back("language model read from text_config; the vision tower is not counted");
   return m;
 }

@@ -103,6 +103,17 @@ struct ModelSpec {
   std::int64_t bare_params = 0;
   bool count_only() const { return bare_params > 0; }
 
+  // The checkpoint's declared quantization (config.json quantization_config), as memory and
+  // serve apply it unless --weights-dtype is given. quant_method empty: none declared.
+  // quant_dtype is a dtype name ("int4", "fp8", "nf4", "int8"); empty when the method is not
+  // modelled (quant_note says why).
+  std::string quant_method;
+  std::string quant_dtype;
+  std::int64_t quant_group = 0;        // weights per scale (0: none)
+  bool quant_zero_points = false;      // one zero point per group too
+  std::string quant_scale_dtype = "fp16";
+  std::string quant_note;              // how the declaration was read, one line
+
   /// Non-empty when the config was read by analogy with another family (--as): every command
   /// prints it as a warning, since the count is not exact.
   std::string analogy;
