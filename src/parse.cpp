@@ -194,7 +194,13 @@ double parse_quantity(std::string_view text, DimRt expected, std::string_view fi
   // A scale can push a finite number past the largest double ("1e308T"): out of range, not inf;
   // or below the smallest ("1e-320" USD/kWh is 2.8e-327 USD/J): out of range, not 0.
   const auto scaled = [&](double scale) {
-    const double base = v * scale;
+    // An SI sub-unit prefix (1e-3, 1e-6, 1e-9) is not exact in binary: dividing by its power-of-ten
+    // inverse gives the correctly rounded value (5us = 5e-6 s, not 4.9999999999999996e-06).
+    const double inverse = scale < 1.0 ? std::round(1.0 / scale) : 0.0;
+    const double decade = inverse >= 10.0 ? std::pow(10.0, std::round(std::log10(inverse))) : 0.0;
+    const double base = decade > 0.0 && decade == inverse && std::fabs(1.0 / scale - inverse) < 1e-9 * inverse
+                            ? v / inverse
+                            : v * scale;
     if (!std::isfinite(base) || (base == 0.0 && v != 0.0)) fail(field, text, expected, "is out of range");
     return base;
   };

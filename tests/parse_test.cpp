@@ -119,3 +119,12 @@ TEST_CASE("a value that a unit scales below the smallest double is out of range,
         "--x: '1e-320USD/kWh' is out of range; expected a price per kWh such as 0.12 or 0.12USD/kWh");
   CHECK(parse_quantity("0USD/kWh", per_j, "--x") == 0.0);
 }
+
+TEST_CASE("an SI sub-unit prefix gives the correctly rounded base value", "[parse]") {
+  using napkin::parse_quantity;
+  const napkin::DimRt s = napkin::dim_rt<napkin::Seconds::dim>();
+  CHECK(parse_quantity("5us", s, "--t") == 5e-6);
+  CHECK(parse_quantity("5µs", s, "--t") == 5e-6);
+  CHECK(parse_quantity("7ns", s, "--t") == 7e-9);
+  CHECK(parse_quantity("3ms", s, "--t") == 3e-3);
+}
