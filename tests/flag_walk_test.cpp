@@ -43,15 +43,7 @@ struct AppUnderTest {
   AppUnderTest() {
     app.set_version_flag("--version", std::string("napkin"));
     app.set_help_flag("-h,--help", "Print this help and exit");
-    napkin::cli::add_flops_command(app, exit_code);
-    napkin::cli::add_roofline_command(app, exit_code);
-    napkin::cli::add_energy_command(app, exit_code);
-    napkin::cli::add_memory_command(app, exit_code);
-    napkin::cli::add_params_command(app, exit_code);
-    napkin::cli::add_presets_command(app, exit_code);
-    napkin::cli::add_kernel_command(app, exit_code);
-    napkin::cli::add_serve_command(app, exit_code);
-    napkin::cli::add_train_command(app, exit_code);
+    napkin::cli::add_all_commands(app, exit_code);
   }
 };
 

@@ -4,6 +4,8 @@
 // temporary directory.
 #include <catch2/catch.hpp>
 
+#include "run_napkin.h"
+
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,16 +42,8 @@ struct Sh {
 
 // Runs `script` under sh -c in `dir`; the script chooses every redirection itself.
 Sh sh(const fs::path& dir, const std::string& script) {
-  const std::string cmd = "cd " + quote(dir.string()) + " && sh -c " + quote(script);
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int status = pclose(p);
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
-  return {code, out};
+  const napkin_test::Run r = napkin_test::run_shell("cd " + quote(dir.string()) + " && sh -c " + quote(script));
+  return {r.code, r.out};
 }
 
 std::string slurp(const fs::path& p) {

@@ -2,6 +2,8 @@
 // uses them, and through the binary for where its warnings go.
 #include <catch2/catch.hpp>
 
+#include "run_napkin.h"
+
 #include <array>
 #include <cstdio>
 #include <string>
@@ -54,15 +56,8 @@ std::vector<std::string> warnings_of(const NumericFlag& f) {
 
 // stdout or stderr of the binary alone.
 std::string stream_of(const std::string& args, bool err) {
-  const std::string cmd = std::string(NAPKIN_BINARY) + " " + args + (err ? " 2>&1 >/dev/null" : " 2>/dev/null");
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  pclose(p);
-  return out;
+  return napkin_test::run_shell(std::string(NAPKIN_BINARY) + " " + args + (err ? " 2>&1 >/dev/null" : " 2>/dev/null"))
+      .out;
 }
 
 }  // namespace

@@ -15,8 +15,8 @@ struct Run {
   std::string out;
 };
 
-inline Run run_napkin(const std::string& args) {
-  const std::string cmd = std::string(NAPKIN_BINARY) + " " + args + " 2>&1";
+/// Runs a shell command line: its exit code (128 + the signal when killed) and its stdout.
+inline Run run_shell(const std::string& cmd) {
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
   std::string out;
@@ -24,7 +24,9 @@ inline Run run_napkin(const std::string& args) {
   std::size_t n;
   while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
   const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1, out};
 }
+
+inline Run run_napkin(const std::string& args) { return run_shell(std::string(NAPKIN_BINARY) + " " + args + " 2>&1"); }
 
 }  // namespace napkin_test

@@ -6,7 +6,6 @@
 
 #include "command.h"
 #include "model_arg.h"
-#include "output.h"
 #include "napkin/check.h"
 #include "napkin/dtype.h"
 #include "napkin/error.h"
@@ -29,12 +28,13 @@ struct MemoryCmd {
               capacity = 0, dp = 0, micro_batch = 0, seq = 0, lora_rank = 0, ep = 0, dropout = 0,
               gpus_per_node = 0;
   std::string weights_dtype = "bf16", kv_dtype = "bf16", precision = "mixed", optimizer = "adamw",
-              grad_dtype, recompute = "none", max, lora_targets = "attention", attention;
+              grad_dtype, recompute = "none", max, lora_targets = "attention";
+  ActivationFlags act;  // --dropout, --no-dropout, --attention, --flash-attention
   int zero = 0;
   HardwareOption hw;
   bool zero_points = false, quantize_all = false, require_fit = false, train = false, no_master = false,
-       flash_attention = false, sequence_parallel = false, min_gpus = false, qlora = false,
-       offload_optimizer = false, offload_params = false, no_dropout = false;
+       sequence_parallel = false, min_gpus = false, qlora = false, offload_optimizer = false,
+       offload_params = false;
   OutputOptions out;
 };
 
@@ -143,16 +143,8 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--offload-params", c->offload_params,
                 "ZeRO-Infinity: the 16-bit weights in CPU memory too (needs --zero 3; implies --offload-optimizer)")
       ->group("Training");
-  c->dropout = c->nf.add(sub, "--dropout", "dropout", kCount, Constraint::non_negative,
-                         "Dropout probability in training (default: the model config's attention_dropout and "
-                         "hidden dropout; 0 when it has none); any p > 0 stores Korthikanti's masks", "P");
-  sub->get_option("--dropout")->group("Training");
-  sub->add_flag("--no-dropout", c->no_dropout, "Same as --dropout 0")->group("Training");
-  sub->add_option("--attention", c->attention, "Training attention kernel: flash (default: fused, scores never "
-                                               "stored) or eager (stores the a·s/h scores, Korthikanti 2022)")
-      ->type_name("flash|eager")->group("Training");
+  c->dropout = add_activation_flags(sub, c->nf, c->act);
   sub->add_flag("--qlora", c->qlora, "QLoRA: frozen base in NF4 (4.127 bits/param), bf16 adapters")->group("Fine-tuning");
-  sub->add_flag("--flash-attention", c->flash_attention, "Same as --attention flash (the default)")->group("Training");
   sub->add_flag("--sequence-parallel", c->sequence_parallel, "Megatron sequence parallelism (splits the rest of the "
                                                             "activations over --tp)")->group("Parallelism");
   sub->add_option("--precision", c->precision, "mixed (default: 2+2+4+8 B/param), fp32 or bf16")
@@ -239,23 +231,15 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       c->spec = load_model(c->model, c->as);
       c->counts = count_params(c->spec);
     }
-    // The checkpoint's declared quantization (quantization_config) is how its weights are
-    // stored, unless --weights-dtype says otherwise.
+    // The checkpoint's declared quantization is how its weights are stored (the inference ledger).
     Dtype scale_dtype = Dtype::fp16;
     bool declared = false;
-    if (!bare && !c->train && sub->get_option("--weights-dtype")->count() == 0 && !c->spec.quant_method.empty()) {
-      if (c->spec.quant_dtype.empty()) {
-        print_warning(c->spec.quant_note + " (quantization_config): the weights are counted in bf16; give "
-                                           "--weights-dtype for their storage");
-      } else {
-        wd = parse_dtype(c->spec.quant_dtype, "quantization_config");
-        scale_dtype = parse_dtype(c->spec.quant_scale_dtype, "quantization_config");
-        if (flags[c->group].raw.empty()) {
-          flags[c->group].fallback = static_cast<double>(c->spec.quant_group);
-          if (!c->zero_points) c->zero_points = c->spec.quant_zero_points;
-        }
-        declared = true;
-      }
+    if (!bare && !c->train) {
+      const WeightStorage w = weight_storage(sub, c->weights_dtype, c->spec, flags[c->group]);
+      wd = w.dtype;
+      scale_dtype = w.scale_dtype;
+      declared = w.declared;
+      if (declared && flags[c->group].raw.empty() && !c->zero_points) c->zero_points = w.zero_points;
     }
     const std::string wd_name(dtype_name(wd));
     if (!flags[c->group].raw.empty() && dtype_bits(wd) >= 16)
@@ -268,8 +252,8 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       throw InputError("--quantize-all", "(given)",
                        "a quantized --weights-dtype with it: at " + wd_name + " nothing is quantized");
     const Recompute rc = parse_recompute(c->recompute, "--recompute");
-    const bool flash = parse_attention_flags(c->attention, c->flash_attention);
-    check_dropout_flags(flags[c->dropout], c->no_dropout);
+    const bool flash = parse_attention_flags(c->act.attention, c->act.flash_attention);
+    check_dropout_flags(flags[c->dropout], c->act.no_dropout);
     if (c->lora_targets != "attention" && c->lora_targets != "all-linear")
       throw InputError("--lora-targets", c->lora_targets, "attention or all-linear");
     if ((c->qlora || !flags[c->lora_rank].raw.empty()) && !c->train)
@@ -302,7 +286,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         in.offload_optimizer = c->offload_optimizer;
         in.offload_params = c->offload_params;
         in.ep = p.get<Count>(c->ep);
-        if (c->no_dropout) in.dropout = 0.0;
+        if (c->act.no_dropout) in.dropout = 0.0;
         else if (p.has(c->dropout)) in.dropout = p[c->dropout];
         in.counts = &c->counts;
         if (train_solve)
@@ -330,9 +314,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
           solve_inference(c->spec, in, *solve, rs, layout_search(*c, p));
         else
           inference_memory(c->spec, in, rs);
-        if (declared)
-          rs.assume("declared_quantization", text("weights stored as the checkpoint's quantization_config declares: {}",
-                                                  std::string_view(c->spec.quant_note)));
+        if (declared) assume_declared_quantization(c->spec, rs);
       }
       c->hw.assume(rs);
       if (p.probing()) return;  // run_sweep checking values before the first row: no row bookkeeping

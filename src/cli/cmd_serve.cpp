@@ -5,7 +5,6 @@
 
 #include "command.h"
 #include "model_arg.h"
-#include "output.h"
 #include "napkin/dtype.h"
 #include "napkin/error.h"
 #include "napkin/serve.h"
@@ -93,27 +92,12 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   sub->callback([c, sub, &exit_code] {
     reject_extras(sub);
     if (c->model.empty()) throw InputError("serve: give MODEL (a preset, config.json or model directory)");
-    Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
     const Dtype kd = parse_dtype(c->kv_dtype, "--kv-dtype");
     c->spec = load_model(c->model, c->as);
-    // The checkpoint's declared quantization (quantization_config), unless --weights-dtype says
-    // otherwise: the weights read per step are those it stores.
-    Dtype scale_dtype = Dtype::fp16;
-    bool zero_points = false, declared = false;
-    if (sub->get_option("--weights-dtype")->count() == 0 && !c->spec.quant_method.empty()) {
-      if (c->spec.quant_dtype.empty()) {
-        print_warning(c->spec.quant_note + " (quantization_config): the weights are counted in bf16; give "
-                                           "--weights-dtype for their storage");
-      } else {
-        wd = parse_dtype(c->spec.quant_dtype, "quantization_config");
-        scale_dtype = parse_dtype(c->spec.quant_scale_dtype, "quantization_config");
-        if (c->nf.flags()[c->group].raw.empty()) {
-          c->nf.flags()[c->group].fallback = static_cast<double>(c->spec.quant_group);
-          zero_points = c->spec.quant_zero_points;
-        }
-        declared = true;
-      }
-    }
+    // The checkpoint's declared quantization, unless --weights-dtype says otherwise: the weights
+    // read per step are those it stores.
+    const WeightStorage storage = weight_storage(sub, c->weights_dtype, c->spec, c->nf.flags()[c->group]);
+    const Dtype wd = storage.dtype;
     if (c->quantize_all && dtype_bits(wd) >= 16)
       throw InputError("--quantize-all", "(given)", "a quantized --weights-dtype with it: at " +
                                                         std::string(dtype_name(wd)) + " nothing is quantized");
@@ -156,8 +140,8 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       ServeInput in;
       in.weights_dtype = wd;
       in.group_size = p.get<Count>(c->group);
-      in.scale_dtype = scale_dtype;
-      in.zero_points = zero_points;
+      in.scale_dtype = storage.scale_dtype;
+      in.zero_points = storage.zero_points;
       in.quantize_all = c->quantize_all;
       in.kv_dtype = kd;
       in.compute_dtype = cd;
@@ -173,9 +157,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       in.cuda_graphs = c->cuda_graphs;
       in.graph_overhead = p.get<Seconds>(c->graph_overhead);
       serve(c->spec, in, c->per_op, rs);
-      if (declared)
-        rs.assume("declared_quantization", text("weights stored as the checkpoint's quantization_config declares: {}",
-                                                std::string_view(c->spec.quant_note)));
+      if (storage.declared) assume_declared_quantization(c->spec, rs);
       c->hw.assume(rs);
       if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
     });

@@ -29,9 +29,10 @@ struct TrainCmd {
               gpus_per_node = 0, price_gpu_hour = 0, dropout = 0;
   EnergyPriceFlags priced;
   std::string formula = "6pd", dtype = "bf16", precision = "mixed", optimizer = "adamw", recompute = "none",
-              attention, params_count;
+              params_count;
   int zero = 0;
-  bool flash_attention = false, sequence_parallel = false, require_fit = false, no_dropout = false;
+  bool sequence_parallel = false, require_fit = false;
+  ActivationFlags act;  // --dropout, --no-dropout, --attention, --flash-attention
   HardwareOption hw;
   OutputOptions out;
 };
@@ -104,15 +105,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
       ->type_name("mixed|fp32|bf16")->group("Training");
   sub->add_option("--optimizer", c->optimizer, "adamw (default), adam-8bit, sgd, sgd-momentum, adafactor")
       ->type_name("NAME")->group("Training");
-  c->dropout = c->nf.add(sub, "--dropout", "dropout", kCount, Constraint::non_negative,
-                         "Dropout probability (default: the model config's attention_dropout and hidden dropout; "
-                         "0 when it has none); any p > 0 stores Korthikanti's masks", "P");
-  sub->get_option("--dropout")->group("Training");
-  sub->add_flag("--no-dropout", c->no_dropout, "Same as --dropout 0")->group("Training");
-  sub->add_option("--attention", c->attention, "Attention kernel: flash (default: fused, scores never stored) or "
-                                               "eager (stores the a·s/h scores, Korthikanti 2022)")
-      ->type_name("flash|eager")->group("Training");
-  sub->add_flag("--flash-attention", c->flash_attention, "Same as --attention flash (the default)")->group("Training");
+  c->dropout = add_activation_flags(sub, c->nf, c->act);
   c->cuda = c->nf.add(sub, "--cuda-context", "cuda_context", kBytes, Constraint::non_negative,
                       "Per-GPU CUDA context, libraries and kernels (default 512MiB)", "BYTES", 512.0 * 1048576.0);
   c->frag = c->nf.add(sub, "--fragmentation", "fragmentation", kCount, Constraint::non_negative,
@@ -149,8 +142,8 @@ void add_train_command(CLI::App& app, int& exit_code) {
     std::optional<ParamsCount> params_count;
     if (!c->params_count.empty()) params_count = parse_params_count(c->params_count, "--params-count");
     const Recompute rc = parse_recompute(c->recompute, "--recompute");
-    const bool flash = parse_attention_flags(c->attention, c->flash_attention);
-    check_dropout_flags(c->nf.flags()[c->dropout], c->no_dropout);
+    const bool flash = parse_attention_flags(c->act.attention, c->act.flash_attention);
+    check_dropout_flags(c->nf.flags()[c->dropout], c->act.no_dropout);
     const Dtype dtype = parse_dtype(c->dtype, "--dtype");
     const Precision precision = parse_precision(c->precision, "--precision");
     const Optimizer optimizer = parse_optimizer(c->optimizer, "--optimizer");
@@ -213,7 +206,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
       in.memory.tp = p.get<Count>(c->tp);
       in.memory.pp = p.get<Count>(c->pp);
       in.memory.ep = p.get<Count>(c->ep);
-      if (c->no_dropout) in.memory.dropout = 0.0;
+      if (c->act.no_dropout) in.memory.dropout = 0.0;
       else if (p.has(c->dropout)) in.memory.dropout = p[c->dropout];
       in.memory.sequence_parallel = c->sequence_parallel;
       in.memory.recompute = rc;

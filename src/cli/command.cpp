@@ -69,6 +69,18 @@ void add_hw_option(CLI::App* sub, HardwareOption& h) {
       ->group("Hardware");
 }
 
+void add_all_commands(CLI::App& app, int& exit_code) {
+  add_flops_command(app, exit_code);
+  add_roofline_command(app, exit_code);
+  add_energy_command(app, exit_code);
+  add_memory_command(app, exit_code);
+  add_params_command(app, exit_code);
+  add_presets_command(app, exit_code);
+  add_kernel_command(app, exit_code);
+  add_serve_command(app, exit_code);
+  add_train_command(app, exit_code);
+}
+
 void add_as_option(CLI::App* sub, std::string& as) {
   sub->add_option("--as", as, "Read a config.json whose model_type napkin does not know by analogy with FAMILY "
                               "(napkin presets models lists the families); the count is then not exact, and every "
@@ -140,6 +152,47 @@ std::string fit_failure(const ResultSet& rs) {
 void report_check_failure(std::string_view check, const std::string& why) {
   std::fflush(stdout);  // unchecked: main checks stdout once more before it exits
   print_stderr(fmt::format("napkin: {} failed: {}\n", check, why));
+}
+
+WeightStorage weight_storage(CLI::App* sub, const std::string& weights_dtype, const specs::ModelSpec& m,
+                             NumericFlag& group) {
+  WeightStorage w;
+  w.dtype = parse_dtype(weights_dtype, "--weights-dtype");
+  if (sub->get_option("--weights-dtype")->count() > 0 || m.quant_method.empty()) return w;
+  if (m.quant_dtype.empty()) {
+    print_warning(m.quant_note + " (quantization_config): the weights are counted in bf16; give --weights-dtype "
+                                 "for their storage");
+    return w;
+  }
+  w.dtype = parse_dtype(m.quant_dtype, "quantization_config");
+  w.scale_dtype = parse_dtype(m.quant_scale_dtype, "quantization_config");
+  if (group.raw.empty()) {
+    group.fallback = static_cast<double>(m.quant_group);
+    w.zero_points = m.quant_zero_points;
+  }
+  w.declared = true;
+  return w;
+}
+
+void assume_declared_quantization(const specs::ModelSpec& m, ResultSet& rs) {
+  rs.assume("declared_quantization", text("weights stored as the checkpoint's quantization_config declares: {}",
+                                          std::string_view(m.quant_note)));
+}
+
+std::size_t add_activation_flags(CLI::App* sub, NumericFlags& nf, ActivationFlags& a) {
+  const std::size_t dropout =
+      nf.add(sub, "--dropout", "dropout", dim_rt<Count::dim>(), Constraint::non_negative,
+             "Dropout probability in training (default: the model config's attention_dropout and hidden dropout; 0 "
+             "when it has none); any p > 0 stores Korthikanti's masks",
+             "P");
+  sub->get_option("--dropout")->group("Training");
+  sub->add_flag("--no-dropout", a.no_dropout, "Same as --dropout 0")->group("Training");
+  sub->add_option("--attention", a.attention, "Training attention kernel: flash (default: fused, scores never stored) "
+                                              "or eager (stores the a·s/h scores, Korthikanti 2022)")
+      ->type_name("flash|eager")
+      ->group("Training");
+  sub->add_flag("--flash-attention", a.flash_attention, "Same as --attention flash (the default)")->group("Training");
+  return dropout;
 }
 
 bool parse_attention_flags(const std::string& attention, bool flash_attention_flag) {

@@ -10,9 +10,11 @@
 #include <string_view>
 #include <vector>
 
+#include "napkin/dtype.h"
 #include "napkin/report/render.h"
 #include "napkin/result.h"
 #include "napkin/specs/hardware.h"
+#include "napkin/specs/model.h"
 #include "sweep.h"
 
 namespace napkin::cli {
@@ -91,6 +93,29 @@ std::string fit_failure(const ResultSet& rs);
 /// "napkin: --require-fit failed: <why>".
 void report_check_failure(std::string_view check, const std::string& why);
 
+/// How a MODEL's weights are stored, for memory and serve: --weights-dtype when given, else the
+/// checkpoint's declared quantization (quantization_config: its dtype, scale type and zero
+/// points; its group becomes --group-size's default), else bf16. A declared method napkin does
+/// not model prints a warning and stays bf16.
+struct WeightStorage {
+  Dtype dtype = Dtype::bf16;
+  Dtype scale_dtype = Dtype::fp16;
+  bool zero_points = false;
+  bool declared = false;  // read from quantization_config
+};
+WeightStorage weight_storage(CLI::App* sub, const std::string& weights_dtype, const specs::ModelSpec& m,
+                             NumericFlag& group);
+/// The assumption naming a declared quantization (key declared_quantization).
+void assume_declared_quantization(const specs::ModelSpec& m, ResultSet& rs);
+
+/// The activation flags memory --train and train share: --dropout P, --no-dropout, --attention
+/// flash|eager and --flash-attention, in group "Training". Returns --dropout's index in `nf`.
+struct ActivationFlags {
+  std::string attention;
+  bool no_dropout = false, flash_attention = false;
+};
+std::size_t add_activation_flags(CLI::App* sub, NumericFlags& nf, ActivationFlags& a);
+
 /// --attention flash|eager and its alias --flash-attention: true for fused attention (the
 /// default). Throws InputError on another name or on --flash-attention with --attention eager.
 bool parse_attention_flags(const std::string& attention, bool flash_attention_flag);
@@ -115,6 +140,9 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
 std::string_view flag_for_assumption(std::string_view key);
 /// Every key the table lists (for the test that checks the table covers every emitted key).
 std::vector<std::string_view> assumption_keys();
+
+/// Every command of the binary, as main builds them (the flag-walk test builds the same app).
+void add_all_commands(CLI::App& app, int& exit_code);
 
 void add_flops_command(CLI::App& app, int& exit_code);
 void add_roofline_command(CLI::App& app, int& exit_code);

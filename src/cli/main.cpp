@@ -123,15 +123,7 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", std::string("napkin ") + napkin::kVersion);
   app.set_help_flag("-h,--help", "Print this help and exit");
   int exit_code = 0;
-  napkin::cli::add_flops_command(app, exit_code);
-  napkin::cli::add_roofline_command(app, exit_code);
-  napkin::cli::add_energy_command(app, exit_code);
-  napkin::cli::add_memory_command(app, exit_code);
-  napkin::cli::add_params_command(app, exit_code);
-  napkin::cli::add_presets_command(app, exit_code);
-  napkin::cli::add_kernel_command(app, exit_code);
-  napkin::cli::add_serve_command(app, exit_code);
-  napkin::cli::add_train_command(app, exit_code);
+  napkin::cli::add_all_commands(app, exit_code);
 
   // Extras are collected rather than rejected so that an unknown flag is reported by name (with
   // a suggestion) even when it also leaves a required flag missing; run_sweep refuses to run a
