@@ -10,6 +10,7 @@
 #include "napkin/error.h"
 #include "napkin/parse.h"
 #include "napkin/report/human_units.h"
+#include "napkin/specs/hf_config.h"
 #include "napkin/report/output.h"
 #include "output.h"
 #include "plot.h"
@@ -82,9 +83,9 @@ void add_all_commands(CLI::App& app, int& exit_code) {
 }
 
 void add_as_option(CLI::App* sub, std::string& as) {
-  sub->add_option("--as", as, "Read a config.json whose model_type napkin does not know by analogy with FAMILY "
-                              "(napkin presets models lists the families); the count is then not exact, and every "
-                              "run says so on stderr")
+  sub->add_option("--as", as, "Read a config.json whose model_type napkin does not know by analogy with FAMILY (" +
+                                  specs::family_names() +
+                                  "); the count is then not exact, and every run says so on stderr")
       ->type_name("FAMILY")
       ->group("Model");
 }

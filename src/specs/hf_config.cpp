@@ -451,11 +451,6 @@ const Family* family_by_name(std::string_view name) {
   return family_by_model_type(name);
 }
 
-std::string family_names() {
-  std::string s;
-  for (const Family& fam : families()) s += (s.empty() ? "" : ", ") + std::string(fam.name);
-  return s;
-}
 
 // Keys no supported family reads silently: a config carrying them is never counted by analogy
 // with a family that ignores them.
@@ -599,6 +594,12 @@ void read_quantization(const Fields& top, ModelSpec& m) {
 }
 
 }  // namespace
+
+std::string family_names() {
+  std::string s;
+  for (const Family& fam : families()) s += (s.empty() ? "" : ", ") + std::string(fam.name);
+  return s;
+}
 
 ModelSpec from_hf_config(const json& j, std::string_view file, std::string_view as) {
   const std::string f(file);

@@ -21,6 +21,9 @@ namespace napkin::specs {
 /// state-space or encoder-decoder keys the family does not read is still refused.
 ModelSpec from_hf_config(const nlohmann::json& j, std::string_view file, std::string_view as = {});
 
+/// The families napkin counts, comma-separated ("llama, mixtral, ..."), as --as takes them.
+std::string family_names();
+
 /// Reads and parses `path` (InputError when it cannot be read or is not JSON).
 ModelSpec read_hf_config(const std::string& path);
 
