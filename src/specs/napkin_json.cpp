@@ -48,6 +48,19 @@ ModelSpec from_napkin_json(const json& j, std::string_view file) {
                                m.positions == PositionKind::learned ? m.max_context + m.position_offset : 0);
   m.sliding_window = r.integer("sliding_window", "a non-negative integer", 0, kNone);
   m.sliding_every = r.integer("sliding_every", "a non-negative integer", 0, kNone);
+  if (r.has("sliding_layers")) {
+    // One boolean per layer: true keeps a sliding window (layer_types' "sliding_attention").
+    const json& a = r.raw("sliding_layers");
+    const std::string what = "an array of " + std::to_string(m.layers) + " booleans (true: the layer slides)";
+    if (!a.is_array() || static_cast<i64>(a.size()) != m.layers) r.bad("sliding_layers", what.c_str());
+    for (const json& v : a) {
+      if (!v.is_boolean()) r.bad("sliding_layers", what.c_str());
+      m.sliding_layers.push_back(v.get<bool>());
+    }
+  }
+  m.attention_sinks = r.bool_or("attention_sinks", false);
+  m.attention_dropout = r.probability_or("attention_dropout", 0.0);
+  m.hidden_dropout = r.probability_or("hidden_dropout", 0.0);
   m.norm = r.choice("norm", NormKind::rmsnorm, {{"rmsnorm", NormKind::rmsnorm}, {"layernorm", NormKind::layernorm}});
   const i64 norms = r.integer("norms_per_layer", "a non-negative integer", 0, 2);
   if (norms > 16) r.bad("norms_per_layer", "an integer from 0 to 16 (norms per layer)");
@@ -80,6 +93,7 @@ ModelSpec from_napkin_json(const json& j, std::string_view file) {
   m.moe.layer_freq = moe.integer("layer_freq", "a positive integer", 1, 1);
   m.moe.expert_ffn = moe.integer("expert_ffn", "a non-negative integer", 0, kNone);
   m.moe.router_bias = moe.bool_or("router_bias", false);
+  m.moe.expert_bias = moe.bool_or("expert_bias", false);
   const bool all_moe = m.moe.n_experts > 0 && m.moe.first_k_dense == 0 && m.moe.layer_freq == 1;
   m.ffn = all_moe ? r.integer("ffn", "a non-negative integer (MLP width F; 0: no dense MLP)", 0, 0)
                  : r.integer("ffn", "a positive integer (MLP width F)", 1, std::nullopt);
@@ -115,6 +129,10 @@ json to_napkin_json(const ModelSpec& m) {
   j["max_context"] = m.max_context;
   j["sliding_window"] = m.sliding_window;
   j["sliding_every"] = m.sliding_every;
+  if (!m.sliding_layers.empty()) j["sliding_layers"] = m.sliding_layers;
+  j["attention_sinks"] = m.attention_sinks;
+  j["attention_dropout"] = m.attention_dropout;
+  j["hidden_dropout"] = m.hidden_dropout;
   j["norm"] = std::string(to_string(m.norm));
   j["norms_per_layer"] = m.norms_per_layer;
   j["qk_norm"] = m.qk_norm;
@@ -129,7 +147,7 @@ json to_napkin_json(const ModelSpec& m) {
                 {"shared_experts", m.moe.n_shared_experts}, {"shared_ffn", m.moe.shared_ffn},
                 {"shared_expert_gate", m.moe.shared_expert_gate}, {"first_k_dense", m.moe.first_k_dense},
                 {"layer_freq", m.moe.layer_freq}, {"expert_ffn", m.moe.expert_ffn},
-                {"router_bias", m.moe.router_bias}};
+                {"router_bias", m.moe.router_bias}, {"expert_bias", m.moe.expert_bias}};
   j["embed_proj_dim"] = m.embed_proj_dim;
   j["encoder_only"] = m.encoder_only;
   j["type_vocab"] = m.type_vocab;
