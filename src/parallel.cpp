@@ -25,8 +25,8 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
   const auto tp = static_cast<std::int64_t>(tp_count.in(one));
   const auto pp = static_cast<std::int64_t>(pp_count.in(one));
   if (m.count_only()) {
-    // No architecture: P split evenly over tp · pp GPUs (no replicated norms, no KV heads).
-    if (ep > 1) throw InputError("--ep", std::to_string(ep), "a mixture-of-experts MODEL (--params gives only a count)");
+    // No architecture: P split evenly over tp · pp GPUs (no replicated norms, no KV heads); ep > 1
+    // was refused above, a bare count having no experts.
     std::vector<StageShard> stages(static_cast<std::size_t>(pp));
     for (std::int64_t s = 0; s < pp; ++s) {
       StageShard& st = stages[static_cast<std::size_t>(s)];
