@@ -238,16 +238,15 @@ Bytes kv_bytes_per_token_per_layer(const specs::ModelSpec& m, Dtype kv_dtype) {
 }
 
 Bytes kv_bytes_per_token(const specs::ModelSpec& m, Dtype kv_dtype) {
-  return static_cast<double>(m.layers) * kv_bytes_per_token_per_layer(m, kv_dtype);
+  return static_cast<double>(attention_layers(m)) * kv_bytes_per_token_per_layer(m, kv_dtype);
+}
+
+std::int64_t attention_layers(const specs::ModelSpec& m) {
+  return m.layers - m.layers_of(specs::LayerAttention::none);
 }
 
 namespace {
-// Layers that keep a sliding window (ModelSpec::is_windowed_layer, the rule the sharding uses).
-double windowed_layers(const specs::ModelSpec& m) {
-  std::int64_t n = 0;
-  for (std::int64_t l = 0; l < m.layers; ++l) n += m.is_windowed_layer(l) ? 1 : 0;
-  return static_cast<double>(n);
-}
+double layers_of(const specs::ModelSpec& m, specs::LayerAttention k) { return static_cast<double>(m.layers_of(k)); }
 }  // namespace
 
 Bytes kv_cache(const specs::ModelSpec& m, const KvCacheInput& in) {
@@ -255,19 +254,19 @@ Bytes kv_cache(const specs::ModelSpec& m, const KvCacheInput& in) {
   require_positive_integer(in.context, "context");
   if (m.layers <= 0) throw InputError("layers", std::to_string(m.layers), "a model with at least one layer");
   const double ctx = in.context.in(one);
-  const double windowed = windowed_layers(m);
-  const double full = static_cast<double>(m.layers) - windowed;
-  const double kept = windowed > 0.0 ? std::min(ctx, static_cast<double>(m.sliding_window)) : 0.0;
-  const Bytes per_layer = kv_bytes_per_token_per_layer(m, in.kv_dtype);
-  return in.batch.in(one) * (full * ctx + windowed * kept) * per_layer;
+  double keys = 0.0;  // Σ over layers of the keys each keeps (ModelSpec::kept_keys)
+  for (std::int64_t l = 0; l < m.layers; ++l) keys += m.kept_keys(l, ctx);
+  return in.batch.in(one) * keys * kv_bytes_per_token_per_layer(m, in.kv_dtype);
 }
 
 void kv_cache(const specs::ModelSpec& m, const KvCacheInput& in, ResultSet& out) {
   const Bytes total = kv_cache(m, in);
   const Bytes per_token = kv_bytes_per_token(m, in.kv_dtype);
   const Bytes e = dtype_size(in.kv_dtype);
-  const double windowed = windowed_layers(m);
-  const Count layers = static_cast<double>(m.layers) * one;
+  const double windowed = layers_of(m, specs::LayerAttention::sliding);
+  const double chunked = layers_of(m, specs::LayerAttention::chunked);
+  const double full = layers_of(m, specs::LayerAttention::full);
+  const Count layers = static_cast<double>(attention_layers(m)) * one;
   if (m.attention == specs::AttentionKind::mla)
     out.item("kv_per_token", "KV cache per token", value(per_token), "L · (d_c + d_rope) · bytes",
              text("{} · ({} + {}) · {}", layers, static_cast<double>(m.mla.kv_lora_rank),
@@ -275,12 +274,22 @@ void kv_cache(const specs::ModelSpec& m, const KvCacheInput& in, ResultSet& out)
   else
     out.item("kv_per_token", "KV cache per token", value(per_token), "2 · L · H_kv · d_head · bytes",
              text("2 · {} · {} · {} · {}", layers, static_cast<double>(m.kv_heads), static_cast<double>(m.head_dim), e));
-  if (windowed > 0.0)
+  const Bytes per_layer = kv_bytes_per_token_per_layer(m, in.kv_dtype);
+  const double w = static_cast<double>(m.sliding_window), c = static_cast<double>(m.attention_chunk);
+  if (windowed > 0.0 && chunked > 0.0)
+    out.item("kv_cache", "KV cache", value(total),
+             "batch · (L_full · ctx + L_window · min(ctx, W) + L_chunk · min(ctx, C)) · per layer",
+             text("{} · ({} · {} + {} · min({}, {}) + {} · min({}, {})) · {}", in.batch, full, in.context, windowed,
+                  in.context, w, chunked, in.context, c, per_layer));
+  else if (windowed > 0.0)
     out.item("kv_cache", "KV cache", value(total),
              "batch · (L_full · ctx + L_window · min(ctx, W)) · per layer",
-             text("{} · ({} · {} + {} · min({}, {})) · {}", in.batch, static_cast<double>(m.layers) - windowed,
-                  in.context, windowed, in.context, static_cast<double>(m.sliding_window),
-                  kv_bytes_per_token_per_layer(m, in.kv_dtype)));
+             text("{} · ({} · {} + {} · min({}, {})) · {}", in.batch, full, in.context, windowed, in.context, w,
+                  per_layer));
+  else if (chunked > 0.0)
+    out.item("kv_cache", "KV cache", value(total), "batch · (L_full · ctx + L_chunk · min(ctx, C)) · per layer",
+             text("{} · ({} · {} + {} · min({}, {})) · {}", in.batch, full, in.context, chunked, in.context, c,
+                  per_layer));
   else
     out.item("kv_cache", "KV cache", value(total), "per token · ctx · batch",
              text("{} · {} · {}", per_token, in.context, in.batch));
@@ -288,8 +297,13 @@ void kv_cache(const specs::ModelSpec& m, const KvCacheInput& in, ResultSet& out)
   if (m.attention == specs::AttentionKind::mla)
     out.assume("kv_layout", text("MLA caches the compressed latent and the RoPE key per layer, not full K and V"));
   if (windowed > 0.0)
-    out.assume("sliding_window", text("{} layers keep a sliding window of {} tokens", windowed,
-                                      static_cast<double>(m.sliding_window)));
+    out.assume("sliding_window", text("{} layers keep a sliding window of {} tokens", windowed, w));
+  if (chunked > 0.0)
+    out.assume("attention_chunk", text("{} layers attend within chunks of {} tokens and keep at most that many keys",
+                                       chunked, c));
+  if (layers_of(m, specs::LayerAttention::none) > 0.0)
+    out.assume("attention_free_layers", text("{} layers without attention keep no KV cache",
+                                             layers_of(m, specs::LayerAttention::none)));
 }
 
 // ---- activations ------------------------------------------------------------------------------

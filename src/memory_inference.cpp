@@ -27,7 +27,7 @@ struct InferenceParts {
   double chunk_tokens = 0;  // tokens in one forward pass
   double ffn_width = 0;     // MLP intermediate columns per GPU
   double head_rows = 0;     // vocabulary rows per GPU
-  double ctx_full = 0, ctx_window = 0;
+  double ctx_full = 0, ctx_window = 0, ctx_chunk = 0;
 };
 
 InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in) {
@@ -45,6 +45,7 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
   const bool keep = !in.quantize_all && dtype_bits(in.weights_dtype) < 16;
   p.ctx_full = in.context.in(one);
   p.ctx_window = m.sliding_window > 0 ? std::min(p.ctx_full, static_cast<double>(m.sliding_window)) : p.ctx_full;
+  p.ctx_chunk = m.attention_chunk > 0 ? std::min(p.ctx_full, static_cast<double>(m.attention_chunk)) : p.ctx_full;
 
   // Activations of one forward pass: the widest intermediate of a layer is the MLP's (gate and
   // up outputs for a gated MLP) next to the residual stream and the layer input; the same on
@@ -75,8 +76,9 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
     InferenceMemory r;
     r.weights = w.total();
     r.kv_cache = in.batch.in(one) *
-                 (static_cast<double>(st.layers - st.windowed_layers) * p.ctx_full +
-                  static_cast<double>(st.windowed_layers) * p.ctx_window) *
+                 (static_cast<double>(st.full_layers()) * p.ctx_full +
+                  static_cast<double>(st.windowed_layers) * p.ctx_window +
+                  static_cast<double>(st.chunked_layers) * p.ctx_chunk) *
                  per_layer_token;
     r.activations = activations;
     r.runtime_reserve =
@@ -183,15 +185,28 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
              text("{} · ({} + {}) · {} · {} · {}", static_cast<double>(p.stage.layers),
                   static_cast<double>(m.mla.kv_lora_rank), static_cast<double>(m.mla.qk_rope_head_dim), in.context,
                   in.batch, e));
+  else if (p.stage.windowed_layers > 0 && p.stage.chunked_layers > 0)
+    out.item("kv_cache", "KV cache", value(r.kv_cache),
+             "2 · H_kv · d_head · (L_full · ctx + L_win · min(ctx, W) + L_chunk · min(ctx, C)) · batch · bytes",
+             text("2 · {} · {} · ({} · {} + {} · {} + {} · {}) · {} · {}", p.stage.kv_heads,
+                  static_cast<double>(m.head_dim), static_cast<double>(p.stage.full_layers()), in.context,
+                  static_cast<double>(p.stage.windowed_layers), p.ctx_window,
+                  static_cast<double>(p.stage.chunked_layers), p.ctx_chunk, in.batch, e));
   else if (p.stage.windowed_layers > 0)
     out.item("kv_cache", "KV cache", value(r.kv_cache),
              "2 · H_kv · d_head · (L_full · ctx + L_win · min(ctx, W)) · batch · bytes",
              text("2 · {} · {} · ({} · {} + {} · {}) · {} · {}", p.stage.kv_heads, static_cast<double>(m.head_dim),
-                  static_cast<double>(p.stage.layers - p.stage.windowed_layers), in.context,
+                  static_cast<double>(p.stage.full_layers()), in.context,
                   static_cast<double>(p.stage.windowed_layers), p.ctx_window, in.batch, e));
+  else if (p.stage.chunked_layers > 0)
+    out.item("kv_cache", "KV cache", value(r.kv_cache),
+             "2 · H_kv · d_head · (L_full · ctx + L_chunk · min(ctx, C)) · batch · bytes",
+             text("2 · {} · {} · ({} · {} + {} · {}) · {} · {}", p.stage.kv_heads, static_cast<double>(m.head_dim),
+                  static_cast<double>(p.stage.full_layers()), in.context,
+                  static_cast<double>(p.stage.chunked_layers), p.ctx_chunk, in.batch, e));
   else
     out.item("kv_cache", "KV cache", value(r.kv_cache), "2 · L · H_kv · d_head · ctx · batch · bytes",
-             text("2 · {} · {} · {} · {} · {} · {}", static_cast<double>(p.stage.layers), p.stage.kv_heads,
+             text("2 · {} · {} · {} · {} · {} · {}", static_cast<double>(p.stage.full_layers()), p.stage.kv_heads,
                   static_cast<double>(m.head_dim), in.context, in.batch, e));
   out.item("activations", "activations (transient)", value(r.activations),
            "tokens · (2·D + F_mlp) · 2 B + batch · V · 4 B",
@@ -207,16 +222,16 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
   const Bytes per_token = kv_bytes_per_token(m, in.kv_dtype);
   if (m.attention == specs::AttentionKind::mla)
     out.item("kv_per_token", "KV cache per token (whole model)", value(per_token), "L · (d_c + d_rope) · bytes",
-             text("{} · ({} + {}) · {}", static_cast<double>(m.layers), static_cast<double>(m.mla.kv_lora_rank),
+             text("{} · ({} + {}) · {}", static_cast<double>(attention_layers(m)), static_cast<double>(m.mla.kv_lora_rank),
                   static_cast<double>(m.mla.qk_rope_head_dim), e));
   else
     out.item("kv_per_token", "KV cache per token (whole model)", value(per_token), "2 · L · H_kv · d_head · bytes",
-             text("2 · {} · {} · {} · {}", static_cast<double>(m.layers), static_cast<double>(m.kv_heads),
+             text("2 · {} · {} · {} · {}", static_cast<double>(attention_layers(m)), static_cast<double>(m.kv_heads),
                   static_cast<double>(m.head_dim), e));
   const Bytes per_sequence = kv_cache(m, KvCacheInput{.batch = 1.0 * one, .context = in.context, .kv_dtype = in.kv_dtype});
-  if (m.sliding_window > 0)
+  if (m.layers_of(specs::LayerAttention::sliding) > 0 || m.layers_of(specs::LayerAttention::chunked) > 0)
     out.item("kv_per_sequence", "KV cache per sequence (whole model)", value(per_sequence),
-             "per token · ctx, windowed layers capped", text("at context {}", in.context));
+             "per token · ctx, windowed and chunked layers capped", text("at context {}", in.context));
   else
     out.item("kv_per_sequence", "KV cache per sequence (whole model)", value(per_sequence), "per token · ctx",
              text("{} · {}", per_token, in.context));
@@ -241,6 +256,9 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
   if (p.stage.windowed_layers > 0)
     out.assume("sliding_window", text("{} layers keep a sliding window of {} tokens",
                                       static_cast<double>(p.stage.windowed_layers), static_cast<double>(m.sliding_window)));
+  if (p.stage.chunked_layers > 0)
+    out.assume("attention_chunk", text("{} layers attend within chunks of {} tokens and keep at most that many keys",
+                                       static_cast<double>(p.stage.chunked_layers), static_cast<double>(m.attention_chunk)));
   out.assume("prefill_chunk", text("a forward pass holds {} tokens at once; scores are not materialised "
                                    "(FlashAttention-style kernels)", p.chunk_tokens));
   out.assume("cuda_context", text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));

@@ -92,7 +92,12 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
       st.expert_params +=
           static_cast<double>((m.is_moe_layer(i) ? c.moe_layer : c.dense_layer).routed) / (t * static_cast<double>(ep));
       st.kept_params += static_cast<double>((m.is_moe_layer(i) ? c.moe_layer : c.dense_layer).norm);
-      if (m.is_windowed_layer(i)) ++st.windowed_layers;
+      switch (m.layer_attention(i)) {
+        case specs::LayerAttention::sliding: ++st.windowed_layers; break;
+        case specs::LayerAttention::chunked: ++st.chunked_layers; break;
+        case specs::LayerAttention::none: ++st.attention_free; break;
+        case specs::LayerAttention::full: break;
+      }
     }
     if (st.has_embedding) {
       const double e = static_cast<double>(c.group(ParamGroup::embedding)) / t;

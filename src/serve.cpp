@@ -44,6 +44,13 @@ double causal_pairs(double p, double w) {
   return w * (w + 1.0) / 2.0 + (p - w) * w;
 }
 
+// Query-key pairs of causal attention within chunks of c tokens (Llama 4's local layers: a token
+// attends to the keys of its own chunk only) over p tokens.
+double chunked_pairs(double p, double c) {
+  const double whole = std::floor(p / c), rest = p - whole * c;
+  return whole * c * (c + 1.0) / 2.0 + rest * (rest + 1.0) / 2.0;
+}
+
 struct Setup {
   const specs::ModelSpec& m;
   const ServeInput& in;
@@ -149,9 +156,13 @@ void norm(PhaseBuilder& b, const Setup& s, std::string_view name, double n) {
   b.add(name, 1, kNormFlop * n * d, kNormAccesses * n * d * kActBytes + w, w);
 }
 
-void attention(PhaseBuilder& b, const Setup& s, const Pass& p, bool windowed) {
+void attention(PhaseBuilder& b, const Setup& s, const Pass& p, specs::LayerAttention kind) {
   const auto& m = s.m;
-  const double w = windowed ? static_cast<double>(m.sliding_window) : std::numeric_limits<double>::infinity();
+  // Keys a query may see: the window on a sliding layer, the chunk on a chunked one (an upper
+  // bound in decode: a token sees the keys of its own chunk so far).
+  const double w = kind == specs::LayerAttention::sliding   ? static_cast<double>(m.sliding_window)
+                   : kind == specs::LayerAttention::chunked ? static_cast<double>(m.attention_chunk)
+                                                            : std::numeric_limits<double>::infinity();
   const double h = s.heads_t, n = p.tokens, kvtl = s.kv_token_layer;
   const bool mla = m.attention == specs::AttentionKind::mla;
   // Widths of the query-key product and of the values. MLA prefill decompresses K and V per
@@ -166,7 +177,8 @@ void attention(PhaseBuilder& b, const Setup& s, const Pass& p, bool windowed) {
     dv = static_cast<double>(m.mla.kv_lora_rank);
   }
   if (p.prefill) {
-    const double pairs = causal_pairs(p.ctx, w);
+    const double pairs =
+        kind == specs::LayerAttention::chunked ? chunked_pairs(p.ctx, w) : causal_pairs(p.ctx, w);
     const double flops = p.seqs * pairs * h * 2.0 * (dqk + dv);
     // Q and O once; K and V written to the cache and read once (kept on chip across query
     // blocks, the FlashAttention assumption). MLA prefill also reads its decompressed K and V.
@@ -242,7 +254,7 @@ void layer(PhaseBuilder& b, const Setup& s, const Pass& p, std::int64_t l, doubl
                           : n * (h + s.kv_heads_t) * static_cast<double>(m.head_dim);
     b.add("rope", 1, kRopeFlop * el, 2.0 * el * kActBytes);
   }
-  attention(b, s, p, m.is_windowed_layer(l));
+  attention(b, s, p, m.layer_attention(l));
   linear(b, "o_proj", 1, n, o_params / t, s.wb, h * dv, d);
   all_reduce(b, s, p);
   for (int i = 2; i < m.norms_per_layer; ++i) norm(b, s, "post_norm", n);
@@ -659,8 +671,13 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
   if (mla)
     out.assume("mla_attention", text("MLA: prefill decompresses K and V per head; decode attends over the cached latent "
                                      "with the up-projections absorbed (DeepSeek-V2 §2.1.2)"));
-  if (m.sliding_window > 0)
+  if (m.layers_of(specs::LayerAttention::sliding) > 0)
     out.assume("sliding_window", text("windowed layers attend to at most {} keys", static_cast<double>(m.sliding_window)));
+  if (m.layers_of(specs::LayerAttention::chunked) > 0)
+    out.assume("attention_chunk", text("{} chunked layers attend within chunks of {} tokens (in decode, at most {} keys: "
+                                       "an upper bound)",
+                                       static_cast<double>(m.layers_of(specs::LayerAttention::chunked)),
+                                       static_cast<double>(m.attention_chunk), static_cast<double>(m.attention_chunk)));
   if (moe)
     out.assume("moe_routing", text("uniform, independent routing: n tokens touch E·(1 − (1 − k/E)^n) of a layer's {} "
                                    "experts, {} in a decode step, {} in prefill; each touched expert read once",

@@ -53,10 +53,10 @@ TEST_CASE("Gemma 3 27B, nested in text_config: QK-norm, four norms, tied head, 2
 TEST_CASE("Gemma 3 without layer_types slides five layers in six and fills the class defaults", "[families]") {
   nlohmann::json j = {{"model_type", "gemma3_text"}, {"num_hidden_layers", 12}, {"sliding_window", 512}};
   const auto m = specs::from_hf_config(j, "config.json");
-  REQUIRE(m.sliding_layers.size() == 12);
-  CHECK_FALSE(m.sliding_layers[5]);
-  CHECK_FALSE(m.sliding_layers[11]);
-  CHECK(m.sliding_layers[0]);
+  REQUIRE(m.layer_kinds.size() == 12);
+  CHECK(m.layer_attention(5) == specs::LayerAttention::full);
+  CHECK(m.layer_attention(11) == specs::LayerAttention::full);
+  CHECK(m.layer_attention(0) == specs::LayerAttention::sliding);
   CHECK(m.hidden == 2304);
   CHECK(m.head_dim == 256);
   REQUIRE_FALSE(m.notes.empty());
@@ -110,11 +110,25 @@ TEST_CASE("GPT-NeoX (RedPajama-INCITE-7B) is 6,857,302,016", "[families]") {
   CHECK(kv_32k(m) == 32.0 * 32768 * 2 * 32 * 128 * 2);
 }
 
-TEST_CASE("layer_types other than full and sliding attention are refused", "[families]") {
+TEST_CASE("layer_types other than full, sliding and chunked attention are refused", "[families]") {
+  nlohmann::json j = {{"model_type", "llama"}, {"hidden_size", 64},       {"num_hidden_layers", 2},
+                      {"num_attention_heads", 4}, {"intermediate_size", 128}, {"vocab_size", 100},
+                      {"layer_types", {"full_attention", "linear_attention"}}};
+  CHECK_THROWS_WITH(specs::from_hf_config(j, "config.json"),
+                    "config.json: /layer_types: 'linear_attention' is not a layer kind napkin counts; expected "
+                    "full_attention, sliding_attention or chunked_attention");
+}
+
+TEST_CASE("chunked layers keep at most one chunk of keys, and need attention_chunk_size", "[families]") {
   nlohmann::json j = {{"model_type", "llama"}, {"hidden_size", 64},       {"num_hidden_layers", 2},
                       {"num_attention_heads", 4}, {"intermediate_size", 128}, {"vocab_size", 100},
                       {"layer_types", {"full_attention", "chunked_attention"}}};
   CHECK_THROWS_WITH(specs::from_hf_config(j, "config.json"),
-                    "config.json: /layer_types: 'chunked_attention' is not a layer kind napkin counts; expected "
-                    "full_attention or sliding_attention");
+                    Catch::Contains("attention_chunk_size") && Catch::Contains("chunked_attention"));
+  j["attention_chunk_size"] = 1024;
+  const auto m = specs::from_hf_config(j, "config.json");
+  CHECK(m.layer_attention(1) == specs::LayerAttention::chunked);
+  // 4 KV heads of 16 in bf16: 2 · 4 · 16 · 2 B = 256 B per token and layer; the full layer keeps
+  // 32768 keys, the chunked one 1024.
+  CHECK(kv_32k(m) == (32768.0 + 1024.0) * 256);
 }

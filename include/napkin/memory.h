@@ -101,8 +101,11 @@ Bytes kv_bytes_per_token_per_layer(const specs::ModelSpec& m, Dtype kv_dtype);
 /// One layer, one token, on a GPU holding `kv_heads` of the KV heads (TP shards them; MLA's
 /// latent is whole on every GPU).
 Bytes kv_bytes_per_token_per_layer(const specs::ModelSpec& m, Dtype kv_dtype, double kv_heads);
-/// All layers, one token, no window cap (the figure users quote: 128 KiB for Llama-3.1-8B).
+/// All layers with attention, one token, no window cap (the figure users quote: 128 KiB for
+/// Llama-3.1-8B).
 Bytes kv_bytes_per_token(const specs::ModelSpec& m, Dtype kv_dtype);
+/// Layers that attend (and cache K and V): all but those of kind LayerAttention::none.
+std::int64_t attention_layers(const specs::ModelSpec& m);
 
 struct KvCacheInput {
   Count batch = 1.0 * units::one;

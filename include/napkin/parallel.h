@@ -31,6 +31,10 @@ struct StageShard {
   double expert_params = 0;  // of which routed experts (split over TP and EP)
   double kv_heads = 0;     // KV heads per GPU (MLA: 1, the shared latent)
   std::int64_t windowed_layers = 0;  // of `layers`, those with a sliding window
+  std::int64_t chunked_layers = 0;   // those with chunked attention (Llama 4's local layers)
+  std::int64_t attention_free = 0;   // those without attention (no KV cache)
+  /// Layers of the stage that attend over every earlier token.
+  std::int64_t full_layers() const { return layers - windowed_layers - chunked_layers - attention_free; }
   bool has_embedding = false, has_head = false;
 };
 

@@ -50,24 +50,30 @@ void attention_kind(ModelSpec& m) {
 }
 
 // layer_types (transformers ≥ 4.53 writes it for every family with per-layer attention: Gemma 3,
-// gpt-oss, Qwen3, ...): one entry per layer, "full_attention" or "sliding_attention". Other kinds
-// (chunked, linear, Mamba layers) are refused: no ledger here reads them.
+// gpt-oss, Qwen3, ...): one entry per layer, "full_attention", "sliding_attention" or
+// "chunked_attention". Other kinds (linear attention, Mamba layers) are refused here: the families
+// that have them read their own layouts.
 void read_layer_types(const Fields& f, ModelSpec& m) {
   if (!f.has("layer_types")) return;
   const JsonFields::json& a = f.raw("layer_types");
   if (!a.is_array() || static_cast<i64>(a.size()) != m.layers)
     f.bad("layer_types", ("an array of one attention kind per layer (" + std::to_string(m.layers) + ")").c_str());
-  std::vector<bool> sliding;
+  std::vector<LayerAttention> kinds;
   for (const auto& v : a) {
     const std::string k = v.is_string() ? v.get<std::string>() : std::string();
-    if (k == "full_attention") sliding.push_back(false);
-    else if (k == "sliding_attention") sliding.push_back(true);
+    if (k == "full_attention") kinds.push_back(LayerAttention::full);
+    else if (k == "sliding_attention") kinds.push_back(LayerAttention::sliding);
+    else if (k == "chunked_attention") kinds.push_back(LayerAttention::chunked);
     else
       throw InputError(f.where("layer_types") + ": '" + (v.is_string() ? k : v.dump()) +
-                       "' is not a layer kind napkin counts; expected full_attention or sliding_attention");
+                       "' is not a layer kind napkin counts; expected full_attention, sliding_attention or "
+                       "chunked_attention");
   }
-  m.sliding_layers = std::move(sliding);
+  m.layer_kinds = std::move(kinds);
   m.sliding_every = 0;
+  if (std::find(m.layer_kinds.begin(), m.layer_kinds.end(), LayerAttention::chunked) != m.layer_kinds.end())
+    m.attention_chunk = f.positive("attention_chunk_size", "a positive integer (tokens per attention chunk: "
+                                                           "layer_types lists chunked_attention layers)");
 }
 
 // Llama and the families that copy its field names (Mistral, Mixtral, Qwen, Gemma, Phi-3).
@@ -301,9 +307,10 @@ void read_gemma3(const Fields& given, ModelSpec& m) {
   m.ffn = f.positive("intermediate_size", kFfn);
   m.norms_per_layer = 4;
   m.qk_norm = true;
-  if (m.sliding_layers.empty() && m.sliding_window > 0) {
+  if (m.layer_kinds.empty() && m.sliding_window > 0) {
     const i64 pattern = f.int_or("sliding_window_pattern", 6, kCount);
-    for (i64 i = 0; i < m.layers; ++i) m.sliding_layers.push_back(pattern <= 0 || (i + 1) % pattern != 0);
+    for (i64 i = 0; i < m.layers; ++i)
+      m.layer_kinds.push_back(pattern <= 0 || (i + 1) % pattern != 0 ? LayerAttention::sliding : LayerAttention::full);
   }
 }
 

@@ -38,4 +38,14 @@ std::string_view to_string(AttentionKind k) {
   return "mha";
 }
 
+std::string_view to_string(LayerAttention k) {
+  switch (k) {
+    case LayerAttention::full: return "full";
+    case LayerAttention::sliding: return "sliding";
+    case LayerAttention::chunked: return "chunked";
+    case LayerAttention::none: return "none";
+  }
+  return "full";
+}
+
 }  // namespace napkin::specs

@@ -48,14 +48,21 @@ ModelSpec from_napkin_json(const json& j, std::string_view file) {
                                m.positions == PositionKind::learned ? m.max_context + m.position_offset : 0);
   m.sliding_window = r.integer("sliding_window", "a non-negative integer", 0, kNone);
   m.sliding_every = r.integer("sliding_every", "a non-negative integer", 0, kNone);
-  if (r.has("sliding_layers")) {
-    // One boolean per layer: true keeps a sliding window (layer_types' "sliding_attention").
-    const json& a = r.raw("sliding_layers");
-    const std::string what = "an array of " + std::to_string(m.layers) + " booleans (true: the layer slides)";
-    if (!a.is_array() || static_cast<i64>(a.size()) != m.layers) r.bad("sliding_layers", what.c_str());
+  m.attention_chunk = r.integer("attention_chunk", "a non-negative integer", 0, kNone);
+  if (r.has("layer_attention")) {
+    // One kind per layer: full, sliding (sliding_window keys), chunked (attention_chunk keys) or
+    // none (no attention: no KV cache).
+    const json& a = r.raw("layer_attention");
+    const std::string what =
+        "an array of " + std::to_string(m.layers) + " layer kinds (\"full\", \"sliding\", \"chunked\" or \"none\")";
+    if (!a.is_array() || static_cast<i64>(a.size()) != m.layers) r.bad("layer_attention", what.c_str());
     for (const json& v : a) {
-      if (!v.is_boolean()) r.bad("sliding_layers", what.c_str());
-      m.sliding_layers.push_back(v.get<bool>());
+      const std::string k = v.is_string() ? v.get<std::string>() : std::string();
+      if (k == "full") m.layer_kinds.push_back(LayerAttention::full);
+      else if (k == "sliding") m.layer_kinds.push_back(LayerAttention::sliding);
+      else if (k == "chunked") m.layer_kinds.push_back(LayerAttention::chunked);
+      else if (k == "none") m.layer_kinds.push_back(LayerAttention::none);
+      else r.bad("layer_attention", what.c_str());
     }
   }
   m.attention_sinks = r.bool_or("attention_sinks", false);
@@ -129,7 +136,12 @@ json to_napkin_json(const ModelSpec& m) {
   j["max_context"] = m.max_context;
   j["sliding_window"] = m.sliding_window;
   j["sliding_every"] = m.sliding_every;
-  if (!m.sliding_layers.empty()) j["sliding_layers"] = m.sliding_layers;
+  if (m.attention_chunk > 0) j["attention_chunk"] = m.attention_chunk;
+  if (!m.layer_kinds.empty()) {
+    json kinds = json::array();
+    for (LayerAttention k : m.layer_kinds) kinds.push_back(std::string(to_string(k)));
+    j["layer_attention"] = kinds;
+  }
   j["attention_sinks"] = m.attention_sinks;
   j["attention_dropout"] = m.attention_dropout;
   j["hidden_dropout"] = m.hidden_dropout;

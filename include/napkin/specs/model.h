@@ -18,6 +18,9 @@ enum class FfnKind { plain, gated };                 // D→F→D, or SwiGLU/GeG
 enum class PositionKind { rotary, learned, none };   // RoPE/ALiBi-style (no weights) or a table
 enum class NormKind { layernorm, rmsnorm };          // LayerNorm (weight + bias) or RMSNorm (weight)
 enum class AttentionKind { mha, gqa, mqa, mla };     // by KV heads; MLA = DeepSeek latent attention
+// What one layer attends over: every earlier token, a sliding window, its own chunk (Llama 4's
+// local layers), or nothing (a state-space or MLP-only layer: no KV cache).
+enum class LayerAttention : std::uint8_t { full, sliding, chunked, none };
 
 /// Multi-head latent attention (DeepSeek-V2 §2.1): queries optionally through a rank-q_lora
 /// bottleneck, keys and values through a shared rank-kv_lora latent plus a decoupled RoPE key.
@@ -121,23 +124,49 @@ struct ModelSpec {
   /// What the reader had to guess or chose by convention, one line each (shown as assumptions).
   std::vector<std::string> notes;
 
-  // Per-layer attention kinds when the config lists them (layer_types: "sliding_attention" or
-  // "full_attention"; Gemma 3's sliding_window_pattern): true = the layer keeps a sliding window.
-  // Empty: every layer slides when sliding_window > 0, or every sliding_every-th one.
-  std::vector<bool> sliding_layers;
+  // Per-layer attention when the config lists it (layer_types, Gemma 3's sliding_window_pattern,
+  // Llama 4's chunked layers): one kind per layer. Empty: every layer slides when
+  // sliding_window > 0, or every sliding_every-th one, else every layer is full.
+  std::vector<LayerAttention> layer_kinds;
+  std::int64_t attention_chunk = 0;  // Llama 4 attention_chunk_size: keys of a chunked layer's own chunk
   // gpt-oss: a learned attention-sink logit per query head and layer (self_attn.sinks).
   bool attention_sinks = false;
 
-  /// Whether `layer` keeps only a sliding window of keys: as sliding_layers says when the config
-  /// lists the layers, else every layer, or with sliding_every > 1 every sliding_every-th one
-  /// from layer 0 (Gemma 2 windows the even layers).
-  bool is_windowed_layer(std::int64_t layer) const {
-    if (sliding_window <= 0) return false;
-    if (!sliding_layers.empty())
-      return layer >= 0 && static_cast<std::size_t>(layer) < sliding_layers.size() &&
-             sliding_layers[static_cast<std::size_t>(layer)];
-    if (sliding_every <= 1) return true;
-    return layer % sliding_every == 0;
+  /// The attention of `layer`: as layer_kinds says when the config lists the layers, else sliding
+  /// on every layer when sliding_window > 0, or with sliding_every > 1 on every sliding_every-th
+  /// one from layer 0 (Gemma 2 windows the even layers). A sliding layer without a window, or a
+  /// chunked one without a chunk size, is full.
+  LayerAttention layer_attention(std::int64_t layer) const {
+    LayerAttention k = LayerAttention::full;
+    if (!layer_kinds.empty()) {
+      if (layer >= 0 && static_cast<std::size_t>(layer) < layer_kinds.size())
+        k = layer_kinds[static_cast<std::size_t>(layer)];
+    } else if (sliding_window > 0 && (sliding_every <= 1 || layer % sliding_every == 0)) {
+      k = LayerAttention::sliding;
+    }
+    if ((k == LayerAttention::sliding && sliding_window <= 0) || (k == LayerAttention::chunked && attention_chunk <= 0))
+      return LayerAttention::full;
+    return k;
+  }
+
+  /// Keys `layer` keeps in its KV cache with `context` tokens in the sequence: all of them on a
+  /// full layer, at most the window (sliding) or the chunk (chunked: a token attends to the keys
+  /// of its own chunk only), none on a layer without attention.
+  double kept_keys(std::int64_t layer, double context) const {
+    switch (layer_attention(layer)) {
+      case LayerAttention::full: return context;
+      case LayerAttention::sliding: return context < static_cast<double>(sliding_window) ? context : static_cast<double>(sliding_window);
+      case LayerAttention::chunked: return context < static_cast<double>(attention_chunk) ? context : static_cast<double>(attention_chunk);
+      case LayerAttention::none: return 0.0;
+    }
+    return context;
+  }
+
+  /// Layers of `kind` (layer_attention) among all layers.
+  std::int64_t layers_of(LayerAttention kind) const {
+    std::int64_t n = 0;
+    for (std::int64_t l = 0; l < layers; ++l) n += layer_attention(l) == kind ? 1 : 0;
+    return n;
   }
 
   bool is_moe_layer(std::int64_t layer) const {
@@ -154,5 +183,6 @@ std::string_view to_string(FfnKind k);
 std::string_view to_string(PositionKind k);
 std::string_view to_string(NormKind k);
 std::string_view to_string(AttentionKind k);
+std::string_view to_string(LayerAttention k);
 
 }  // namespace napkin::specs
