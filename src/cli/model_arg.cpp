@@ -6,6 +6,7 @@
 #include "napkin/sanitize.h"
 #include "napkin/specs/checkpoint.h"
 #include "napkin/specs/files.h"
+#include "napkin/specs/hf_cache.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/napkin_json.h"
 #include "napkin/specs/presets.h"
@@ -95,6 +96,33 @@ ModelFiles resolve_model_files(const std::string& arg, std::string_view as) {
   if (specs::is_model_preset(arg)) {
     f.spec = specs::load_model_preset(arg);
     return f;
+  }
+  if (const std::optional<specs::RepoRef> ref = specs::parse_repo_id(arg)) {
+    // A Hugging Face repository id: its snapshot in the local hub cache, else the preset of that
+    // repository. Never the network.
+    const specs::HubLookup found = specs::find_in_hub_cache(*ref, specs::HubEnv::from_environment());
+    if (found.snapshot) {
+      ModelFiles snap = resolve_model_files(found.snapshot->string(), as);
+      if (snap.spec) {
+        snap.spec->name = arg;
+        snap.spec->repo = ref->repo;
+      }
+      return snap;
+    }
+    if (ref->revision == "main" && arg.find('@') == std::string::npos) {
+      if (const std::optional<std::string> preset = specs::model_preset_for_repo(ref->repo)) {
+        if (!as.empty())
+          throw InputError("--as", std::string(as), "a config.json with an unknown model_type (" + arg +
+                                                        " is the preset " + *preset + ", a known family)");
+        f.spec = specs::load_model_preset(*preset);
+        f.spec->notes.push_back(arg + " is not in the Hugging Face cache (" + found.looked + "): the bundled preset " +
+                                *preset + " of that repository");
+        return f;
+      }
+    }
+    throw InputError(arg + ": no such file or directory, and not in the Hugging Face cache (looked for " +
+                     found.looked + "); expected a path, a preset name (napkin presets models) or a repository "
+                     "id downloaded with huggingface_hub");
   }
   if (arg.find('/') != std::string::npos || ends_with(arg, ".json") || is_checkpoint_path(arg))
     throw InputError(arg + ": no such file or directory; " + std::string(kExpected));

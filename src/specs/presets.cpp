@@ -1,5 +1,7 @@
 #include "napkin/specs/presets.h"
 
+#include <cctype>
+
 #include <nlohmann/json.hpp>
 
 #include "napkin/error.h"
@@ -37,6 +39,21 @@ std::vector<std::string> model_preset_names() {
 }
 
 bool is_model_preset(std::string_view name) { return find(name) != nullptr; }
+
+std::optional<std::string> model_preset_for_repo(std::string_view repo) {
+  auto same = [](std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+    return true;
+  };
+  for (const auto& p : model_preset_texts()) {
+    const nlohmann::json j = parse(p);
+    if (j.contains("repo") && j.at("repo").is_string() && same(j.at("repo").get<std::string>(), repo))
+      return std::string(p.name);
+  }
+  return std::nullopt;
+}
 
 PresetSource model_preset_source(std::string_view name) {
   const ModelPresetText* p = find(name);

@@ -26,6 +26,9 @@ const std::vector<ModelPresetText>& hardware_preset_texts();
 
 std::vector<std::string> model_preset_names();
 bool is_model_preset(std::string_view name);
+/// The preset whose Hugging Face repository is `repo` ("meta-llama/Llama-3.1-8B"; compared
+/// without regard to case, as the Hub does), if one is bundled.
+std::optional<std::string> model_preset_for_repo(std::string_view repo);
 
 /// Provenance of a preset.
 struct PresetSource {
