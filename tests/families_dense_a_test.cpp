@@ -135,3 +135,7 @@ TEST_CASE("StableLM parallel residual drops a norm; qk_layernorm adds per-head w
   // One LayerNorm (2·256) fewer, (8 + 2) heads of 32 weights more, in each of 2 layers.
   CHECK(count_params(par).total - count_params(base).total == 2 * ((8 + 2) * 32 - 2 * 256));
 }
+
+TEST_CASE("the registry names Granite, Cohere, StarCoder2, GPT-J and StableLM among the families", "[families]") {
+  CHECK(specs::family_names().find("granite, cohere, starcoder2, gptj, stablelm") != std::string::npos);
+}
