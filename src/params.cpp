@@ -103,7 +103,7 @@ void check(const ModelSpec& m) {
 
 // Weights (and biases) of one norm over `width` features.
 i64 norm_params(const ModelSpec& m, i64 width) {
-  return m.norm == NormKind::layernorm ? 2 * width : width;
+  return m.norm == NormKind::layernorm && m.norm_bias ? 2 * width : width;
 }
 
 // An MLP D→F→D: 3 matrices when gated (gate, up, down), 2 when plain; biases on each.
@@ -137,6 +137,7 @@ i64 attention_params(const ModelSpec& m) {
 i64 layer_norm_params(const ModelSpec& m) {
   i64 n = static_cast<i64>(m.norms_per_layer) * norm_params(m, m.hidden);
   if (m.qk_norm) n += 2 * m.head_dim;  // Qwen3 q_norm, k_norm: RMSNorm over d_head
+  if (m.qk_norm_per_head) n += (m.heads + m.kv_heads) * m.head_dim;  // Cohere, StableLM: one weight per head
   if (m.attention == AttentionKind::mla)
     n += (m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : 0) + m.mla.kv_lora_rank;
   return n;
@@ -327,7 +328,10 @@ void norm_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
   const Params v = P(c.group(ParamGroup::norm));
   const i64 per_layer = c.dense_layer.norm;  // same in dense and MoE layers
   const i64 rest = c.group(ParamGroup::norm) - m.layers * per_layer;
-  out.item("norm", m.norm == NormKind::layernorm ? "LayerNorms (weight + bias)" : "RMSNorm weights",
+  out.item("norm",
+           m.norm == NormKind::rmsnorm ? "RMSNorm weights"
+           : m.norm_bias               ? "LayerNorms (weight + bias)"
+                                       : "LayerNorms (weight only)",
            value(v), "L·per layer + final", text("{} · {} + {}", N(m.layers), N(per_layer), N(rest)));
 }
 

@@ -355,6 +355,108 @@ void read_moe_layout(const Fields& f, ModelSpec& m) {
     throw InputError(f.where("mlp_only_layers") + ": dense layers between MoE layers are not supported; expected []");
 }
 
+// ---- h7: Granite, Cohere, StarCoder2, GPT-J, StableLM (dense families) ----------------------
+
+// Granite (modeling_granite.py GraniteForCausalLM): Llama's tensors; embedding_multiplier,
+// attention_multiplier, residual_multiplier and logits_scaling scale activations and add no
+// weights. configuration_granite.py: attention_bias and mlp_bias default false,
+// tie_word_embeddings false.
+void read_granite(const Fields& f, ModelSpec& m) {
+  read_llama_like(f, m, false);
+  m.ffn = f.positive("intermediate_size", kFfn);
+}
+
+// Cohere (modeling_cohere.py CohereDecoderLayer): one input_layernorm feeding attention and the
+// gated MLP in parallel; CohereLayerNorm has a weight and no bias (the final norm too); q_proj ..
+// o_proj biases follow attention_bias, the MLP has none; use_qk_norm adds q_norm [H, d_head] and
+// k_norm [H_kv, d_head]. configuration_cohere.py: tie_word_embeddings true, attention_bias false,
+// use_qk_norm false. Cohere 2 (modular_cohere2.py): the same layer without QK-norm, d_head =
+// hidden_size / num_attention_heads whatever head_dim says, sliding_window 4096 on the layers
+// layer_types marks, else three in four (sliding_window_pattern 4: layer i is global when
+// (i + 1) % 4 == 0); configuration_cohere2.py.
+void read_cohere(const Fields& f, ModelSpec& m, bool cohere2) {
+  read_llama_like(f, m, true);
+  m.ffn = f.positive("intermediate_size", kFfn);
+  m.norm = NormKind::layernorm;
+  m.norm_bias = false;
+  m.norms_per_layer = 1;
+  if (!cohere2) {
+    m.qk_norm_per_head = f.bool_or("use_qk_norm", false);
+    m.sliding_window = 0;  // CohereAttention attends to every position
+    m.sliding_layers.clear();
+    return;
+  }
+  m.head_dim = m.hidden / m.heads;
+  m.sliding_window = f.int_or("sliding_window", 4096, kCount);
+  if (m.sliding_layers.empty() && m.sliding_window > 0) {
+    const i64 pattern = f.int_or("sliding_window_pattern", 4, kCount);
+    for (i64 i = 0; i < m.layers; ++i) m.sliding_layers.push_back(pattern <= 0 || (i + 1) % pattern != 0);
+  }
+}
+
+// StarCoder2 (modeling_starcoder2.py): LayerNorm with bias (norm_epsilon), q/k/v/o biases and a
+// plain MLP c_fc -> c_proj with biases when use_bias, every layer windowed by sliding_window when
+// set. configuration_starcoder2.py: num_key_value_heads 2, use_bias true, tie_word_embeddings true,
+// sliding_window null, attention_dropout = residual_dropout = 0.0.
+void read_starcoder2(const Fields& f, ModelSpec& m) {
+  m.hidden = f.positive("hidden_size", kHidden);
+  m.layers = f.positive("num_hidden_layers", kLayers);
+  m.heads = f.positive("num_attention_heads", kHeads);
+  m.kv_heads = f.has("num_key_value_heads") ? f.positive("num_key_value_heads", kKvHeads) : 2;
+  m.head_dim = f.has("head_dim") ? f.positive("head_dim", "a positive integer (d_head)") : m.hidden / m.heads;
+  m.ffn = f.positive("intermediate_size", kFfn);
+  m.ffn_kind = FfnKind::plain;
+  m.vocab = f.positive("vocab_size", kVocab);
+  m.tied_embeddings = f.bool_or("tie_word_embeddings", true);
+  m.max_context = f.int_or("max_position_embeddings", 0, kCount);
+  m.norm = NormKind::layernorm;
+  m.positions = PositionKind::rotary;
+  m.qkv_bias = m.o_bias = m.mlp_bias = f.bool_or("use_bias", true);
+  m.sliding_window = f.int_or("sliding_window", 0, kCount);
+  m.attention_dropout = f.probability_or("attention_dropout", 0.0);
+  m.hidden_dropout = f.probability_or("residual_dropout", 0.0);
+  attention_kind(m);
+}
+
+// GPT-J (modeling_gptj.py GPTJBlock): one ln_1 (LayerNorm, weight + bias) feeding attention and
+// MLP in parallel; q/k/v/out_proj without bias; plain MLP fc_in -> fc_out with biases, n_inner
+// null meaning 4·n_embd; lm_head untied with a bias; rotary_dim rotates part of each head (no
+// weights). configuration_gptj.py: tie_word_embeddings false, attn_pdrop = resid_pdrop = 0.0.
+void read_gptj(const Fields& f, ModelSpec& m) {
+  read_shape(f, m, {"n_embd", "hidden_size"}, {"n_layer", "num_hidden_layers"}, {"n_head", "num_attention_heads"});
+  classic_layout(m);
+  m.ffn = f.has("n_inner") ? f.positive("n_inner", kFfn) : 4 * m.hidden;
+  m.vocab = f.positive("vocab_size", kVocab);
+  m.max_context = f.int_or("n_positions", 0, kCount);
+  m.positions = PositionKind::rotary;
+  m.norms_per_layer = 1;
+  m.qkv_bias = m.o_bias = false;
+  m.mlp_bias = true;
+  m.lm_head_bias = true;
+  m.tied_embeddings = f.bool_or("tie_word_embeddings", false);
+  m.attention_dropout = f.probability_or("attn_pdrop", 0.0);
+  m.hidden_dropout = f.probability_or("resid_pdrop", 0.0);
+}
+
+// StableLM (modeling_stablelm.py): LayerNorm with bias, q/k/v biases when use_qkv_bias (o_proj
+// never), gated MLP without biases, qk_layernorm as StableLmLayerNormPerHead (a LayerNorm(d_head)
+// per head, bias=False), use_parallel_residual drops post_attention_layernorm (one norm per
+// layer); partial_rotary_factor adds no weights. configuration_stablelm.py: num_key_value_heads
+// 32, tie_word_embeddings, use_qkv_bias, qk_layernorm and use_parallel_residual false.
+void read_stablelm(const Fields& f, ModelSpec& m) {
+  read_llama_like(f, m, false);
+  m.ffn = f.positive("intermediate_size", kFfn);
+  m.norm = NormKind::layernorm;
+  m.qkv_bias = f.bool_or("use_qkv_bias", false);
+  m.o_bias = false;
+  m.mlp_bias = false;
+  m.qk_norm_per_head = f.bool_or("qk_layernorm", false);
+  m.norms_per_layer = f.bool_or("use_parallel_residual", false) ? 1 : 2;
+  m.sliding_window = 0;  // StableLmAttention attends to every position
+  m.sliding_layers.clear();
+  m.hidden_dropout = f.probability_or("hidden_dropout", 0.0);
+}
+
 const std::vector<Family>& families() {
   static const std::vector<Family> kFamilies = {
       {"llama",
@@ -441,6 +543,18 @@ const std::vector<Family>& families() {
        [](const Fields& f, ModelSpec& m, const std::string& t) { read_deepseek(f, m, t == "deepseek_v3"); }},
       {"bert", {"bert"}, {"BertForMaskedLM", "BertModel"}, "modeling_bert.py", false,
        [](const Fields& f, ModelSpec& m, const std::string&) { read_bert(f, m); }},
+      // h7: dense families, exact against the checkpoints in tests/families_dense_a_test.cpp.
+      {"granite", {"granite"}, {"GraniteForCausalLM"}, "configuration_granite.py, modeling_granite.py", false,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_granite(f, m); }},
+      {"cohere", {"cohere", "cohere2"}, {"CohereForCausalLM", "Cohere2ForCausalLM"},
+       "configuration_cohere.py, modeling_cohere.py, configuration_cohere2.py, modular_cohere2.py", false,
+       [](const Fields& f, ModelSpec& m, const std::string& t) { read_cohere(f, m, t == "cohere2"); }},
+      {"starcoder2", {"starcoder2"}, {"Starcoder2ForCausalLM"}, "configuration_starcoder2.py, modeling_starcoder2.py",
+       false, [](const Fields& f, ModelSpec& m, const std::string&) { read_starcoder2(f, m); }},
+      {"gptj", {"gptj"}, {"GPTJForCausalLM"}, "configuration_gptj.py, modeling_gptj.py", false,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_gptj(f, m); }},
+      {"stablelm", {"stablelm"}, {"StableLmForCausalLM"}, "configuration_stablelm.py, modeling_stablelm.py", false,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_stablelm(f, m); }},
   };
   return kFamilies;
 }

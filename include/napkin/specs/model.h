@@ -84,6 +84,12 @@ struct ModelSpec {
   NormKind norm = NormKind::rmsnorm;
   int norms_per_layer = 2;   // pre-attention and pre-MLP; Gemma 2 adds two post-norms
   bool qk_norm = false;      // Qwen3: RMSNorm over each head's q and k (d_head weights each)
+  // Cohere use_qk_norm, StableLM qk_layernorm: q and k normalized per head with a weight of their
+  // own for every head, no bias: [H, d_head] for q and [H_kv, d_head] for k (modeling_cohere.py
+  // CohereLayerNorm over (heads, head_dim); modeling_stablelm.py StableLmLayerNormPerHead).
+  bool qk_norm_per_head = false;
+  // LayerNorm with a bias (false: Cohere's CohereLayerNorm keeps a weight only). RMSNorm ignores it.
+  bool norm_bias = true;
   bool final_norm = true;
 
   // Extras of some families.
