@@ -81,6 +81,9 @@ struct ModelSpec {
   NormKind norm = NormKind::rmsnorm;
   int norms_per_layer = 2;   // pre-attention and pre-MLP; Gemma 2 adds two post-norms
   bool qk_norm = false;      // Qwen3: RMSNorm over each head's q and k (d_head weights each)
+  // OLMo-2, OLMoE: q_norm over the whole projection (H·d_head weights) and k_norm over H_kv·d_head,
+  // not one d_head vector shared by the heads (modeling_olmo2.py Olmo2Attention).
+  bool qk_norm_full_width = false;
   bool final_norm = true;
 
   // Extras of some families.
