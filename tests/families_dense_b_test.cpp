@@ -170,3 +170,28 @@ TEST_CASE("Mistral-Small-3.x (mistral3) counts its text_config: 23,572,403,200 w
   REQUIRE_FALSE(m.notes.empty());
   CHECK(m.notes.back() == "language model read from text_config; the vision tower and projector are not counted");
 }
+
+TEST_CASE("Phi-3-mini-4k and Phi-4 count as Llama (fused qkv_proj and gate_up_proj hold the same weights)",
+          "[families]") {
+  // No config.json copy was kept: the fields below are those of microsoft/Phi-3-mini-4k-instruct's and
+  // microsoft/phi-4's config.json as quoted by third parties. Totals: Phi-3-mini 3,821,079,552 (the
+  // Hub's safetensors.total as quoted in a model registry, and keras-hub's phi3_mini_4k preset
+  // "params"); Phi-4 14,659,507,200 (GGUF general.parameter_count of the converted checkpoint, and
+  // safetensors_total_bytes 29,319,014,400 / 2 in bf16).
+  nlohmann::json mini = {{"model_type", "phi3"},         {"hidden_size", 3072},      {"num_hidden_layers", 32},
+                         {"num_attention_heads", 32},    {"num_key_value_heads", 32}, {"intermediate_size", 8192},
+                         {"vocab_size", 32064},          {"max_position_embeddings", 4096},
+                         {"sliding_window", 2047},       {"tie_word_embeddings", false}};
+  const auto m = specs::from_hf_config(mini, "config.json");
+  CHECK(count_params(m).total == 3821079552);
+  // sliding_window 2047 on every layer (modeling_phi3.py passes it to the attention): 32 layers keep
+  // 2047 tokens of 2 · 32 · 96 · 2 B.
+  CHECK(kv_32k(m) == 32.0 * 2047 * 2 * 32 * 96 * 2);
+  const nlohmann::json phi4 = {{"model_type", "phi3"},        {"hidden_size", 5120},      {"num_hidden_layers", 40},
+                               {"num_attention_heads", 40},   {"num_key_value_heads", 10}, {"intermediate_size", 17920},
+                               {"vocab_size", 100352},        {"max_position_embeddings", 16384},
+                               {"tie_word_embeddings", false}};
+  const auto p4 = specs::from_hf_config(phi4, "config.json");
+  CHECK(count_params(p4).total == 14659507200);
+  CHECK(kv_32k(p4) == 40.0 * 32768 * 2 * 10 * 128 * 2);
+}
