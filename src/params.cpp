@@ -136,7 +136,10 @@ i64 attention_params(const ModelSpec& m) {
 
 i64 layer_norm_params(const ModelSpec& m) {
   i64 n = static_cast<i64>(m.norms_per_layer) * norm_params(m, m.hidden);
-  if (m.qk_norm) n += 2 * m.head_dim;  // Qwen3 q_norm, k_norm: RMSNorm over d_head
+  // Qwen3 q_norm, k_norm: a norm over d_head each; OLMo-2: over H·d_head and H_kv·d_head. Phi-2's
+  // optional q/k LayerNorms carry a bias too (norm_params).
+  if (m.qk_norm)
+    n += m.qk_norm_full_width ? norm_params(m, (m.heads + m.kv_heads) * m.head_dim) : 2 * norm_params(m, m.head_dim);
   if (m.qk_norm_per_head) n += (m.heads + m.kv_heads) * m.head_dim;  // Cohere, StableLM: one weight per head
   if (m.attention == AttentionKind::mla)
     n += (m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : 0) + m.mla.kv_lora_rank;

@@ -73,9 +73,9 @@ TEST_CASE("Cohere 2 (Command R7B's shape) windows three layers in four and has n
                       {"vocab_size", 256000},          {"sliding_window", 4096},    {"sliding_window_pattern", 4}};
   const auto m = specs::from_hf_config(j, "config.json");
   CHECK(m.family == "cohere2");
-  REQUIRE(m.sliding_layers.size() == 32);
-  CHECK(m.sliding_layers[0]);
-  CHECK_FALSE(m.sliding_layers[3]);
+  REQUIRE(m.layer_kinds.size() == 32);
+  CHECK(m.layer_attention(0) == specs::LayerAttention::sliding);
+  CHECK(m.layer_attention(3) == specs::LayerAttention::full);
   CHECK(count_params(m).total == 8028033024);
   // 8 global layers keep 32768 tokens, 24 sliding ones 4096; 2 · 8 · 128 · 2 B per token and layer.
   CHECK(kv_32k(m) == 8.0 * 32768 * 4096 + 24.0 * 4096 * 4096);

@@ -76,6 +76,14 @@ void read_layer_types(const Fields& f, ModelSpec& m) {
                                                            "layer_types lists chunked_attention layers)");
 }
 
+// A sliding_window_pattern of p (Gemma 3, Cohere 2): layer i is global when (i + 1) % p == 0 and
+// slides otherwise, unless layer_types already listed the layers.
+void slide_by_pattern(ModelSpec& m, i64 pattern) {
+  if (!m.layer_kinds.empty() || m.sliding_window <= 0) return;
+  for (i64 i = 0; i < m.layers; ++i)
+    m.layer_kinds.push_back(pattern <= 0 || (i + 1) % pattern != 0 ? LayerAttention::sliding : LayerAttention::full);
+}
+
 // Llama and the families that copy its field names (Mistral, Mixtral, Qwen, Gemma, Phi-3).
 // configuration_llama.py: num_key_value_heads defaults to num_attention_heads, head_dim to
 // hidden_size / num_attention_heads, tie_word_embeddings to false.
@@ -257,6 +265,102 @@ void read_bert(const Fields& f, ModelSpec& m) {
   m.hidden_dropout = f.probability_or("hidden_dropout_prob", 0.1);
 }
 
+// OLMo (modeling_olmo.py): Llama's projections (attention_bias, default false; clip_qkv clamps
+// activations and adds no weights), but OlmoLayerNorm is a LayerNorm without weight or bias: no
+// norm parameters at all. configuration_olmo.py: tie_word_embeddings defaults to false.
+// OLMo-2 (modeling_olmo2.py): RMSNorm after attention and after the MLP (post_attention_layernorm,
+// post_feedforward_layernorm; no pre-norms), q_norm over H·d_head and k_norm over H_kv·d_head.
+// OLMoE (modeling_olmoe.py): pre-norms, the same full-width q_norm/k_norm, every layer MoE with
+// num_experts experts of width intermediate_size and a router without bias.
+void read_olmo(const Fields& f, ModelSpec& m, const std::string& model_type) {
+  read_llama_like(f, m, false);
+  if (model_type == "olmo") {
+    m.ffn = f.positive("intermediate_size", kFfn);
+    m.norm = NormKind::layernorm;
+    m.norms_per_layer = 0;
+    m.final_norm = false;
+    m.notes.push_back("OLMo's LayerNorms have no weights (OlmoLayerNorm, modeling_olmo.py): no norm parameters");
+    return;
+  }
+  m.qk_norm = true;
+  m.qk_norm_full_width = true;
+  if (model_type == "olmoe") {
+    m.moe.n_experts = f.positive("num_experts", "a positive integer (experts)");
+    m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
+    m.moe.expert_ffn = f.positive("intermediate_size", kFfn);
+    return;
+  }
+  m.ffn = f.positive("intermediate_size", kFfn);
+}
+
+// ChatGLM2/3 and GLM-4 in THUDM's remote code (configuration_chatglm.py, modeling_chatglm.py):
+// query_key_value fuses H·d + 2·G·d outputs (G = multi_query_group_num when multi_query_attention,
+// else H; d = kv_channels) with a bias when add_qkv_bias; dense (H·d → D), dense_h_to_4h (D → 2·F,
+// SwiGLU) and dense_4h_to_h carry a bias only when add_bias_linear; RMSNorm when rmsnorm, else
+// LayerNorm; final_layernorm when post_layer_norm; output_layer untied. The rotary inv_freq is a
+// buffer. ChatGLM-6B (the first version) is GLM-130B's layout under the same model_type: refused.
+void read_chatglm(const Fields& f, ModelSpec& m) {
+  for (const char* k : {"position_encoding_2d", "inner_hidden_size"})
+    if (f.has(k))
+      throw InputError(f.where(k) + ": the first ChatGLM-6B layout (2D positions, GLM-130B blocks) is not counted; "
+                                    "expected ChatGLM2/3 or GLM-4 (ffn_hidden_size, kv_channels, padded_vocab_size)");
+  m.hidden = f.positive("hidden_size", kHidden);
+  m.layers = f.positive("num_layers", kLayers);
+  m.heads = f.positive("num_attention_heads", kHeads);
+  m.head_dim = f.positive("kv_channels", "a positive integer (d_head, kv_channels)");
+  m.kv_heads = f.bool_or("multi_query_attention", false)
+                   ? f.positive("multi_query_group_num", "a positive integer (key/value groups)")
+                   : m.heads;
+  m.ffn = f.positive("ffn_hidden_size", kFfn);
+  m.ffn_kind = FfnKind::gated;
+  m.vocab = f.positive("padded_vocab_size", kVocab);
+  m.qkv_bias = f.bool_or("add_qkv_bias", false);
+  m.o_bias = m.mlp_bias = f.bool_or("add_bias_linear", false);
+  m.norm = f.bool_or("rmsnorm", true) ? NormKind::rmsnorm : NormKind::layernorm;
+  m.final_norm = f.bool_or("post_layer_norm", true);
+  m.tied_embeddings = false;  // output_layer is its own padded_vocab_size × D matrix
+  m.positions = PositionKind::rotary;
+  m.max_context = f.int_or("seq_length", 0, kCount);
+  m.attention_dropout = f.probability_or("attention_dropout", 0.0);
+  m.hidden_dropout = f.probability_or("hidden_dropout", 0.0);
+  attention_kind(m);
+}
+
+// Phi-1/1.5/2 (modeling_phi.py PhiDecoderLayer): one input_layernorm feeding attention and MLP in
+// parallel, q/k/v/dense and fc1/fc2 all with biases, a plain GELU MLP, a final LayerNorm and an
+// untied lm_head with a bias; partial_rotary_factor rotates part of each head (no weights);
+// qk_layernorm adds a LayerNorm over d_head for q and for k. configuration_phi.py defaults:
+// tie_word_embeddings false, qk_layernorm false, resid_pdrop 0.0, attention_dropout 0.0.
+void read_phi(const Fields& f, ModelSpec& m) {
+  read_llama_like(f, m, false);
+  m.ffn = f.positive("intermediate_size", kFfn);
+  m.ffn_kind = FfnKind::plain;
+  m.norm = NormKind::layernorm;
+  m.norms_per_layer = 1;
+  m.qkv_bias = m.o_bias = m.mlp_bias = true;
+  m.lm_head_bias = true;
+  m.qk_norm = f.bool_or("qk_layernorm", false);
+}
+
+// DeepSeek-MoE v1 (deepseek-ai/deepseek-moe-16b-base configuration_deepseek.py and
+// modeling_deepseek.py): multi-head attention with Llama's projections (attention_bias, default
+// false), first_k_dense_replace dense layers of width intermediate_size, then MoE layers of
+// n_routed_experts experts (moe_intermediate_size) and n_shared_experts fused into one MLP, a
+// router without bias (MoEGate.weight only). A layer is MoE when layer_idx % moe_layer_freq == 0,
+// which is napkin's rule only for moe_layer_freq 1: any other value is refused.
+void read_deepseek_v1(const Fields& f, ModelSpec& m) {
+  read_llama_like(f, m, false);
+  m.ffn = f.positive("intermediate_size", kFfn);
+  if (!f.has("n_routed_experts")) return;
+  m.moe.n_experts = f.positive("n_routed_experts", "a positive integer (routed experts)");
+  m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
+  m.moe.expert_ffn = f.positive("moe_intermediate_size", "a positive integer (expert MLP width)");
+  m.moe.n_shared_experts = f.int_or("n_shared_experts", 0, kCount);
+  m.moe.first_k_dense = f.int_or("first_k_dense_replace", 0, kCount);
+  if (f.int_or("moe_layer_freq", 1, kCount) != 1)
+    throw InputError(f.where("moe_layer_freq") + ": only 1 (MoE on every layer after the dense ones) is supported");
+}
+
 // ---- the registry of families ---------------------------------------------------------------
 //
 // Each family napkin counts exactly: the model_type values and architectures[] class names that
@@ -307,11 +411,7 @@ void read_gemma3(const Fields& given, ModelSpec& m) {
   m.ffn = f.positive("intermediate_size", kFfn);
   m.norms_per_layer = 4;
   m.qk_norm = true;
-  if (m.layer_kinds.empty() && m.sliding_window > 0) {
-    const i64 pattern = f.int_or("sliding_window_pattern", 6, kCount);
-    for (i64 i = 0; i < m.layers; ++i)
-      m.layer_kinds.push_back(pattern <= 0 || (i + 1) % pattern != 0 ? LayerAttention::sliding : LayerAttention::full);
-  }
+  slide_by_pattern(m, f.int_or("sliding_window_pattern", 6, kCount));
 }
 
 // BLOOM (modeling_bloom.py): ALiBi (no position weights), a LayerNorm over the word embeddings,
@@ -383,15 +483,12 @@ void read_cohere(const Fields& f, ModelSpec& m, bool cohere2) {
   if (!cohere2) {
     m.qk_norm_per_head = f.bool_or("use_qk_norm", false);
     m.sliding_window = 0;  // CohereAttention attends to every position
-    m.sliding_layers.clear();
+    m.layer_kinds.clear();
     return;
   }
   m.head_dim = m.hidden / m.heads;
   m.sliding_window = f.int_or("sliding_window", 4096, kCount);
-  if (m.sliding_layers.empty() && m.sliding_window > 0) {
-    const i64 pattern = f.int_or("sliding_window_pattern", 4, kCount);
-    for (i64 i = 0; i < m.layers; ++i) m.sliding_layers.push_back(pattern <= 0 || (i + 1) % pattern != 0);
-  }
+  slide_by_pattern(m, f.int_or("sliding_window_pattern", 4, kCount));
 }
 
 // StarCoder2 (modeling_starcoder2.py): LayerNorm with bias (norm_epsilon), q/k/v/o biases and a
@@ -453,7 +550,7 @@ void read_stablelm(const Fields& f, ModelSpec& m) {
   m.qk_norm_per_head = f.bool_or("qk_layernorm", false);
   m.norms_per_layer = f.bool_or("use_parallel_residual", false) ? 1 : 2;
   m.sliding_window = 0;  // StableLmAttention attends to every position
-  m.sliding_layers.clear();
+  m.layer_kinds.clear();
   m.hidden_dropout = f.probability_or("hidden_dropout", 0.0);
 }
 
@@ -541,6 +638,31 @@ const std::vector<Family>& families() {
       {"deepseek", {"deepseek_v2", "deepseek_v3"}, {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"},
        "configuration_deepseek.py, modeling_deepseek.py (DeepSeek-V2/V3 repositories)", true,
        [](const Fields& f, ModelSpec& m, const std::string& t) { read_deepseek(f, m, t == "deepseek_v3"); }},
+      // ---- h8: OLMo, ChatGLM/GLM, Phi, DeepSeek-MoE v1 ----
+      {"olmo", {"olmo", "olmo2", "olmoe"}, {"OlmoForCausalLM", "Olmo2ForCausalLM", "OlmoeForCausalLM"},
+       "configuration_olmo.py, modeling_olmo.py, modeling_olmo2.py, modeling_olmoe.py", true,
+       [](const Fields& f, ModelSpec& m, const std::string& t) { read_olmo(f, m, t); }},
+      {"chatglm", {"chatglm"}, {"ChatGLMModel", "ChatGLMForConditionalGeneration"},
+       "configuration_chatglm.py, modeling_chatglm.py (THUDM ChatGLM2/3, GLM-4 repositories)", false,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_chatglm(f, m); }},
+      {"glm", {"glm", "glm4"}, {"GlmForCausalLM", "Glm4ForCausalLM"},
+       "configuration_glm.py, modeling_glm.py, modeling_glm4.py", false,
+       [](const Fields& f, ModelSpec& m, const std::string& t) {
+         // GlmAttention: q/k/v biases follow attention_bias (configuration_glm.py default true),
+         // o_proj has none; gate_up_proj fuses gate and up (2·F) without bias. GLM-4-0414 adds
+         // post_self_attn_layernorm and post_mlp_layernorm (4 RMSNorms per layer).
+         read_llama_like(f, m, false);
+         m.ffn = f.positive("intermediate_size", kFfn);
+         m.qkv_bias = f.bool_or("attention_bias", true);
+         m.o_bias = false;
+         if (t == "glm4") m.norms_per_layer = 4;
+       }},
+      {"phi", {"phi"}, {"PhiForCausalLM"}, "configuration_phi.py, modeling_phi.py", false,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_phi(f, m); }},
+      {"deepseek_moe", {"deepseek"}, {"DeepseekForCausalLM"},
+       "configuration_deepseek.py, modeling_deepseek.py (deepseek-ai/deepseek-moe-16b-base)", true,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_deepseek_v1(f, m); }},
+      // ---- end h8 ----
       {"bert", {"bert"}, {"BertForMaskedLM", "BertModel"}, "modeling_bert.py", false,
        [](const Fields& f, ModelSpec& m, const std::string&) { read_bert(f, m); }},
       // h7: dense families, exact against the checkpoints in tests/families_dense_a_test.cpp.
@@ -734,7 +856,7 @@ ModelSpec from_hf_config(const json& j, std::string_view file, std::string_view 
   if (mt.empty() && !nested) mt = "";
   ModelSpec m = read(fields, mt, f, as);
   read_quantization(Fields(j, f, ""), m);
-  if (nested) m.notes.push_back("language model read from text_config; the vision tower is not counted");
+  if (nested) m.notes.push_back("language model read from text_config; the vision tower and projector are not counted");
   return m;
 }
 

@@ -90,6 +90,9 @@ struct ModelSpec {
   bool qk_norm_per_head = false;
   // LayerNorm with a bias (false: Cohere's CohereLayerNorm keeps a weight only). RMSNorm ignores it.
   bool norm_bias = true;
+  // OLMo-2, OLMoE: q_norm over the whole projection (H·d_head weights) and k_norm over H_kv·d_head,
+  // not one d_head vector shared by the heads (modeling_olmo2.py Olmo2Attention).
+  bool qk_norm_full_width = false;
   bool final_norm = true;
 
   // Extras of some families.
