@@ -412,6 +412,7 @@ void describe_params_count(const ModelP& p, ParamsCount used, std::string_view w
 
 void training_flops(const specs::ModelSpec& m, std::optional<ParamsCount> which, const TrainingFlopsInput& in,
                     ResultSet& out) {
+  specs::refuse_encoder_decoder(m, "flops train");
   const ModelP p = model_p(m);
   const ParamsCount used = which.value_or(ParamsCount::non_embedding);
   TrainingFlopsInput mi = in;

@@ -30,6 +30,31 @@ struct InferenceParts {
   double ctx_full = 0, ctx_window = 0, ctx_chunk = 0;
 };
 
+// An encoder-decoder (T5) on one GPU: all its parameters, and the decoder's layers as the ones
+// that cache (encoder_decoder_kv_streams below). Sharding its two stacks over TP or PP is not
+// modelled, so tp and pp other than 1 are refused.
+std::vector<StageShard> encoder_decoder_stage(const specs::ModelSpec& m, const ParamCount& c,
+                                              const InferenceMemoryInput& in) {
+  require_positive_integer(in.tp, "tp");
+  require_positive_integer(in.pp, "pp");
+  for (const auto& [flag, v] : {std::pair{"--tp", in.tp.in(one)}, std::pair{"--pp", in.pp.in(one)}})
+    if (v != 1.0)
+      throw InputError(flag, format_plain_number(v),
+                       "1 for the encoder-decoder '" + m.name + "' (sharding its encoder and decoder is not modelled)");
+  StageShard st;
+  st.layers = m.decoder_layers;
+  st.params = static_cast<double>(c.total);
+  st.kept_params = static_cast<double>(c.group(ParamGroup::embedding) + c.group(ParamGroup::head) +
+                                       c.group(ParamGroup::norm));
+  st.kv_heads = static_cast<double>(m.kv_heads);
+  st.has_embedding = st.has_head = true;
+  return {st};
+}
+
+// Token streams each caching layer keeps K,V for: an encoder-decoder's decoder layers cache their
+// own tokens (self-attention) and the encoder's (cross-attention), --context tokens each.
+double kv_streams(const specs::ModelSpec& m) { return m.encoder_decoder ? 2.0 : 1.0; }
+
 InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in) {
   require_positive_integer(in.batch, "batch");
   require_positive_integer(in.context, "context");
@@ -40,7 +65,8 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
   InferenceParts p;
   const ParamCount counted = in.counts != nullptr ? ParamCount{} : count_params(m);
   const ParamCount& c = in.counts != nullptr ? *in.counts : counted;
-  const std::vector<StageShard> stages = shard_stages(m, c, in.tp, in.pp);
+  const std::vector<StageShard> stages =
+      m.encoder_decoder ? encoder_decoder_stage(m, c, in) : shard_stages(m, c, in.tp, in.pp);
   const double t = in.tp.in(one);
   const bool keep = !in.quantize_all && dtype_bits(in.weights_dtype) < 16;
   p.ctx_full = in.context.in(one);
@@ -75,7 +101,7 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
     const Bytes per_layer_token = kv_bytes_per_token_per_layer(m, in.kv_dtype, st.kv_heads);
     InferenceMemory r;
     r.weights = w.total();
-    r.kv_cache = in.batch.in(one) *
+    r.kv_cache = in.batch.in(one) * kv_streams(m) *
                  (static_cast<double>(st.full_layers()) * p.ctx_full +
                   static_cast<double>(st.windowed_layers) * p.ctx_window +
                   static_cast<double>(st.chunked_layers) * p.ctx_chunk) *
@@ -180,7 +206,12 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
     out.item("weights", "weights", value(r.weights), "P_gpu · bits/8",
              text("{} · {}/8", held, dtype_bits(in.weights_dtype)));
   const Bytes e = dtype_size(in.kv_dtype);
-  if (m.attention == specs::AttentionKind::mla)
+  if (m.encoder_decoder)
+    out.item("kv_cache", "KV cache (decoder self- and cross-attention)", value(r.kv_cache),
+             "2 · L_dec · H · d_kv · (ctx_dec + ctx_enc) · batch · bytes",
+             text("2 · {} · {} · {} · ({} + {}) · {} · {}", static_cast<double>(p.stage.layers), p.stage.kv_heads,
+                  static_cast<double>(m.head_dim), in.context, in.context, in.batch, e));
+  else if (m.attention == specs::AttentionKind::mla)
     out.item("kv_cache", "KV cache", value(r.kv_cache), "L_gpu · (d_c + d_rope) · ctx · batch · bytes",
              text("{} · ({} + {}) · {} · {} · {}", static_cast<double>(p.stage.layers),
                   static_cast<double>(m.mla.kv_lora_rank), static_cast<double>(m.mla.qk_rope_head_dim), in.context,
@@ -220,7 +251,12 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
   out.item("total", "all GPUs", value(r.total), "Σ over stages · tp", text("{} GPU(s)", gpus));
   // The figures users quote, for the whole model (all layers and KV heads, before sharding).
   const Bytes per_token = kv_bytes_per_token(m, in.kv_dtype);
-  if (m.attention == specs::AttentionKind::mla)
+  if (m.encoder_decoder)
+    out.item("kv_per_token", "KV cache per token of either stream (whole model)", value(per_token),
+             "2 · L_dec · H · d_kv · bytes",
+             text("2 · {} · {} · {} · {}", static_cast<double>(m.decoder_layers), static_cast<double>(m.kv_heads),
+                  static_cast<double>(m.head_dim), e));
+  else if (m.attention == specs::AttentionKind::mla)
     out.item("kv_per_token", "KV cache per token (whole model)", value(per_token), "L · (d_c + d_rope) · bytes",
              text("{} · ({} + {}) · {}", static_cast<double>(attention_layers(m)), static_cast<double>(m.mla.kv_lora_rank),
                   static_cast<double>(m.mla.qk_rope_head_dim), e));
@@ -229,7 +265,10 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
              text("2 · {} · {} · {} · {}", static_cast<double>(attention_layers(m)), static_cast<double>(m.kv_heads),
                   static_cast<double>(m.head_dim), e));
   const Bytes per_sequence = kv_cache(m, KvCacheInput{.batch = 1.0 * one, .context = in.context, .kv_dtype = in.kv_dtype});
-  if (m.layers_of(specs::LayerAttention::sliding) > 0 || m.layers_of(specs::LayerAttention::chunked) > 0)
+  if (m.encoder_decoder)
+    out.item("kv_per_sequence", "KV cache per sequence (whole model)", value(per_sequence),
+             "per token · (ctx_dec + ctx_enc)", text("{} · ({} + {})", per_token, in.context, in.context));
+  else if (m.layers_of(specs::LayerAttention::sliding) > 0 || m.layers_of(specs::LayerAttention::chunked) > 0)
     out.item("kv_per_sequence", "KV cache per sequence (whole model)", value(per_sequence),
              "per token · ctx, windowed and chunked layers capped", text("at context {}", in.context));
   else
@@ -245,8 +284,15 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
   if (in.group_size.in(one) > 0.0)
     out.assume("group_size", text("one {} scale{} per group of {} weights", dtype_name(in.scale_dtype),
                                   in.zero_points ? " and zero point (at the weights' width)" : "", in.group_size));
-  out.assume("batch_context", text("{} sequence(s) of {} tokens each (prompt + generated), all resident",
-                                   in.batch, in.context));
+  if (m.encoder_decoder)
+    out.assume("batch_context", text("{} sequence(s), all resident: {} tokens into the encoder and {} generated by the "
+                                     "decoder each (encoder-decoder: --context is both lengths); each of the {} decoder "
+                                     "layers caches self-attention K,V over the decoder's tokens and cross-attention "
+                                     "K,V over the encoder's, the encoder none",
+                                     in.batch, in.context, in.context, static_cast<double>(m.decoder_layers)));
+  else
+    out.assume("batch_context", text("{} sequence(s) of {} tokens each (prompt + generated), all resident",
+                                     in.batch, in.context));
   if (m.max_context > 0 && in.context.in(one) > static_cast<double>(m.max_context))
     out.warn(text("--context {} is past the model's maximum context {} (max_position_embeddings): the ledger is "
                   "arithmetic, the model was not trained for it", in.context, static_cast<double>(m.max_context)));

@@ -165,6 +165,7 @@ std::int64_t solve_inference(const specs::ModelSpec& m, const InferenceMemoryInp
 }
 
 LayoutAnswer min_gpus_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, const LayoutSearch& search) {
+  specs::refuse_encoder_decoder(m, "memory --min-gpus");
   require_capacity(in.capacity);
   return search_layouts(m, search, *in.capacity, [&](Layout& l) {
     InferenceMemoryInput at = in;

@@ -179,6 +179,65 @@ i64 token_embedding_width(const ModelSpec& m) {
 
 }  // namespace
 
+// ---- encoder-decoder (T5) ---------------------------------------------------------------------
+//
+// modeling_t5.py: an encoder block is self-attention (q, k, v: D → H·d_kv; o: H·d_kv → D; no
+// biases), the MLP and 2 T5LayerNorms (weight only); a decoder block adds cross-attention
+// (EncDecAttention, the same four matrices) and a third norm. Each stack has a final norm and
+// one relative_attention_bias (buckets × H) in its first block. The token embedding is one matrix,
+// `shared`, which the encoder's and decoder's embed_tokens (and a tied lm_head) alias.
+
+namespace {
+
+struct EncDecParts {
+  i64 attention_one = 0;  // one attention block's q, k, v, o
+  i64 mlp_one = 0;        // one block's MLP
+  i64 relative_bias = 0;  // one stack's relative_attention_bias
+  i64 encoder_layer = 0, decoder_layer = 0;
+  i64 encoder = 0, decoder = 0;  // each stack with its relative bias and final norm
+};
+
+EncDecParts encdec_parts(const ModelSpec& m) {
+  EncDecParts p;
+  const i64 d = m.hidden;
+  p.attention_one = 4 * d * m.heads * m.head_dim;
+  p.mlp_one = mlp_params(m, m.ffn);
+  p.relative_bias = m.relative_attention_buckets * m.heads;
+  p.encoder_layer = p.attention_one + p.mlp_one + 2 * d;
+  p.decoder_layer = 2 * p.attention_one + p.mlp_one + 3 * d;
+  p.encoder = m.layers * p.encoder_layer + p.relative_bias + d;
+  p.decoder = m.decoder_layers * p.decoder_layer + p.relative_bias + d;
+  return p;
+}
+
+ParamCount count_encoder_decoder(const ModelSpec& m) {
+  in_range(m, "decoder_layers", m.decoder_layers, 1, kMaxCount, "a number of decoder layers");
+  in_range(m, "relative_attention_buckets", m.relative_attention_buckets, 0, kMaxRows,
+           "a number of relative-position buckets");
+  const EncDecParts p = encdec_parts(m);  // each term below 2^60 by check()'s bounds
+  ParamCount c;
+  auto add = [&c](ParamGroup g, i64 v) { c.groups[static_cast<std::size_t>(g)] += v; };
+  const i64 d = m.hidden, layers = m.layers + m.decoder_layers;
+  add(ParamGroup::embedding, m.vocab * d);
+  add(ParamGroup::attention, (m.layers + 2 * m.decoder_layers) * p.attention_one + 2 * p.relative_bias);
+  add(ParamGroup::mlp, layers * p.mlp_one);
+  add(ParamGroup::norm, (2 * m.layers + 3 * m.decoder_layers + 2) * d);
+  if (!m.tied_embeddings) add(ParamGroup::head, m.vocab * d);
+  for (i64 g : c.groups) c.total += g;
+  if (c.total > kMaxTotal)
+    throw InputError((m.name.empty() ? std::string("model") : m.name) + ": " + std::to_string(c.total) +
+                     " parameters; expected a model below 2^53 = 9007199254740992 parameters, the largest exact count");
+  c.embedding = c.group(ParamGroup::embedding) + c.group(ParamGroup::head);
+  c.non_embedding = c.total - c.embedding;
+  c.active = c.total;
+  // One block of each stack; dense_layers counts both stacks' blocks.
+  c.dense_layers = layers;
+  c.dense_layer = LayerParams{.attention = p.attention_one, .norm = 2 * d, .mlp = p.mlp_one};
+  return c;
+}
+
+}  // namespace
+
 ParamCount count_params(const ModelSpec& m) {
   ParamCount c;
   if (m.count_only()) {
@@ -188,6 +247,7 @@ ParamCount count_params(const ModelSpec& m) {
     return c;
   }
   check(m);
+  if (m.encoder_decoder) return count_encoder_decoder(m);
   auto add = [&c](ParamGroup g, i64 v) { c.groups[static_cast<std::size_t>(g)] += v; };
   const i64 d = m.hidden, ew = token_embedding_width(m);
 
@@ -356,6 +416,47 @@ void other_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
              text("2 · {} · {}", N(m.embed_proj_dim), N(m.hidden)));
 }
 
+// The params rows of an encoder-decoder: each group and each stack with its formula.
+void encoder_decoder_items(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
+  const EncDecParts p = encdec_parts(m);
+  const double D = N(m.hidden), H = N(m.heads), d = N(m.head_dim), F = N(m.ffn), B = N(m.relative_attention_buckets);
+  const double Le = N(m.layers), Ld = N(m.decoder_layers);
+  const bool gated = m.ffn_kind == FfnKind::gated;
+  out.item("embedding", "shared token embedding (encoder, decoder)", value(P(c.group(ParamGroup::embedding))), "V·D",
+           text("{} · {}", N(m.vocab), D));
+  out.item("attention", "attention projections (+ relative position bias)", value(P(c.group(ParamGroup::attention))),
+           "(L_enc + 2·L_dec)·4·D·H·d_kv + 2·B·H",
+           text("({} + 2·{}) · 4 · {} · {} · {} + 2 · {} · {}", Le, Ld, D, H, d, B, H));
+  out.item("mlp", gated ? "MLP (wi_0, wi_1, wo)" : "MLP (wi, wo)", value(P(c.group(ParamGroup::mlp))),
+           gated ? "(L_enc + L_dec)·3·D·F" : "(L_enc + L_dec)·2·D·F", text("({} + {}) · {} · {} · {}", Le, Ld, gated ? 3.0 : 2.0, D, F));
+  out.item("norm", "RMSNorm weights (T5LayerNorm)", value(P(c.group(ParamGroup::norm))), "(2·L_enc + 3·L_dec + 2)·D",
+           text("(2·{} + 3·{} + 2) · {}", Le, Ld, D));
+  if (c.group(ParamGroup::head) > 0)
+    out.item("head", "LM head (untied)", value(P(c.group(ParamGroup::head))), "V·D", text("{} · {}", N(m.vocab), D));
+  out.item("encoder_params", "encoder (blocks, relative bias, final norm)", value(P(p.encoder)),
+           "L_enc·encoder layer + B·H + D", text("{} · {} + {} · {} + {}", Le, N(p.encoder_layer), B, H, D));
+  out.item("decoder_params", "decoder (blocks, relative bias, final norm)", value(P(p.decoder)),
+           "L_dec·decoder layer + B·H + D", text("{} · {} + {} · {} + {}", Ld, N(p.decoder_layer), B, H, D));
+  out.item("encoder_layer_params", "one encoder layer", value(P(p.encoder_layer)),
+           "self-attention + MLP + 2 norms", text("{} + {} + 2 · {}", P(p.attention_one), P(p.mlp_one), D));
+  out.item("decoder_layer_params", "one decoder layer", value(P(p.decoder_layer)),
+           "self- and cross-attention + MLP + 3 norms",
+           text("2 · {} + {} + 3 · {}", P(p.attention_one), P(p.mlp_one), D));
+  if (m.tied_embeddings)
+    out.assume("tied_embeddings", text("tied embeddings: the LM head is the shared embedding (counted once)"));
+  else
+    out.assume("tied_embeddings", text("untied embeddings: the LM head is its own V×D matrix"));
+  out.assume("embedding_params",
+             text("encoder.embed_tokens and decoder.embed_tokens are the shared embedding (modeling_t5.py): "
+                  "counted once, though a .bin checkpoint or its index lists all of them"));
+  out.assume("embedding_params", text("embedding params = shared token embedding + untied LM head"));
+  out.assume("positions", text("relative position bias: one {} × {} table (buckets × heads) in the first block of "
+                               "each stack, no position embeddings",
+                               B, H));
+  out.assume("buffers", text("weights only: buffers are not counted"));
+  for (const auto& note : m.notes) out.assume("model_config", text("{}", std::string_view(note)));
+}
+
 }  // namespace
 
 void count_params(const ModelSpec& m, ResultSet& out) {
@@ -387,6 +488,7 @@ void count_params(const ModelSpec& m, ResultSet& out) {
            text("{} + {}", g(ParamGroup::embedding), g(ParamGroup::head)));
   out.item("non_embedding_params", "non-embedding (P of 6PD)", value(P(c.non_embedding)),
            "total − embedding", text("{} − {}", P(c.total), P(c.embedding)));
+  if (m.encoder_decoder) return encoder_decoder_items(m, c, out);
 
   embedding_item(m, c, out);
   attention_item(m, c, out);

@@ -319,6 +319,7 @@ Pass decode_pass(double batch, double ctx) {
 }
 
 void check(const specs::ModelSpec& m, const ServeInput& in) {
+  specs::refuse_encoder_decoder(m, "serve");
   if (m.encoder_only)
     throw InputError("serve: MODEL '" + m.name + "': expected a decoder model (an encoder-only model does not "
                      "generate tokens)");

@@ -272,6 +272,7 @@ void train_params(const TrainInput& in, ResultSet& out) { report(nullptr, in, ou
 namespace {
 
 TrainEstimate estimate(const specs::ModelSpec* mp, const TrainInput& in) {
+  if (mp != nullptr) specs::refuse_encoder_decoder(*mp, "train");
   check(in);
   const Layout lay = layout(in);
   check_run(mp, in, lay, nullptr);

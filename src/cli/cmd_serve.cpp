@@ -94,6 +94,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
     if (c->model.empty()) throw InputError("serve: give MODEL (a preset, config.json or model directory)");
     const Dtype kd = parse_dtype(c->kv_dtype, "--kv-dtype");
     c->spec = load_model(c->model, c->as);
+    specs::refuse_encoder_decoder(c->spec, "serve");  // before the hardware flags it would ask for
     // The checkpoint's declared quantization, unless --weights-dtype says otherwise: the weights
     // read per step are those it stores.
     const WeightStorage storage = weight_storage(sub, c->weights_dtype, c->spec, c->nf.flags()[c->group]);

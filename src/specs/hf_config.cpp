@@ -455,7 +455,7 @@ void read_moe_layout(const Fields& f, ModelSpec& m) {
     throw InputError(f.where("mlp_only_layers") + ": dense layers between MoE layers are not supported; expected []");
 }
 
-// ---- h7: Granite, Cohere, StarCoder2, GPT-J, StableLM (dense families) ----------------------
+// ---- Granite, Cohere, StarCoder2, GPT-J, StableLM (dense families) ----------------------
 
 // Granite (modeling_granite.py GraniteForCausalLM): Llama's tensors; embedding_multiplier,
 // attention_multiplier, residual_multiplier and logits_scaling scale activations and add no
@@ -554,6 +554,52 @@ void read_stablelm(const Fields& f, ModelSpec& m) {
   m.hidden_dropout = f.probability_or("hidden_dropout", 0.0);
 }
 
+// T5 and Flan-T5 (modeling_t5.py T5ForConditionalGeneration): a shared token embedding, an
+// encoder of num_layers blocks (self-attention q/k/v/o without biases, inner width
+// num_heads·d_kv, which need not equal d_model; the DenseReluDense MLP: wi, wo for "relu", wi_0,
+// wi_1, wo for "gated-…"; a weight-only T5LayerNorm before each sublayer) and a decoder of
+// num_decoder_layers blocks that add cross-attention (EncDecAttention, same shapes) and a third
+// norm; each stack ends in final_layer_norm and holds one relative_attention_bias
+// (relative_attention_num_buckets × num_heads) in its first block only. The LM head is its own
+// V×D matrix unless tie_word_embeddings. configuration_t5.py T5Config: num_decoder_layers
+// defaults to num_layers, relative_attention_num_buckets to 32, feed_forward_proj to "relu",
+// dropout_rate to 0.1; tie_word_embeddings to true (PretrainedConfig; the original t5-small/base
+// configs leave it out, T5 v1.1 and Flan-T5 write false). The shape fields are required: every
+// released config writes them.
+void read_t5(const Fields& f, ModelSpec& m) {
+  m.hidden = f.positive("d_model", kHidden);
+  m.layers = f.positive("num_layers", "a positive integer (encoder layers)");
+  m.heads = f.positive("num_heads", kHeads);
+  m.kv_heads = m.heads;
+  m.head_dim = f.positive("d_kv", "a positive integer (d_kv, the width of one head)");
+  m.ffn = f.positive("d_ff", kFfn);
+  m.vocab = f.positive("vocab_size", kVocab);
+  m.encoder_decoder = true;
+  m.decoder_layers = f.has("num_decoder_layers") ? f.positive("num_decoder_layers", "a positive integer (decoder layers)")
+                                                 : m.layers;
+  m.relative_attention_buckets = f.int_or("relative_attention_num_buckets", 32, kCount);
+  // configuration_t5.py: "gated-ACT" or "ACT"; anything else is refused there too.
+  const std::string proj = f.str_or("feed_forward_proj", "relu");
+  const auto dash = proj.find('-');
+  if (proj.empty() || (dash != std::string::npos && (proj.compare(0, dash, "gated") != 0 || dash + 1 >= proj.size() ||
+                                                     proj.find('-', dash + 1) != std::string::npos)))
+    f.bad("feed_forward_proj", "'gated-ACT' or 'ACT' (e.g. gated-gelu, relu)");
+  m.ffn_kind = dash != std::string::npos ? FfnKind::gated : FfnKind::plain;
+  m.tied_embeddings = f.bool_or("tie_word_embeddings", true);
+  if (!f.has("tie_word_embeddings"))
+    m.notes.push_back("tie_word_embeddings absent: the LM head is tied to the shared embedding (PretrainedConfig "
+                      "default true, as in the original t5-small/base)");
+  if (!f.has("num_decoder_layers"))
+    m.notes.push_back("num_decoder_layers absent: the decoder has num_layers blocks (configuration_t5.py)");
+  m.attention = AttentionKind::mha;
+  m.norm = NormKind::rmsnorm;
+  m.norms_per_layer = 2;  // encoder blocks; decoder blocks have 3 (params.cpp)
+  m.positions = PositionKind::none;
+  m.qkv_bias = m.o_bias = m.mlp_bias = false;
+  // modeling_t5.py: dropout_rate on the attention probabilities and on every sublayer output.
+  m.attention_dropout = m.hidden_dropout = f.probability_or("dropout_rate", 0.1);
+}
+
 const std::vector<Family>& families() {
   static const std::vector<Family> kFamilies = {
       {"llama",
@@ -638,7 +684,7 @@ const std::vector<Family>& families() {
       {"deepseek", {"deepseek_v2", "deepseek_v3"}, {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"},
        "configuration_deepseek.py, modeling_deepseek.py (DeepSeek-V2/V3 repositories)", true,
        [](const Fields& f, ModelSpec& m, const std::string& t) { read_deepseek(f, m, t == "deepseek_v3"); }},
-      // ---- h8: OLMo, ChatGLM/GLM, Phi, DeepSeek-MoE v1 ----
+      // OLMo, ChatGLM/GLM, Phi, DeepSeek-MoE v1 (tests/families_dense_b_test.cpp).
       {"olmo", {"olmo", "olmo2", "olmoe"}, {"OlmoForCausalLM", "Olmo2ForCausalLM", "OlmoeForCausalLM"},
        "configuration_olmo.py, modeling_olmo.py, modeling_olmo2.py, modeling_olmoe.py", true,
        [](const Fields& f, ModelSpec& m, const std::string& t) { read_olmo(f, m, t); }},
@@ -662,10 +708,9 @@ const std::vector<Family>& families() {
       {"deepseek_moe", {"deepseek"}, {"DeepseekForCausalLM"},
        "configuration_deepseek.py, modeling_deepseek.py (deepseek-ai/deepseek-moe-16b-base)", true,
        [](const Fields& f, ModelSpec& m, const std::string&) { read_deepseek_v1(f, m); }},
-      // ---- end h8 ----
       {"bert", {"bert"}, {"BertForMaskedLM", "BertModel"}, "modeling_bert.py", false,
        [](const Fields& f, ModelSpec& m, const std::string&) { read_bert(f, m); }},
-      // h7: dense families, exact against the checkpoints in tests/families_dense_a_test.cpp.
+      // Dense families, exact against the checkpoints in tests/families_dense_a_test.cpp.
       {"granite", {"granite"}, {"GraniteForCausalLM"}, "configuration_granite.py, modeling_granite.py", false,
        [](const Fields& f, ModelSpec& m, const std::string&) { read_granite(f, m); }},
       {"cohere", {"cohere", "cohere2"}, {"CohereForCausalLM", "Cohere2ForCausalLM"},
@@ -677,6 +722,8 @@ const std::vector<Family>& families() {
        [](const Fields& f, ModelSpec& m, const std::string&) { read_gptj(f, m); }},
       {"stablelm", {"stablelm"}, {"StableLmForCausalLM"}, "configuration_stablelm.py, modeling_stablelm.py", false,
        [](const Fields& f, ModelSpec& m, const std::string&) { read_stablelm(f, m); }},
+      {"t5", {"t5"}, {"T5ForConditionalGeneration"}, "configuration_t5.py, modeling_t5.py", false,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_t5(f, m); }},
   };
   return kFamilies;
 }
@@ -714,8 +761,9 @@ void refuse_unread_layout(const Fields& f, const Family& as, const std::string& 
   if (const char* k = first_present(kSsmKeys))
     throw InputError(f.where(k) + ": a state-space (Mamba) layer key; " + what +
                      " would drop those layers; expected a supported family (" + family_names() + ")");
-  if (const char* k = first_present(kEncDecKeys); k != nullptr && !(std::string_view(k) == "is_encoder_decoder" &&
-                                                                      !f.bool_or("is_encoder_decoder", false)))
+  if (const char* k = first_present(kEncDecKeys); k != nullptr && as.name != "t5" &&
+                                                  !(std::string_view(k) == "is_encoder_decoder" &&
+                                                    !f.bool_or("is_encoder_decoder", false)))
     throw InputError(f.where(k) + ": an encoder-decoder key; " + what +
                      " counts a decoder only; expected a supported family (" + family_names() + ")");
   if (const char* k = first_present(kMoeKeys); k != nullptr && !as.moe)

@@ -1,6 +1,9 @@
 #include "napkin/specs/model.h"
 
 #include <stdexcept>
+#include <string>
+
+#include "napkin/error.h"
 
 namespace napkin::specs {
 
@@ -13,6 +16,14 @@ ModelSpec bare_model(std::int64_t params) {
   m.final_norm = false;
   m.norms_per_layer = 0;
   return m;
+}
+
+void refuse_encoder_decoder(const ModelSpec& m, std::string_view command) {
+  if (!m.encoder_decoder) return;
+  throw InputError(std::string(command) + ": MODEL '" + m.name + "' is an encoder-decoder (" + m.family +
+                   "), which " + std::string(command) +
+                   " does not model (it counts a decoder-only model); expected a decoder-only model, or for an "
+                   "encoder-decoder napkin params and napkin memory (inference)");
 }
 
 std::string_view to_string(FfnKind k) { return k == FfnKind::gated ? "gated" : "plain"; }

@@ -102,6 +102,13 @@ struct ModelSpec {
   bool pooler = false;              // BERT pooler (D×D + D)
   bool embedding_norm = false;      // BERT LayerNorm over the summed embeddings
   std::int64_t mtp_layers = 0;      // DeepSeek-V3 num_nextn_predict_layers (not counted)
+  // Encoder-decoder (T5): `layers` counts the encoder's blocks (self-attention + MLP, 2 norms),
+  // decoder_layers the decoder's (self-attention + cross-attention + MLP, 3 norms); each stack
+  // has its own final norm and one relative_attention_bias table (buckets × heads) in its first
+  // block (modeling_t5.py T5Stack, T5Block(has_relative_attention_bias=bool(i == 0))).
+  bool encoder_decoder = false;
+  std::int64_t decoder_layers = 0;
+  std::int64_t relative_attention_buckets = 0;
 
   // Dropout probabilities of training (attention probabilities; hidden/residual outputs), as the
   // config states them or its family's class default; 0 when neither gives one.
@@ -187,6 +194,11 @@ struct ModelSpec {
 
 /// The model of a bare parameter count (count_only()); `params` must be positive.
 ModelSpec bare_model(std::int64_t params);
+
+/// Throws InputError when `m` is an encoder-decoder (T5): `command` (e.g. "serve") models a
+/// decoder-only model and would give a wrong answer; the message names the model and what napkin
+/// supports for encoder-decoders (params, memory without --train).
+void refuse_encoder_decoder(const ModelSpec& m, std::string_view command);
 
 std::string_view to_string(FfnKind k);
 std::string_view to_string(PositionKind k);
