@@ -254,10 +254,12 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
   if (in.capacity) fit_items(r.per_gpu(), *in.capacity, out);
 
   if (in.stored_weights) {
-    out.assume("weights_dtype", text("weights as stored in {}: {} ({})", in.stored_source, *in.stored_weights,
-                                     in.stored_detail));
     if (gpus > 1.0)
-      out.assume("stored_split", text("each GPU holds the stored bytes in proportion to its parameters"));
+      out.assume("weights_dtype", text("weights as stored in {}: {} ({}); each GPU holds them in proportion to its "
+                                       "parameters", in.stored_source, *in.stored_weights, in.stored_detail));
+    else
+      out.assume("weights_dtype", text("weights as stored in {}: {} ({})", in.stored_source, *in.stored_weights,
+                                       in.stored_detail));
   } else {
     out.assume("weights_dtype", text("weights stored in {} ({} bits per parameter)", dtype_name(in.weights_dtype),
                                      dtype_bits(in.weights_dtype)));

@@ -96,6 +96,11 @@ TEST_CASE("a checkpoint directory's own tensor bytes are its weights: FP8 header
   REQUIRE(s.code == 0);
   CHECK(s.out.find("\"compute_dtype\":\"fp8\"") != std::string::npos);
   CHECK(s.out.find("weights as stored in") != std::string::npos);
+  // Under TP each GPU holds its share of the stored bytes.
+  const auto tp = run_napkin("memory " + fixture("tiny-llama-fp8") + " --tp 2 --json");
+  REQUIRE(tp.code == 0);
+  CHECK(std::stod(weights_value(tp.out)) < 70044.0);
+  CHECK(tp.out.find("each GPU holds them in proportion to its parameters") != std::string::npos);
   // A clone without its LFS shards: the index's metadata.total_size.
   const auto oss = run_napkin("memory " + std::string(NAPKIN_SOURCE_DIR) + "/tests/real-configs/gpt-oss-20b --json");
   REQUIRE(oss.code == 0);
