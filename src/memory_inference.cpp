@@ -28,6 +28,7 @@ struct InferenceParts {
   double ffn_width = 0;     // MLP intermediate columns per GPU
   double head_rows = 0;     // vocabulary rows per GPU
   double ctx_full = 0, ctx_window = 0, ctx_chunk = 0;
+  std::int64_t counts_total = 0;  // the model's parameter count
 };
 
 // An encoder-decoder (T5) on one GPU: all its parameters, and the decoder's layers as the ones
@@ -55,6 +56,18 @@ std::vector<StageShard> encoder_decoder_stage(const specs::ModelSpec& m, const P
 // own tokens (self-attention) and the encoder's (cross-attention), --context tokens each.
 double kv_streams(const specs::ModelSpec& m) { return m.encoder_decoder ? 2.0 : 1.0; }
 
+
+// The weight matrices of the routed experts a stage holds, without their biases: what MXFP4
+// quantizes. One expert is c.moe_layer.routed_one parameters, of which 3·D·F_e (gated) or
+// 2·D·F_e are matrices; the stage holds st.expert_params / routed_one whole experts (an exact
+// integer quotient whenever TP and EP divide evenly).
+double routed_expert_matrices(const specs::ModelSpec& m, const ParamCount& c, const StageShard& st) {
+  if (!m.moe.is_moe() || c.moe_layer.routed_one <= 0) return 0.0;
+  const double mats = (m.ffn_kind == specs::FfnKind::gated ? 3.0 : 2.0) * static_cast<double>(m.hidden) *
+                      static_cast<double>(m.moe.expert_ffn);
+  return st.expert_params / static_cast<double>(c.moe_layer.routed_one) * mats;
+}
+
 InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in) {
   require_positive_integer(in.batch, "batch");
   require_positive_integer(in.context, "context");
@@ -67,6 +80,7 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
   const ParamCount& c = in.counts != nullptr ? *in.counts : counted;
   const std::vector<StageShard> stages =
       m.encoder_decoder ? encoder_decoder_stage(m, c, in) : shard_stages(m, c, in.tp, in.pp);
+  p.counts_total = c.total;
   const double t = in.tp.in(one);
   const bool keep = !in.quantize_all && dtype_bits(in.weights_dtype) < 16;
   p.ctx_full = in.context.in(one);
@@ -92,12 +106,23 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
   // One GPU of a stage: its weights, the KV cache of its layers and KV heads, the activations,
   // and the reserve, rounded up to whole bytes so that the ledger stays an integer count.
   auto stage_ledger = [&](const StageShard& st, Weights& w) {
-    w = inference_weights({.params = std::ceil(st.params) * param,
-                           .dtype = in.weights_dtype,
-                           .unquantized = keep ? std::ceil(st.kept_params) * param : Params{},
-                           .group_size = in.group_size,
-                           .scale_dtype = in.scale_dtype,
-                           .zero_points = in.zero_points});
+    if (in.stored_weights) {
+      // The checkpoint's own bytes, shared out in proportion to the parameters held (exact on
+      // one GPU; under TP/PP each tensor's bytes are taken to split as its parameters do).
+      w = Weights{};
+      w.quantized =
+          std::ceil((*in.stored_weights * (std::ceil(st.params) / static_cast<double>(c.total))).in(byte)) * byte;
+    } else {
+      const double kept = !keep                         ? 0.0
+                          : in.experts_only ? std::ceil(st.params) - routed_expert_matrices(m, c, st)
+                                            : std::ceil(st.kept_params);
+      w = inference_weights({.params = std::ceil(st.params) * param,
+                             .dtype = in.weights_dtype,
+                             .unquantized = kept * param,
+                             .group_size = in.group_size,
+                             .scale_dtype = in.scale_dtype,
+                             .zero_points = in.zero_points});
+    }
     const Bytes per_layer_token = kv_bytes_per_token_per_layer(m, in.kv_dtype, st.kv_heads);
     InferenceMemory r;
     r.weights = w.total();
@@ -190,7 +215,7 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
   const double gpus = in.tp.in(one) * in.pp.in(one);
   out.command = "memory";
   out.input("model", verdict(m.name));
-  out.input("weights_dtype", verdict(dtype_name(in.weights_dtype)));
+  out.input("weights_dtype", verdict(in.stored_weights ? std::string_view("as stored") : dtype_name(in.weights_dtype)));
   out.input("kv_dtype", verdict(dtype_name(in.kv_dtype)));
   out.input("batch", value(in.batch));
   out.input("context", value(in.context));
@@ -198,10 +223,17 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
   out.input("pp", value(in.pp));
 
   const Params held = std::ceil(p.stage.params) * param;
-  if (p.w.scales.in(byte) > 0.0 || (keep && p.stage.kept_params > 0.0))
+  // The parameters kept at 2 B on the shown stage (embeddings, head and norms; with experts_only
+  // everything but the routed experts' matrices).
+  const Params kept = p.w.unquantized.in(byte) / 2.0 * param;
+  if (in.stored_weights && gpus > 1.0)
+    out.item("weights", "weights", value(r.weights), "stored bytes · P_gpu / P",
+             text("{} · {} / {}", *in.stored_weights, held, static_cast<double>(p.counts_total) * param));
+  else if (in.stored_weights)
+    out.item("weights", "weights", value(r.weights), "the checkpoint's tensor bytes", text("{}", *in.stored_weights));
+  else if (p.w.scales.in(byte) > 0.0 || (keep && kept.in(param) > 0.0))
     out.item("weights", "weights", value(r.weights), "P_q · bits/8 + scales + P_keep · 2 B",
-             text("{} · {}/8 + {} + {} · 2 B", held - std::ceil(keep ? p.stage.kept_params : 0.0) * param,
-                  dtype_bits(in.weights_dtype), p.w.scales, std::ceil(keep ? p.stage.kept_params : 0.0) * param));
+             text("{} · {}/8 + {} + {} · 2 B", held - kept, dtype_bits(in.weights_dtype), p.w.scales, kept));
   else
     out.item("weights", "weights", value(r.weights), "P_gpu · bits/8",
              text("{} · {}/8", held, dtype_bits(in.weights_dtype)));
@@ -276,14 +308,30 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
              text("{} · {}", per_token, in.context));
   if (in.capacity) fit_items(r.per_gpu(), *in.capacity, out);
 
-  out.assume("weights_dtype", text("weights stored in {} ({} bits per parameter)", dtype_name(in.weights_dtype),
-                                   dtype_bits(in.weights_dtype)));
-  if (keep)
-    out.assume("unquantized", text("embeddings, LM head and norms kept in bf16 ({} per GPU)",
-                                   std::ceil(p.stage.kept_params) * param));
-  if (in.group_size.in(one) > 0.0)
-    out.assume("group_size", text("one {} scale{} per group of {} weights", dtype_name(in.scale_dtype),
-                                  in.zero_points ? " and zero point (at the weights' width)" : "", in.group_size));
+  if (in.stored_weights) {
+    if (gpus > 1.0)
+      out.assume("weights_dtype", text("weights as stored in {}: {} ({}); each GPU holds them in proportion to its "
+                                       "parameters", in.stored_source, *in.stored_weights, in.stored_detail));
+    else
+      out.assume("weights_dtype", text("weights as stored in {}: {} ({})", in.stored_source, *in.stored_weights,
+                                       in.stored_detail));
+  } else {
+    out.assume("weights_dtype", text("weights stored in {} ({} bits per parameter)", dtype_name(in.weights_dtype),
+                                     dtype_bits(in.weights_dtype)));
+    if (keep && in.experts_only)
+      out.assume("unquantized",
+                 text("only the routed experts' weight matrices ({} per GPU) are quantized; attention, router, "
+                      "embeddings, LM head, norms and every bias (the experts' too) kept in bf16 ({} per GPU)",
+                      held - kept, kept));
+    else if (keep)
+      out.assume("unquantized", text("embeddings, LM head and norms kept in bf16 ({} per GPU)", kept));
+    if (in.group_size.in(one) > 0.0 && keep && in.experts_only)
+      out.assume("group_size", text("one 1-byte scale (MXFP4's E8M0, counted as {}) per block of {} expert weights",
+                                    dtype_name(in.scale_dtype), in.group_size));
+    else if (in.group_size.in(one) > 0.0)
+      out.assume("group_size", text("one {} scale{} per group of {} weights", dtype_name(in.scale_dtype),
+                                    in.zero_points ? " and zero point (at the weights' width)" : "", in.group_size));
+  }
   if (m.encoder_decoder)
     out.assume("batch_context", text("{} sequence(s), all resident: {} tokens into the encoder and {} generated by the "
                                      "decoder each (encoder-decoder: --context is both lengths); each of the {} decoder "

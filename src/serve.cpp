@@ -59,6 +59,7 @@ struct Setup {
   double t = 1;          // TP degree
   double wb = 2;         // bytes per quantized weight, scales included
   double kept_b = 2;     // bytes per weight kept unquantized (norms, embedding, head)
+  double expert_wb = 2;  // bytes per routed-expert weight (wb, unless only the experts are quantized)
   double heads_t = 0;    // query heads per GPU
   double kv_heads_t = 0; // KV heads per GPU
   double kv_token_layer = 0;  // KV bytes per token per layer per GPU
@@ -197,7 +198,7 @@ void attention(PhaseBuilder& b, const Setup& s, const Pass& p, specs::LayerAtten
 // gate_up, activation and down of an MLP of width f_total (split over TP) for `assignments`
 // token rows; `copies` is how many such MLPs' weights are read (the touched experts; 1 for a
 // dense MLP).
-void mlp(PhaseBuilder& b, const Setup& s, double assignments, double f_total, double copies,
+void mlp(PhaseBuilder& b, const Setup& s, double assignments, double f_total, double copies, double wb,
          std::string_view gate_up, std::string_view act, std::string_view down) {
   const auto& m = s.m;
   const double d = static_cast<double>(m.hidden), t = s.t;
@@ -207,15 +208,15 @@ void mlp(PhaseBuilder& b, const Setup& s, double assignments, double f_total, do
   const double down_w = (f_total * d + (m.mlp_bias ? d : 0.0)) / t;
   const double f = f_total / t;
   const double n = assignments;
-  b.add(gate_up, 1, 2.0 * n * up_w, copies * up_w * s.wb + n * (d + mats * f) * kActBytes,
-        copies * up_w * s.wb, 0.0, 0.0, true);
+  b.add(gate_up, 1, 2.0 * n * up_w, copies * up_w * wb + n * (d + mats * f) * kActBytes, copies * up_w * wb, 0.0,
+        0.0, true);
   const double el = n * f;
   if (gated)
     b.add(act, 1, kSiluMulFlop * el, 3.0 * el * kActBytes);
   else
     b.add(act, 1, kGeluFlop * el, 2.0 * el * kActBytes);
-  b.add(down, 1, 2.0 * n * down_w, copies * down_w * s.wb + n * (f + d) * kActBytes,
-        copies * down_w * s.wb, 0.0, 0.0, true);
+  b.add(down, 1, 2.0 * n * down_w, copies * down_w * wb + n * (f + d) * kActBytes, copies * down_w * wb, 0.0, 0.0,
+        true);
 }
 
 void all_reduce(PhaseBuilder& b, const Setup& s, const Pass& p) {
@@ -260,7 +261,7 @@ void layer(PhaseBuilder& b, const Setup& s, const Pass& p, std::int64_t l, doubl
   for (int i = 2; i < m.norms_per_layer; ++i) norm(b, s, "post_norm", n);
   norm(b, s, "mlp_norm", n);
   if (!moe) {
-    mlp(b, s, n, static_cast<double>(m.ffn), 1.0, "gate_up", "act", "down");
+    mlp(b, s, n, static_cast<double>(m.ffn), 1.0, s.wb, "gate_up", "act", "down");
   } else {
     const double e = static_cast<double>(m.moe.n_experts), k = static_cast<double>(m.moe.experts_per_token);
     touched = expected_experts_touched(e, k, n);
@@ -269,13 +270,13 @@ void layer(PhaseBuilder& b, const Setup& s, const Pass& p, std::int64_t l, doubl
     b.add("router", 2, 2.0 * n * d * e, router_w * s.wb + n * d * kActBytes + n * e * kLogitBytes,
           router_w * s.wb, 0.0, 0.0, true);
     // Every expert is split over TP, so each rank reads 1/t of each touched expert.
-    mlp(b, s, n * k, static_cast<double>(m.moe.expert_ffn), touched, "experts_gate_up",
+    mlp(b, s, n * k, static_cast<double>(m.moe.expert_ffn), touched, s.expert_wb, "experts_gate_up",
         "experts_act", "experts_down");
     // Token permutation to the experts and the weighted combine of the k outputs.
     b.add("moe_combine", 2, 2.0 * n * k * d, 2.0 * (n * d + n * k * d) * kActBytes);
     const double shared =
         static_cast<double>(m.moe.n_shared_experts * m.moe.expert_ffn + m.moe.shared_ffn);
-    if (shared > 0.0) mlp(b, s, n, shared, 1.0, "shared_gate_up", "shared_act", "shared_down");
+    if (shared > 0.0) mlp(b, s, n, shared, 1.0, s.wb, "shared_gate_up", "shared_act", "shared_down");
   }
   all_reduce(b, s, p);
 }
@@ -308,6 +309,13 @@ Setup make_setup(const specs::ModelSpec& m, const ServeInput& in) {
   s.wb = bits / 8.0 + (group > 0.0 ? per_group / group : 0.0);
   const bool keep = !in.quantize_all && bits < 16.0;
   s.kept_b = keep ? 2.0 : s.wb;
+  s.expert_wb = s.wb;
+  if (in.stored_weights) {
+    // The checkpoint's bytes, read at their mean width: stored bytes / parameters for every weight.
+    s.wb = s.kept_b = s.expert_wb = in.stored_weights->in(byte) / static_cast<double>(s.c.total);
+  } else if (keep && in.experts_only) {
+    s.wb = 2.0;  // attention, router and any dense MLP stay bf16; only the experts are quantized
+  }
   s.heads_t = static_cast<double>(m.heads) / s.t;
   s.kv_heads_t = s.st.kv_heads;
   s.kv_token_layer = kv_bytes_per_token_per_layer(m, in.kv_dtype, s.kv_heads_t).in(byte);
@@ -451,6 +459,10 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
   mi.scale_dtype = in.scale_dtype;
   mi.zero_points = in.zero_points;
   mi.quantize_all = in.quantize_all;
+  mi.experts_only = in.experts_only;
+  mi.stored_weights = in.stored_weights;
+  mi.stored_source = in.stored_source;
+  mi.stored_detail = in.stored_detail;
   mi.kv_dtype = in.kv_dtype;
   mi.batch = in.batch;
   mi.context = in.prompt + in.generate;
@@ -523,7 +535,7 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
   const Count ctx = r.decode_context * one;
   out.command = "serve";
   out.input("model", verdict(m.name));
-  out.input("weights_dtype", verdict(dtype_name(in.weights_dtype)));
+  out.input("weights_dtype", verdict(in.stored_weights ? std::string_view("as stored") : dtype_name(in.weights_dtype)));
   out.input("kv_dtype", verdict(dtype_name(in.kv_dtype)));
   out.input("compute_dtype", verdict(dtype_name(in.compute_dtype)));
   out.input("batch", value(in.batch));
@@ -628,13 +640,21 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
   out.assume("serve_shape", text("{} sequence(s): {}-token prompt, {} generated tokens; prefill gives the first token, "
                                  "{} decode steps at the mean context P + G/2 = {}",
                                  batch, in.prompt, in.generate, r.decode_steps, ctx));
-  out.assume("weights_dtype", text("weights stored and read in {} ({} bits per parameter)", dtype_name(in.weights_dtype),
-                                   dtype_bits(in.weights_dtype)));
-  if (!in.quantize_all && dtype_bits(in.weights_dtype) < 16)
-    out.assume("unquantized", text("embeddings, LM head and norms kept in bf16"));
-  if (in.group_size.in(one) > 0.0)
-    out.assume("group_size", text("one {} scale{} per group of {} weights, read with them", dtype_name(in.scale_dtype),
-                                  in.zero_points ? " and zero point (at the weights' width)" : "", in.group_size));
+  if (in.stored_weights) {
+    out.assume("weights_dtype", text("weights as stored in {}: {} ({}), read at their mean width (stored bytes / "
+                                     "parameters)", in.stored_source, *in.stored_weights, in.stored_detail));
+  } else {
+    out.assume("weights_dtype", text("weights stored and read in {} ({} bits per parameter)",
+                                     dtype_name(in.weights_dtype), dtype_bits(in.weights_dtype)));
+    if (!in.quantize_all && dtype_bits(in.weights_dtype) < 16)
+      out.assume("unquantized", text(in.experts_only ? "only the routed experts' weight matrices quantized; attention, "
+                                                       "router, embeddings, LM head and norms kept in bf16"
+                                                     : "embeddings, LM head and norms kept in bf16"));
+    if (in.group_size.in(one) > 0.0)
+      out.assume("group_size", text("one {} scale{} per group of {} weights, read with them",
+                                    dtype_name(in.scale_dtype),
+                                    in.zero_points ? " and zero point (at the weights' width)" : "", in.group_size));
+  }
   out.assume("kv_dtype", text("KV cache stored in {} ({} per element)", dtype_name(in.kv_dtype), dtype_size(in.kv_dtype)));
   out.assume("compute_dtype", text("matmuls run at the dense {} peak (lower-precision weights dequantized in the kernel)",
                                    dtype_name(in.compute_dtype)));

@@ -166,6 +166,17 @@ struct InferenceMemoryInput {
   Dtype scale_dtype = Dtype::fp16;
   bool zero_points = false;
   bool quantize_all = false;            // quantize embeddings, head and norms too
+  // Only the routed experts' weight matrices are quantized (MXFP4, as gpt-oss stores them):
+  // attention, router, embeddings, head, norms and every bias (the experts' too) stay at 2 B.
+  // Ignored under quantize_all.
+  bool experts_only = false;
+  // The bytes a checkpoint's tensors take as stored (its headers, or its index's total_size):
+  // when set, the weights row is these bytes, each GPU holding its share in proportion to its
+  // parameters, and the dtype arithmetic above is not used. stored_source describes them
+  // ("<dir>: F8_E4M3 …") for the assumption row and must outlive the ResultSet.
+  std::optional<Bytes> stored_weights{};
+  std::string_view stored_source{};
+  std::string_view stored_detail{};  // the storage types read ("F8_E4M3 9216 B, BF16 8384 B")
   Dtype kv_dtype = Dtype::bf16;
   Count batch = 1.0 * units::one;
   Count context{};                      // tokens per sequence (prompt + generated)

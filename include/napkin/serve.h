@@ -43,6 +43,10 @@ struct ServeInput {
   Dtype scale_dtype = Dtype::fp16;        // the per-group scale (fp32 for FP8 blocks, bitsandbytes)
   bool zero_points = false;               // a zero point per group too, in scale_dtype
   bool quantize_all = false;              // embeddings, LM head and norms quantized too
+  bool experts_only = false;              // only routed experts' matrices quantized (MXFP4; InferenceMemoryInput)
+  std::optional<Bytes> stored_weights{};  // the checkpoint's tensor bytes (InferenceMemoryInput)
+  std::string_view stored_source{};       // where they were read (outlives the ResultSet)
+  std::string_view stored_detail{};       // the storage types read
   Dtype kv_dtype = Dtype::bf16;
   Dtype compute_dtype = Dtype::bf16;      // the dtype `peak` is for (for the assumption text)
   Count batch = 1.0 * units::one;         // concurrent sequences B

@@ -234,8 +234,9 @@ void add_memory_command(CLI::App& app, int& exit_code) {
     // The checkpoint's declared quantization is how its weights are stored (the inference ledger).
     Dtype scale_dtype = Dtype::fp16;
     bool declared = false;
+    WeightStorage w;  // outlives the sweep: the rows refer to its strings
     if (!bare && !c->train) {
-      const WeightStorage w = weight_storage(sub, c->weights_dtype, c->spec, flags[c->group]);
+      w = weight_storage(sub, c->weights_dtype, c->model, c->spec, flags[c->group]);
       wd = w.dtype;
       scale_dtype = w.scale_dtype;
       declared = w.declared;
@@ -300,6 +301,10 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         in.group_size = p.get<Count>(c->group);
         in.zero_points = c->zero_points;
         in.quantize_all = c->quantize_all;
+        in.experts_only = w.experts_only;
+        in.stored_weights = w.stored;
+        in.stored_source = w.stored_source;
+        in.stored_detail = w.stored_detail;
         in.kv_dtype = kd;
         in.batch = p.get<Count>(c->batch);
         in.context = p.get<Count>(c->context);

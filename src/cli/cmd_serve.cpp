@@ -97,7 +97,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
     specs::refuse_encoder_decoder(c->spec, "serve");  // before the hardware flags it would ask for
     // The checkpoint's declared quantization, unless --weights-dtype says otherwise: the weights
     // read per step are those it stores.
-    const WeightStorage storage = weight_storage(sub, c->weights_dtype, c->spec, c->nf.flags()[c->group]);
+    const WeightStorage storage = weight_storage(sub, c->weights_dtype, c->model, c->spec, c->nf.flags()[c->group]);
     const Dtype wd = storage.dtype;
     if (c->quantize_all && dtype_bits(wd) >= 16)
       throw InputError("--quantize-all", "(given)", "a quantized --weights-dtype with it: at " +
@@ -108,7 +108,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
     Dtype cd = Dtype::bf16;
     if (!c->compute_dtype.empty())
       cd = parse_dtype(c->compute_dtype, "--compute-dtype");
-    else if (wd == Dtype::fp8 && (!c->hw.spec || c->hw.spec->peak(Dtype::fp8)))
+    else if ((wd == Dtype::fp8 || storage.stored_fp8) && (!c->hw.spec || c->hw.spec->peak(Dtype::fp8)))
       cd = Dtype::fp8;
     if (c->hw.spec) {
       const auto peak = c->hw.spec->peak(cd);
@@ -144,6 +144,10 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       in.scale_dtype = storage.scale_dtype;
       in.zero_points = storage.zero_points;
       in.quantize_all = c->quantize_all;
+      in.experts_only = storage.experts_only;
+      in.stored_weights = storage.stored;
+      in.stored_source = storage.stored_source;
+      in.stored_detail = storage.stored_detail;
       in.kv_dtype = kd;
       in.compute_dtype = cd;
       in.batch = p.get<Count>(c->batch);

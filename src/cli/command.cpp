@@ -10,8 +10,11 @@
 #include "napkin/error.h"
 #include "napkin/parse.h"
 #include "napkin/report/human_units.h"
+#include "napkin/specs/checkpoint.h"
+#include "napkin/specs/files.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/report/output.h"
+#include "model_arg.h"
 #include "output.h"
 #include "plot.h"
 
@@ -155,11 +158,33 @@ void report_check_failure(std::string_view check, const std::string& why) {
   print_stderr(fmt::format("napkin: {} failed: {}\n", check, why));
 }
 
-WeightStorage weight_storage(CLI::App* sub, const std::string& weights_dtype, const specs::ModelSpec& m,
-                             NumericFlag& group) {
+namespace {
+
+// The checkpoint MODEL names beside its config: a model directory, or a checkpoint file.
+std::optional<specs::StoredWeights> checkpoint_in(const std::string& model_arg) {
+  const specs::FileStatus status = specs::file_status(model_arg);
+  if (status.kind == specs::FileKind::directory ||
+      (status.kind == specs::FileKind::regular && is_checkpoint_path(model_arg)))
+    return specs::stored_weights(model_arg);
+  return std::nullopt;
+}
+
+}  // namespace
+
+WeightStorage weight_storage(CLI::App* sub, const std::string& weights_dtype, const std::string& model_arg,
+                             const specs::ModelSpec& m, NumericFlag& group) {
   WeightStorage w;
   w.dtype = parse_dtype(weights_dtype, "--weights-dtype");
-  if (sub->get_option("--weights-dtype")->count() > 0 || m.quant_method.empty()) return w;
+  if (sub->get_option("--weights-dtype")->count() > 0) return w;
+  // A bf16 or fp32 checkpoint is served in bf16, as without one; a quantized one as it is stored.
+  if (const auto stored = checkpoint_in(model_arg); stored && (stored->quantized || !m.quant_method.empty())) {
+    w.stored = static_cast<double>(stored->bytes) * units::byte;
+    w.stored_source = model_arg;
+    w.stored_detail = stored->detail;
+    w.stored_fp8 = stored->main_dtype.starts_with("F8_");
+    return w;
+  }
+  if (m.quant_method.empty()) return w;
   if (m.quant_dtype.empty()) {
     print_warning(m.quant_note + " (quantization_config): the weights are counted in bf16; give --weights-dtype "
                                  "for their storage");
@@ -171,6 +196,7 @@ WeightStorage weight_storage(CLI::App* sub, const std::string& weights_dtype, co
     group.fallback = static_cast<double>(m.quant_group);
     w.zero_points = m.quant_zero_points;
   }
+  w.experts_only = m.quant_experts_only;
   w.declared = true;
   return w;
 }

@@ -101,10 +101,19 @@ struct WeightStorage {
   Dtype dtype = Dtype::bf16;
   Dtype scale_dtype = Dtype::fp16;
   bool zero_points = false;
-  bool declared = false;  // read from quantization_config
+  bool declared = false;      // read from quantization_config
+  bool experts_only = false;  // only the routed experts' matrices are quantized (MXFP4)
+  // A quantized checkpoint in MODEL (a directory, or a checkpoint file with config.json beside
+  // it): the bytes its tensors take, which replace the dtype arithmetic.
+  std::optional<Bytes> stored;
+  std::string stored_source, stored_detail;  // MODEL, and the dtypes read
+  bool stored_fp8 = false;                   // the checkpoint's largest storage type is FP8
 };
-WeightStorage weight_storage(CLI::App* sub, const std::string& weights_dtype, const specs::ModelSpec& m,
-                             NumericFlag& group);
+/// --weights-dtype when given; else a quantized checkpoint's own bytes (specs::stored_weights of
+/// MODEL: tensors below 16 bits, or any checkpoint of a config that declares quantization); else
+/// the config's quantization_config; else bf16.
+WeightStorage weight_storage(CLI::App* sub, const std::string& weights_dtype, const std::string& model_arg,
+                             const specs::ModelSpec& m, NumericFlag& group);
 /// The assumption naming a declared quantization (key declared_quantization).
 void assume_declared_quantization(const specs::ModelSpec& m, ResultSet& rs);
 

@@ -21,6 +21,7 @@
 #include "checkpoint_detail.h"
 #include "napkin/error.h"
 #include "napkin/specs/files.h"
+#include "napkin/specs/hf_config.h"
 
 namespace napkin::specs {
 
@@ -424,6 +425,64 @@ Checkpoint read_checkpoint(const fs::path& path) {
   // A GGUF file under another name still starts with its magic.
   if (sniff_weights_file(path) == "a GGUF weights file") return read_gguf(path);
   return read_safetensors(path);
+}
+
+namespace {
+
+// Tensor names quantizers write beside (or instead of) a weight: FP8 (weight_scale,
+// weight_scale_inv, input_scale), MXFP4 (*_blocks, *_scales), AWQ/GPTQ (qweight, qzeros, scales),
+// bitsandbytes (absmax, quant_state).
+bool quantization_tensor(std::string_view name) {
+  for (std::string_view tail : {"_scale", "_scale_inv", "_blocks", "_scales", ".qweight", ".qzeros", ".scales",
+                                ".absmax", ".quant_state.bitsandbytes__nf4", ".quant_state.bitsandbytes__fp4"})
+    if (ends_with(name, tail)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<StoredWeights> stored_weights(const fs::path& path) {
+  fs::path file = path;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    const auto found = find_checkpoint(path);
+    if (!found) return std::nullopt;
+    file = *found;
+  }
+  StoredWeights w;
+  if (ends_with(file.filename().string(), ".json")) {
+    // An index: its shards may be absent (a clone without the LFS weights); then its total_size.
+    const nlohmann::json index = parse_json_text(
+        read_json_text(file, detail::file_label(file), "a *.safetensors.index.json"), detail::file_label(file));
+    if (index.is_object() && index.contains("weight_map") && index.at("weight_map").is_object()) {
+      bool any_shard = false;
+      for (const auto& [tensor, shard] : index.at("weight_map").items()) {
+        if (quantization_tensor(tensor)) w.quantized = true;
+        if (shard.is_string() && file_status(file.parent_path() / shard.get<std::string>()).kind != FileKind::missing)
+          any_shard = true;
+      }
+      if (!any_shard) {
+        const nlohmann::json* size = nullptr;
+        if (index.contains("metadata") && index.at("metadata").is_object() &&
+            index.at("metadata").contains("total_size"))
+          size = &index.at("metadata").at("total_size");
+        if (size == nullptr || !size->is_number() || size->get<double>() < 0) return std::nullopt;
+        w.bytes = size->is_number_unsigned() ? size->get<std::uint64_t>()
+                                             : static_cast<std::uint64_t>(size->get<double>());
+        w.detail = file.filename().string() + " metadata.total_size; shards not present";
+        return w;
+      }
+    }
+  }
+  const Checkpoint c = read_checkpoint(file);
+  w.bytes = c.total_bytes;
+  w.quantized = false;
+  if (!c.dtypes.empty()) w.main_dtype = c.dtypes.front().dtype;
+  for (const DtypeTotal& d : c.dtypes) {
+    w.detail += fmt::format("{}{} {} B", w.detail.empty() ? "" : ", ", d.dtype, d.bytes);
+    if (d.elements > 0 && d.bits_per_weight() < 16.0) w.quantized = true;
+  }
+  return w;
 }
 
 GgufModelFacts gguf_model_facts(const Checkpoint& checkpoint) {

@@ -879,6 +879,21 @@ void read_quantization(const Fields& top, ModelSpec& m) {
     m.quant_scale_dtype = "fp32";
     m.quant_note = "fp8 weights" + (m.quant_group > 0 ? ", one fp32 scale per block of " + std::to_string(m.quant_group)
                                                        : std::string(", per-tensor scales (not counted)"));
+  } else if (method == "mxfp4" && m.moe.is_moe()) {
+    // OCP Microscaling Formats (MX) v1.0, §5: MXFP4 is 4-bit E2M1 elements with one shared E8M0
+    // (8-bit) scale per block of 32. gpt-oss (transformers integrations/mxfp4.py,
+    // Mxfp4GptOssExperts) stores only the experts' gate_up_proj and down_proj that way, as
+    // *_blocks (2 values per byte) and *_scales (1 B per 32); modules_to_not_convert and the
+    // biases stay bf16. tests/real-configs/gpt-oss-20b/SOURCE.md checks the split byte for byte.
+    m.quant_dtype = "fp4";
+    m.quant_group = 32;
+    m.quant_scale_dtype = "fp8";  // one byte, as E8M0 is
+    m.quant_experts_only = true;
+    m.quant_note = "mxfp4: the routed experts' weight matrices as 4-bit E2M1 values with one 1-byte E8M0 scale per "
+                   "32; attention, router, embeddings, head, norms and every bias in bf16";
+  } else if (method == "mxfp4") {
+    m.quant_note = "quant_method 'mxfp4' on a model without routed experts is not modelled (gpt-oss quantizes its "
+                   "experts only)";
   } else {
     m.quant_note = "quant_method '" + method + "' is not modelled";
   }

@@ -108,6 +108,29 @@ std::optional<std::filesystem::path> find_checkpoint(const std::filesystem::path
 /// with "GGUF") through read_gguf, anything else through read_safetensors.
 Checkpoint read_checkpoint(const std::filesystem::path& path);
 
+/// The bytes a checkpoint's weights take as stored: what the memory and serve ledgers hold for a
+/// quantized checkpoint instead of a dtype's arithmetic.
+struct StoredWeights {
+  std::uint64_t bytes = 0;
+  /// How they were read, one line: the headers' storage types, most bytes first
+  /// ("F8_E4M3 9216 B, BF16 8384 B, F32 24 B"), or "model.safetensors.index.json
+  /// metadata.total_size; shards not present" when only the index is there.
+  std::string detail;
+  /// Some tensor is stored below 16 bits per element (FP8, U8/I8 blocks, GGUF block types), or,
+  /// from an index alone, its weight_map names quantization tensors (`*_scale`, `*_scale_inv`,
+  /// `*_blocks`, `*_scales`, `qweight`, `qzeros`, `absmax`).
+  bool quantized = false;
+  /// The storage type holding the most bytes ("F8_E4M3"); empty from an index alone.
+  std::string main_dtype;
+};
+
+/// The checkpoint at `path` (a file, an index, or a directory through find_checkpoint), read
+/// through read_checkpoint when every file is there; an index whose shards are all absent (a
+/// repository cloned without its LFS weights) gives its metadata.total_size. Nothing when a
+/// directory holds no checkpoint, or when the shards are absent and the index states no
+/// total_size. Throws InputError as the readers do.
+std::optional<StoredWeights> stored_weights(const std::filesystem::path& path);
+
 /// Architecture facts a GGUF file states in its metadata, under llama.cpp's key names
 /// (ggml docs/gguf.md, "LLM"): `<arch>.block_count` and so on, with `<arch>` the value of
 /// general.architecture. A key the file lacks, or holds as anything but one non-negative

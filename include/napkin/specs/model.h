@@ -132,6 +132,7 @@ struct ModelSpec {
   bool quant_zero_points = false;      // one zero point per group too
   std::string quant_scale_dtype = "fp16";
   std::string quant_note;              // how the declaration was read, one line
+  bool quant_experts_only = false;     // only the routed experts' weight matrices (MXFP4)
 
   /// Non-empty when the config was read by analogy with another family (--as): every command
   /// prints it as a warning, since the count is not exact.
