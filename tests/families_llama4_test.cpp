@@ -91,6 +91,31 @@ TEST_CASE("Llama 4 Maverick's text model: 24 dense and 24 MoE layers of 128 expe
   CHECK(kv_32k(m) == 12.0 * 32768 * 4096 + 36.0 * 8192 * 4096);
 }
 
+TEST_CASE("Llama 4 as the Hub files spell it (moe_layers, no_rope_layers, layer_types) counts the same", "[families]") {
+  // The Hub's config.json lists moe_layers and no_rope_layers (transformers >= 4.53 also
+  // layer_types); the stored copies in tests/real-configs leave them to the class defaults.
+  const std::string dir = std::string(NAPKIN_SOURCE_DIR) + "/tests/real-configs/";
+  nlohmann::json scout = specs::read_json_file(dir + "llama-4-scout-17b-16e-instruct/config.json");
+  nlohmann::json maverick = specs::read_json_file(dir + "llama-4-maverick-17b-128e-instruct/config.json");
+  nlohmann::json all, odd, rope, kinds;
+  for (int i = 0; i < 48; ++i) {
+    all.push_back(i);
+    if (i % 2 == 1) odd.push_back(i);
+    rope.push_back((i + 1) % 4 != 0 ? 1 : 0);
+    kinds.push_back((i + 1) % 4 != 0 ? "chunked_attention" : "full_attention");
+  }
+  scout["text_config"]["moe_layers"] = all;
+  scout["text_config"]["no_rope_layers"] = rope;
+  maverick["text_config"]["moe_layers"] = odd;
+  maverick["text_config"]["layer_types"] = kinds;
+  const auto s = specs::from_hf_config(scout, "config.json");
+  const auto v = specs::from_hf_config(maverick, "config.json");
+  CHECK(count_params(s).total == 107769861120);
+  CHECK(count_params(v).total == 400711848960);
+  CHECK(kv_32k(s) == 2818572288.0);
+  CHECK(kv_32k(v) == 2818572288.0);
+}
+
 TEST_CASE("Llama 4's moe_layers and no_rope_layers lists, when given, decide the layers", "[families]") {
   nlohmann::json t = {{"model_type", "llama4_text"},
                       {"hidden_size", 64},
