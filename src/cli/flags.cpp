@@ -66,6 +66,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"kv_dtype", "--kv-dtype"},
     {"kv_layout", ""},
     {"sliding_window", ""},
+    {"attention_chunk", ""},  // Llama 4: chunked layers keep at most one chunk of keys
     {"activation_model", ""},
     {"flash_attention", "--attention"},
     {"prefill_chunk", "--prefill-chunk"},

@@ -600,6 +600,89 @@ void read_t5(const Fields& f, ModelSpec& m) {
   m.attention_dropout = m.hidden_dropout = f.probability_or("dropout_rate", 0.1);
 }
 
+// Llama 4 (modeling_llama4.py Llama4TextModel; configuration_llama4.py Llama4TextConfig), read from
+// Llama4ForConditionalGeneration's text_config or a bare Llama4ForCausalLM config:
+// - MoE layers are moe_layers when given, else every interleave_moe_layer_step-th layer
+//   (list(range(step - 1, L, step)): Scout's step 1 makes all 48 MoE, Maverick's step 2 the odd
+//   ones). A Llama4TextMoe layer holds E routed experts (gate_up_proj [E, D, 2I], down_proj
+//   [E, I, D], no biases), a router D×E without bias and one always-on shared_expert MLP of width
+//   intermediate_size; a dense layer's Llama4TextMLP has width intermediate_size_mlp.
+// - no_rope_layers (1: RoPE, 0: NoPE), else a NoPE layer every no_rope_layer_interval-th layer
+//   ((i + 1) % interval == 0). RoPE layers attend within their attention_chunk_size chunk
+//   (layer_types "chunked_attention"), NoPE layers to every earlier token ("full_attention");
+//   a config's own layer_types wins.
+// - use_qk_norm is Llama4TextL2Norm, which has no weights: nothing to count.
+// - Two RMSNorms per layer, a final norm, untied lm_head (tie_word_embeddings false).
+// Class defaults (Llama4TextConfig, configuration_llama4.py) where the config leaves a field out.
+void read_llama4(const Fields& given, ModelSpec& m) {
+  static const json kDefaults = {{"vocab_size", 202048},
+                                 {"hidden_size", 5120},
+                                 {"intermediate_size", 8192},
+                                 {"intermediate_size_mlp", 16384},
+                                 {"num_hidden_layers", 48},
+                                 {"num_attention_heads", 40},
+                                 {"num_key_value_heads", 8},
+                                 {"head_dim", 128},
+                                 {"max_position_embeddings", 131072},
+                                 {"num_experts_per_tok", 1},
+                                 {"num_local_experts", 16},
+                                 {"interleave_moe_layer_step", 1},
+                                 {"no_rope_layer_interval", 4},
+                                 {"attention_chunk_size", 8192}};
+  const json merged = with_defaults(given, kDefaults, "configuration_llama4.py Llama4TextConfig", m);
+  const Fields f(merged, given.file(), given.prefix());
+  read_llama_like(f, m, false);
+  m.ffn = f.positive("intermediate_size_mlp", "a positive integer (dense-layer MLP width)");
+  m.moe.n_experts = f.positive("num_local_experts", "a positive integer (experts)");
+  m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
+  m.moe.expert_ffn = f.positive("intermediate_size", "a positive integer (expert and shared-expert MLP width)");
+  m.moe.shared_ffn = m.moe.expert_ffn;
+  // The MoE layers as ModelSpec::is_moe_layer says them: from first_k_dense, every layer_freq-th.
+  const i64 step = f.positive("interleave_moe_layer_step", "a positive integer (layers per MoE layer)");
+  m.moe.first_k_dense = step - 1;
+  m.moe.layer_freq = step;
+  if (f.has("moe_layers")) {
+    const char* kList = "an increasing list of layer indices, evenly spaced up to the last layer "
+                        "(every k-th layer from some layer on)";
+    const json& a = f.raw("moe_layers");
+    if (!a.is_array()) f.bad("moe_layers", kList);
+    std::vector<i64> ids;
+    for (const auto& v : a) {
+      if (!v.is_number_integer() || v.get<i64>() < 0 || v.get<i64>() >= m.layers) f.bad("moe_layers", kList);
+      ids.push_back(v.get<i64>());
+    }
+    if (ids.empty()) {
+      m.moe = MoeSpec{};  // no MoE layer: every layer is the dense MLP
+    } else {
+      const i64 first = ids.front();
+      const i64 gap = ids.size() > 1 ? ids[1] - first : m.layers - first;
+      bool even = gap > 0 && ids.back() + gap >= m.layers;
+      for (std::size_t i = 0; i < ids.size() && even; ++i) even = ids[i] == first + static_cast<i64>(i) * gap;
+      if (!even) f.bad("moe_layers", kList);
+      m.moe.first_k_dense = first;
+      m.moe.layer_freq = gap;
+    }
+  }
+  if (m.layer_kinds.empty()) {
+    m.attention_chunk = f.positive("attention_chunk_size", "a positive integer (tokens per attention chunk)");
+    const i64 interval = f.positive("no_rope_layer_interval", "a positive integer (layers per NoPE layer)");
+    std::vector<bool> rope;
+    if (f.nonempty_array("no_rope_layers")) {
+      const json& a = f.raw("no_rope_layers");
+      const char* kFlags = "one 0 (NoPE) or 1 (RoPE) per layer";
+      if (static_cast<i64>(a.size()) < m.layers) f.bad("no_rope_layers", kFlags);
+      for (i64 i = 0; i < m.layers; ++i) {
+        const json& v = a[static_cast<std::size_t>(i)];
+        if (!v.is_number_integer() || (v.get<i64>() != 0 && v.get<i64>() != 1)) f.bad("no_rope_layers", kFlags);
+        rope.push_back(v.get<i64>() == 1);
+      }
+    } else {
+      for (i64 i = 0; i < m.layers; ++i) rope.push_back((i + 1) % interval != 0);
+    }
+    for (bool r : rope) m.layer_kinds.push_back(r ? LayerAttention::chunked : LayerAttention::full);
+  }
+}
+
 const std::vector<Family>& families() {
   static const std::vector<Family> kFamilies = {
       {"llama",
@@ -629,6 +712,9 @@ const std::vector<Family>& families() {
          m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
          m.moe.expert_ffn = f.positive("intermediate_size", kFfn);
        }},
+      {"llama4", {"llama4_text", "llama4"}, {"Llama4ForCausalLM", "Llama4ForConditionalGeneration"},
+       "configuration_llama4.py, modeling_llama4.py", true,
+       [](const Fields& f, ModelSpec& m, const std::string&) { read_llama4(f, m); }},
       {"qwen2", {"qwen2", "qwen2_moe"}, {"Qwen2ForCausalLM", "Qwen2MoeForCausalLM"},
        "configuration_qwen2.py, modeling_qwen2.py, modeling_qwen2_moe.py", true,
        [](const Fields& f, ModelSpec& m, const std::string& t) {
