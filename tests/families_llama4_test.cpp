@@ -134,7 +134,7 @@ TEST_CASE("Llama 4's moe_layers and no_rope_layers lists decide the layers when 
   const auto m = specs::from_hf_config(j, "config.json");
   // Nested: the note says the vision tower is not counted.
   bool vision_note = false;
-  for (const auto& n : m.notes) vision_note = vision_note || n.find("vision tower is not counted") != std::string::npos;
+  for (const auto& n : m.notes) vision_note = vision_note || n.find("the vision tower and projector are not counted") != std::string::npos;
   CHECK(vision_note);
   CHECK_FALSE(m.is_moe_layer(0));
   CHECK(m.is_moe_layer(1));
