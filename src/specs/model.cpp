@@ -1,6 +1,9 @@
 #include "napkin/specs/model.h"
 
 #include <stdexcept>
+#include <string>
+
+#include "napkin/error.h"
 
 namespace napkin::specs {
 
@@ -13,6 +16,13 @@ ModelSpec bare_model(std::int64_t params) {
   m.final_norm = false;
   m.norms_per_layer = 0;
   return m;
+}
+
+void refuse_mamba_layers(const ModelSpec& m, std::string_view what) {
+  if (!m.has_mamba()) return;
+  throw InputError((m.name.empty() ? std::string("MODEL") : m.name) + ": " + std::to_string(m.mamba_layers()) +
+                   " Mamba (state-space) layers: " + std::string(what) +
+                   "; expected a model without Mamba layers (napkin params and memory count them)");
 }
 
 std::string_view to_string(FfnKind k) { return k == FfnKind::gated ? "gated" : "plain"; }
