@@ -66,6 +66,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"kv_dtype", "--kv-dtype"},
     {"kv_layout", ""},
     {"sliding_window", ""},
+    {"ssm_state", ""},
     {"activation_model", ""},
     {"flash_attention", "--attention"},
     {"prefill_chunk", "--prefill-chunk"},
