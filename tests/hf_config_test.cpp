@@ -77,7 +77,8 @@ TEST_CASE("an unknown model_type is refused, naming it and the families napkin c
   json j = llama_config();
   j["model_type"] = "my_llama";
   CHECK(error_of(j) == "config.json: /model_type: 'my_llama' is not a family napkin counts; expected one of llama, "
-                       "mixtral, qwen2, qwen3, gemma, gemma3, gpt_oss, bloom, gpt2, gpt_neox, opt, falcon, deepseek, "
+                       "mixtral, qwen2, qwen3, gemma, gemma3, gpt_oss, mamba, jamba, nemotron_h, bloom, gpt2, gpt_neox, opt, "
+                       "falcon, deepseek, "
                        "bert (or --as FAMILY to count it by analogy with one, stated as a warning)");
   j.erase("model_type");
   j.erase("architectures");
