@@ -420,6 +420,9 @@ void training_flops(const specs::ModelSpec& m, std::optional<ParamsCount> which,
   out.input("model", verdict(m.name));
   out.input("params_count", verdict(to_string(used)));
   report_training_flops(mi, PSource{&p, used, which.has_value()}, out);
+  if (m.has_mamba())
+    out.note(text("6·P·D counts the Mamba mixers' projections with the rest of P; their selective scan and "
+                  "convolution (a few FLOP per state element per token) are not in it"));
 }
 
 }  // namespace napkin

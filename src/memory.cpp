@@ -244,6 +244,14 @@ Bytes kv_bytes_per_token(const specs::ModelSpec& m, Dtype kv_dtype) {
   return static_cast<double>(layers) * kv_bytes_per_token_per_layer(m, kv_dtype);
 }
 
+Bytes ssm_state_per_layer(const specs::ModelSpec& m) {
+  const auto& s = m.mamba;
+  if (s.version == 0) return Bytes{};
+  const double conv = static_cast<double>(s.conv_channels() * (s.conv_kernel - 1));
+  const double state = static_cast<double>(s.d_inner * s.d_state);
+  return (conv * 2.0 + state * (s.ssm_state_fp32 ? 4.0 : 2.0)) * byte;
+}
+
 std::int64_t attention_layers(const specs::ModelSpec& m) {
   return m.layers - m.layers_of(specs::LayerAttention::none);
 }

@@ -68,6 +68,14 @@ double routed_expert_matrices(const specs::ModelSpec& m, const ParamCount& c, co
   return st.expert_params / static_cast<double>(c.moe_layer.routed_one) * mats;
 }
 
+// Mamba layers among the stage's layers.
+std::int64_t stage_mamba_layers(const specs::ModelSpec& m, const StageShard& st) {
+  std::int64_t n = 0;
+  for (std::int64_t l = st.first_layer; l < st.first_layer + st.layers; ++l)
+    n += m.layer_mixer(l) == specs::LayerMixer::mamba ? 1 : 0;
+  return n;
+}
+
 InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in) {
   require_positive_integer(in.batch, "batch");
   require_positive_integer(in.context, "context");
@@ -99,6 +107,12 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
     ffn = std::max(ffn, expert);
   }
   p.ffn_width = (m.ffn_kind == specs::FfnKind::gated ? 2.0 : 1.0) * ffn / t;
+  if (m.has_mamba()) {
+    // A Mamba layer's widest intermediate is its in_proj output: 2·E (Mamba-1), 2·E + 2·G·N + H (Mamba-2).
+    const auto& s = m.mamba;
+    const double proj = static_cast<double>(2 * s.d_inner + (s.version == 2 ? 2 * s.groups * s.d_state + s.heads : 0));
+    p.ffn_width = std::max(p.ffn_width, proj / t);
+  }
   p.head_rows = static_cast<double>(m.vocab) / t;
   const Bytes activations = p.chunk_tokens * (2.0 * static_cast<double>(m.hidden) + p.ffn_width) * 2.0 * byte +
                             in.batch.in(one) * p.head_rows * 4.0 * byte;
@@ -131,9 +145,11 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
                   static_cast<double>(st.windowed_layers) * p.ctx_window +
                   static_cast<double>(st.chunked_layers) * p.ctx_chunk) *
                  per_layer_token;
+    r.ssm_state = in.batch.in(one) * static_cast<double>(stage_mamba_layers(m, st)) * ssm_state_per_layer(m);
     r.activations = activations;
     r.runtime_reserve =
-        std::ceil((in.cuda_context + in.fragmentation * (r.weights + r.kv_cache + r.activations)).in(byte)) * byte;
+        std::ceil((in.cuda_context + in.fragmentation * (r.weights + r.kv_cache + r.ssm_state + r.activations)).in(byte)) *
+        byte;
     return r;
   };
 
@@ -271,15 +287,29 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
     out.item("kv_cache", "KV cache", value(r.kv_cache), "2 · L · H_kv · d_head · ctx · batch · bytes",
              text("2 · {} · {} · {} · {} · {} · {}", static_cast<double>(p.stage.full_layers()), p.stage.kv_heads,
                   static_cast<double>(m.head_dim), in.context, in.batch, e));
+  if (m.has_mamba()) {
+    const auto& s = m.mamba;
+    const double conv = static_cast<double>(s.conv_channels() * (s.conv_kernel - 1));
+    const double state = static_cast<double>(s.d_inner * s.d_state);
+    out.item("ssm_state", "Mamba state (conv window + SSM state)", value(r.ssm_state),
+             "batch · L_mamba · (C·(K − 1) · 2 B + E·N · bytes)",
+             text("{} · {} · ({} · 2 B + {} · {} B)", in.batch, static_cast<double>(stage_mamba_layers(m, p.stage)), conv,
+                  state, s.ssm_state_fp32 ? 4.0 : 2.0));
+  }
   out.item("activations", "activations (transient)", value(r.activations),
            "tokens · (2·D + F_mlp) · 2 B + batch · V · 4 B",
            text("{} · (2 · {} + {}) · 2 B + {} · {} · 4 B", p.chunk_tokens, static_cast<double>(m.hidden), p.ffn_width,
                 in.batch, p.head_rows));
   out.item("runtime_reserve", "runtime reserve", value(r.runtime_reserve), "CUDA context + fragmentation · rows above",
-           text("{} + {} · {}", in.cuda_context, in.fragmentation, r.weights + r.kv_cache + r.activations));
-  out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
-           text("{} + {} + {} + {}", r.weights, r.kv_cache, r.activations, r.runtime_reserve))
-      .is_total = true;
+           text("{} + {} · {}", in.cuda_context, in.fragmentation, r.weights + r.kv_cache + r.ssm_state + r.activations));
+  if (m.has_mamba())
+    out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
+             text("{} + {} + {} + {} + {}", r.weights, r.kv_cache, r.ssm_state, r.activations, r.runtime_reserve))
+        .is_total = true;
+  else
+    out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
+             text("{} + {} + {} + {}", r.weights, r.kv_cache, r.activations, r.runtime_reserve))
+        .is_total = true;
   out.item("total", "all GPUs", value(r.total), "Σ over stages · tp", text("{} GPU(s)", gpus));
   // The figures users quote, for the whole model (all layers and KV heads, before sharding).
   const Bytes per_token = kv_bytes_per_token(m, in.kv_dtype);
@@ -353,6 +383,15 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
   if (p.stage.chunked_layers > 0)
     out.assume("attention_chunk", text("{} layers attend within chunks of {} tokens and keep at most that many keys",
                                        static_cast<double>(p.stage.chunked_layers), static_cast<double>(m.attention_chunk)));
+  if (m.has_mamba())
+    out.assume("ssm_state",
+               text("each sequence keeps, per Mamba layer, its last K − 1 = {} convolution inputs over {} channels and "
+                    "an {} × {} SSM state, in the model's 16-bit dtype (vLLM's mamba_cache_dtype and "
+                    "mamba_ssm_cache_dtype \"auto\"){}; constant in the context",
+                    static_cast<double>(m.mamba.conv_kernel - 1), static_cast<double>(m.mamba.conv_channels()),
+                    static_cast<double>(m.mamba.d_inner), static_cast<double>(m.mamba.d_state),
+                    m.mamba.ssm_state_fp32 ? std::string_view(", the SSM state in fp32 (config.json mamba_ssm_cache_dtype)")
+                                           : std::string_view("")));
   out.assume("prefill_chunk", text("a forward pass holds {} tokens at once; scores are not materialised "
                                    "(FlashAttention-style kernels)", p.chunk_tokens));
   out.assume("cuda_context", text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));

@@ -82,6 +82,8 @@ ActivationInput activation_input(const specs::ModelSpec& m, const TrainingMemory
 
 TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
   specs::refuse_encoder_decoder(m, "memory --train");
+  specs::refuse_mamba_layers(m, "the training ledger's activations (Korthikanti et al.) are those of attention "
+                                "and MLP layers, not of a Mamba mixer");
   const bool lora = in.lora_rank.in(one) > 0.0;
   if (lora && m.count_only())
     throw InputError("--lora-rank", format_plain_number(in.lora_rank.in(one)),

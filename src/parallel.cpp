@@ -38,13 +38,19 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
   }
   if (pp > m.layers)
     throw InputError("--pp", std::to_string(pp), "at most the model's " + std::to_string(m.layers) + " layers");
+  if (tp > 1 && m.has_mamba())
+    throw InputError("--tp", std::to_string(tp),
+                     "1 for " + (m.name.empty() ? std::string("a model") : m.name) +
+                         ": how TP splits a Mamba mixer's in_proj, convolution and state is not modelled");
   if (m.heads % tp != 0)
     throw InputError("--tp", std::to_string(tp),
                      "a divisor of the model's " + std::to_string(m.heads) + " attention heads");
   const bool mla = m.attention == specs::AttentionKind::mla;
   double kv_heads = 1.0;
   double kv_keep = 1.0;  // fraction of the K/V projection weights one rank keeps
-  if (!mla) {
+  if (!mla && m.kv_heads == 0) {
+    kv_heads = 0.0;  // a pure state-space model: no attention, no KV heads (tp is 1, above)
+  } else if (!mla) {
     if (m.kv_heads >= tp) {
       if (m.kv_heads % tp != 0)
         throw InputError("--tp", std::to_string(tp),
@@ -64,16 +70,18 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
                              : 2.0 * static_cast<double>(m.kv_heads * m.head_dim) *
                                    (static_cast<double>(m.hidden) + (m.qkv_bias ? 1.0 : 0.0));
   const double t = static_cast<double>(tp);
-  auto layer_params = [&](std::int64_t i) {
-    const LayerParams& lp = m.is_moe_layer(i) ? c.moe_layer : c.dense_layer;
-    const double attn = static_cast<double>(lp.attention);
-    return (attn - kv_proj) / t + kv_proj * kv_keep + static_cast<double>(lp.mlp + lp.shared) / t +
-           static_cast<double>(lp.routed) / (t * static_cast<double>(ep)) + static_cast<double>(lp.router + lp.norm);
+  // Mamba mixers (state-space layers) stay whole: tp is 1 on a model that has them.
+  auto stage_layer_params = [&](std::int64_t i) {
+    const LayerParams lp = layer_params(m, c, i);
+    const double attn = static_cast<double>(lp.attention), kv = lp.attention > 0 ? kv_proj : 0.0;
+    return (attn - kv) / t + kv * kv_keep + static_cast<double>(lp.mlp + lp.shared) / t +
+           static_cast<double>(lp.routed) / (t * static_cast<double>(ep)) +
+           static_cast<double>(lp.router + lp.norm + lp.ssm);
   };
   // Norms outside the layers (final norm, embedding norm) and "other" tensors (pooler,
   // projections) go with the last stage, replicated over TP.
   std::int64_t layer_norms = 0;
-  for (std::int64_t i = 0; i < m.layers; ++i) layer_norms += (m.is_moe_layer(i) ? c.moe_layer : c.dense_layer).norm;
+  for (std::int64_t i = 0; i < m.layers; ++i) layer_norms += layer_params(m, c, i).norm;
   const double outer_norms = static_cast<double>(c.group(ParamGroup::norm) - layer_norms);
 
   std::vector<StageShard> stages;
@@ -88,10 +96,10 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
     st.has_head = s == pp - 1;
     st.kv_heads = kv_heads;
     for (std::int64_t i = first; i < first + st.layers; ++i) {
-      st.params += layer_params(i);
-      st.expert_params +=
-          static_cast<double>((m.is_moe_layer(i) ? c.moe_layer : c.dense_layer).routed) / (t * static_cast<double>(ep));
-      st.kept_params += static_cast<double>((m.is_moe_layer(i) ? c.moe_layer : c.dense_layer).norm);
+      const LayerParams lp = layer_params(m, c, i);
+      st.params += stage_layer_params(i);
+      st.expert_params += static_cast<double>(lp.routed) / (t * static_cast<double>(ep));
+      st.kept_params += static_cast<double>(lp.norm);
       switch (m.layer_attention(i)) {
         case specs::LayerAttention::sliding: ++st.windowed_layers; break;
         case specs::LayerAttention::chunked: ++st.chunked_layers; break;

@@ -24,6 +24,7 @@ std::string_view param_group_name(ParamGroup g) {
     case ParamGroup::norm: return "norm";
     case ParamGroup::head: return "head";
     case ParamGroup::other: return "other";
+    case ParamGroup::ssm: return "ssm";
   }
   return "other";
 }
@@ -56,21 +57,54 @@ void in_range(const ModelSpec& m, const char* field, i64 v, i64 min, i64 max, co
           std::string(what) + " from " + std::to_string(min) + " to " + std::to_string(max));
 }
 
+// A state-space model's Mamba mixer and per-layer lists.
+void check_mamba(const ModelSpec& m) {
+  const auto& s = m.mamba;
+  const auto n = static_cast<i64>(m.layer_mixers.size()), f = static_cast<i64>(m.layer_ffns.size());
+  require(m, n == 0 || n == m.layers, "layer_mixers", n, "one mixer per layer (" + std::to_string(m.layers) + ")");
+  require(m, f == 0 || f == m.layers, "layer_ffns", f, "one feed-forward kind per layer (" + std::to_string(m.layers) + ")");
+  if (!m.has_mamba()) return;
+  require(m, s.version == 1 || s.version == 2, "mamba_version", s.version, "1 or 2 (a model with Mamba layers)");
+  in_range(m, "d_inner", s.d_inner, 1, kMaxWidth, "a Mamba inner width");
+  in_range(m, "d_state", s.d_state, 1, kMaxWidth, "a Mamba state size");
+  in_range(m, "conv_kernel", s.conv_kernel, 1, kMaxWidth, "a Mamba convolution kernel");
+  if (s.version == 1) {
+    in_range(m, "dt_rank", s.dt_rank, 1, kMaxWidth, "a Mamba time-step rank");
+  } else {
+    in_range(m, "ssm_heads", s.heads, 1, kMaxCount, "a number of Mamba-2 heads");
+    in_range(m, "n_groups", s.groups, 1, kMaxCount, "a number of Mamba-2 groups");
+    require(m, s.d_inner % s.heads == 0, "d_inner", s.d_inner,
+            "a multiple of the " + std::to_string(s.heads) + " Mamba-2 heads");
+    require(m, s.heads % s.groups == 0, "n_groups", s.groups,
+            "a divisor of the " + std::to_string(s.heads) + " Mamba-2 heads");
+  }
+}
+
+bool has_attention(const ModelSpec& m) {
+  for (i64 l = 0; l < m.layers; ++l)
+    if (m.layer_mixer(l) == specs::LayerMixer::attention) return true;
+  return false;
+}
+
 void check(const ModelSpec& m) {
   require(m, m.hidden > 0, "hidden", m.hidden, "a positive integer (hidden size D)");
   require(m, m.layers > 0, "layers", m.layers, "a positive integer (number of layers L)");
-  require(m, m.heads > 0, "heads", m.heads, "a positive integer (attention heads H)");
+  in_range(m, "layers", m.layers, 1, kMaxCount, "a number of layers L");
+  check_mamba(m);
+  const bool attends = has_attention(m);  // a pure state-space model has no attention heads
+  if (attends) require(m, m.heads > 0, "heads", m.heads, "a positive integer (attention heads H)");
   require(m, m.vocab > 0, "vocab", m.vocab, "a positive integer (vocabulary size V)");
   require(m, m.ffn >= 0, "ffn", m.ffn, "a non-negative integer (MLP width F)");
   in_range(m, "hidden", m.hidden, 1, kMaxWidth, "a hidden size D");
-  in_range(m, "layers", m.layers, 1, kMaxCount, "a number of layers L");
-  in_range(m, "heads", m.heads, 1, kMaxCount, "a number of attention heads H");
+  if (attends) in_range(m, "heads", m.heads, 1, kMaxCount, "a number of attention heads H");
   in_range(m, "vocab", m.vocab, 1, kMaxRows, "a vocabulary size V");
   in_range(m, "ffn", m.ffn, 0, kMaxWidth, "an MLP width F");
   in_range(m, "position_table", m.position_table, 0, kMaxRows, "a number of learned positions");
   in_range(m, "type_vocab", m.type_vocab, 0, kMaxRows, "a number of token types");
   in_range(m, "norms_per_layer", m.norms_per_layer, 0, kMaxNorms, "a number of norms per layer");
-  if (m.attention != AttentionKind::mla) {
+  if (!attends) {
+    // no attention tensors to size
+  } else if (m.attention != AttentionKind::mla) {
     require(m, m.head_dim > 0, "head_dim", m.head_dim, "a positive integer (d_head)");
     in_range(m, "head_dim", m.head_dim, 1, kMaxWidth, "a head dimension d_head");
     require(m, m.kv_heads > 0 && m.heads % m.kv_heads == 0, "kv_heads", m.kv_heads,
@@ -169,6 +203,28 @@ LayerParams moe_layer(const ModelSpec& m) {
   return p;
 }
 
+// One Mamba mixer (MambaSpec): its tensors under ssm, its inner norms (Jamba's dt/B/C norms,
+// Mamba-2's gated RMSNorm) under norm.
+LayerParams mamba_mixer(const ModelSpec& m) {
+  LayerParams p;
+  const auto& s = m.mamba;
+  if (!m.has_mamba()) return p;
+  const i64 d = m.hidden, e = s.d_inner, n = s.d_state, k = s.conv_kernel, c = s.conv_channels();
+  const i64 conv = c * k + (s.conv_bias ? c : 0);
+  const i64 out = e * d + (s.proj_bias ? d : 0);
+  if (s.version == 1) {
+    const i64 r = s.dt_rank;
+    const i64 in = d * 2 * e + (s.proj_bias ? 2 * e : 0);
+    p.ssm = in + conv + e * (r + 2 * n) + (r * e + e) + e * n + e + out;  // x_proj, dt_proj, A_log, D
+    p.norm = s.inner_norms ? r + 2 * n : 0;
+  } else {
+    const i64 proj = 2 * e + 2 * s.groups * n + s.heads;
+    p.ssm = d * proj + (s.proj_bias ? proj : 0) + conv + 3 * s.heads + out;  // dt_bias, A_log, D
+    p.norm = e;  // gated RMSNorm over E
+  }
+  return p;
+}
+
 i64 position_rows(const ModelSpec& m) {
   return m.positions == PositionKind::learned ? m.position_table : 0;
 }
@@ -261,10 +317,12 @@ ParamCount count_params(const ModelSpec& m) {
 
   c.dense_layer = dense_layer(m);
   if (m.moe.is_moe()) c.moe_layer = moe_layer(m);
+  c.mamba_mixer = mamba_mixer(m);
   {
     // Before summing: at most L layers of the larger kind on top of what is counted so far.
     double bound = static_cast<double>(m.layers) *
-                   static_cast<double>(std::max(c.dense_layer.total(), c.moe_layer.total()));
+                   (static_cast<double>(std::max(c.dense_layer.total(), c.moe_layer.total())) +
+                    static_cast<double>(c.mamba_mixer.total()));
     for (i64 g : c.groups) bound += static_cast<double>(g);
     if (bound > static_cast<double>(kMaxTotal))
       throw InputError((m.name.empty() ? std::string("model") : m.name) + ": about " + format_plain_number(bound) +
@@ -273,14 +331,18 @@ ParamCount count_params(const ModelSpec& m) {
                        "); expected a model below 2^53 = 9007199254740992 parameters, the largest exact count");
   }
   for (i64 l = 0; l < m.layers; ++l) {
-    const bool moe = m.is_moe_layer(l);
-    const LayerParams& p = moe ? c.moe_layer : c.dense_layer;
-    (moe ? c.moe_layers : c.dense_layers) += 1;
+    const LayerParams p = layer_params(m, c, l);
+    const specs::LayerFfn ffn = m.layer_ffn(l);
+    if (ffn != specs::LayerFfn::none) (ffn == specs::LayerFfn::moe ? c.moe_layers : c.dense_layers) += 1;
+    const specs::LayerMixer mixer = m.layer_mixer(l);
+    c.attention_layers += mixer == specs::LayerMixer::attention ? 1 : 0;
+    c.mamba_layers += mixer == specs::LayerMixer::mamba ? 1 : 0;
     add(ParamGroup::attention, p.attention);
     add(ParamGroup::norm, p.norm);
     add(ParamGroup::mlp, p.mlp);
     add(ParamGroup::experts, p.routed + p.shared);
     add(ParamGroup::router, p.router);
+    add(ParamGroup::ssm, p.ssm);
   }
   for (i64 g : c.groups) c.total += g;
   c.embedding = c.group(ParamGroup::embedding) + c.group(ParamGroup::head);
@@ -289,6 +351,22 @@ ParamCount count_params(const ModelSpec& m) {
   if (m.moe.is_moe())
     c.active -= c.moe_layers * (m.moe.n_experts - m.moe.experts_per_token) * c.moe_layer.routed_one;
   return c;
+}
+
+LayerParams layer_params(const ModelSpec& m, const ParamCount& c, i64 l) {
+  const specs::LayerFfn ffn = m.layer_ffn(l);
+  LayerParams p = ffn == specs::LayerFfn::moe ? c.moe_layer : c.dense_layer;
+  if (ffn == specs::LayerFfn::none) p.mlp = p.routed = p.routed_one = p.shared = p.router = 0;
+  const specs::LayerMixer mixer = m.layer_mixer(l);
+  if (mixer != specs::LayerMixer::attention) {
+    p.attention = 0;
+    p.norm = static_cast<i64>(m.norms_per_layer) * norm_params(m, m.hidden);  // no q/k or latent norms
+  }
+  if (mixer == specs::LayerMixer::mamba) {
+    p.ssm = c.mamba_mixer.ssm;
+    p.norm += c.mamba_mixer.norm;
+  }
+  return p;
 }
 
 // ---- the params command's ResultSet --------------------------------------------------------
@@ -326,14 +404,14 @@ void attention_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
     const i64 o = h * a.v_head_dim * d;
     out.item("attention", label, value(v),
              "L·(q + kv_a + kv_b + o)",
-             text("{} · ({} + {} + {} + {})", N(m.layers), N(q), N(kv_a), N(kv_b), N(o)));
+             text("{} · ({} + {} + {} + {})", N(c.attention_layers), N(q), N(kv_a), N(kv_b), N(o)));
     out.note(text("MLA per layer: q = {} (q_lora_rank {}), kv_a = D·(r_kv + d_rope) = {} · {}, kv_b = r_kv·H·(d_nope + "
                   "d_v) = {} · {} · {}, o = H·d_v·D",
                   N(q), N(a.q_lora_rank), N(d), N(a.kv_lora_rank + a.qk_rope_head_dim), N(a.kv_lora_rank), N(h),
                   N(a.qk_nope_head_dim + a.v_head_dim)));
     return;
   }
-  const double L = N(m.layers), D = N(m.hidden), H = N(m.heads), K = N(m.kv_heads), d = N(m.head_dim);
+  const double L = N(c.attention_layers), D = N(m.hidden), H = N(m.heads), K = N(m.kv_heads), d = N(m.head_dim);
   if (m.qkv_bias && m.o_bias)
     out.item("attention", label, value(v), "L·(D·(H + 2·H_kv)·d + H·d·D + (H + 2·H_kv)·d + D)",
              text("{} · ({} · ({} + 2·{}) · {} + {} · {} · {} + biases {})", L, D, H, K, d, H, d, D,
@@ -389,6 +467,17 @@ void router_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
 
 void norm_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
   const Params v = P(c.group(ParamGroup::norm));
+  if (c.mamba_layers > 0) {
+    // Layers differ: every block's own norms, the Mamba mixers' inner norms, the final norm.
+    const i64 per_layer = static_cast<i64>(m.norms_per_layer) * norm_params(m, m.hidden);
+    const i64 inner = c.mamba_layers * c.mamba_mixer.norm;
+    const i64 rest = c.group(ParamGroup::norm) - m.layers * per_layer - inner;
+    out.item("norm", m.norm == NormKind::layernorm ? "LayerNorms (weight + bias)" : "RMSNorm weights", value(v),
+             "L·per layer + L_mamba·mixer norms + final",
+             text("{} · {} + {} · {} + {}", N(m.layers), N(per_layer), N(c.mamba_layers), N(c.mamba_mixer.norm),
+                  N(rest)));
+    return;
+  }
   const i64 per_layer = c.dense_layer.norm;  // same in dense and MoE layers
   const i64 rest = c.group(ParamGroup::norm) - m.layers * per_layer;
   out.item("norm",
@@ -405,6 +494,33 @@ void head_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
              text("{} · {} + {}", N(m.vocab), N(token_embedding_width(m)), N(m.vocab)));
   else
     out.item("head", "LM head (untied)", value(v), "V·D", text("{} · {}", N(m.vocab), N(token_embedding_width(m))));
+}
+
+// The Mamba mixers, tensor by tensor (MambaSpec).
+void ssm_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
+  const Params v = P(c.group(ParamGroup::ssm));
+  const auto& s = m.mamba;
+  const i64 d = m.hidden, e = s.d_inner, n = s.d_state, ch = s.conv_channels();
+  const i64 conv = ch * s.conv_kernel + (s.conv_bias ? ch : 0);
+  const i64 out_proj = e * d + (s.proj_bias ? d : 0);
+  if (s.version == 1) {
+    const i64 r = s.dt_rank;
+    const i64 in = d * 2 * e + (s.proj_bias ? 2 * e : 0);
+    out.item("ssm", "Mamba mixers (in_proj, conv1d, x_proj, dt_proj, A_log, D, out_proj)", value(v),
+             "L_mamba·(D·2E + conv + E·(R + 2N) + (R·E + E) + E·N + E + E·D)",
+             text("{} · ({} + {} + {} + {} + {} + {} + {})", N(c.mamba_layers), N(in), N(conv), N(e * (r + 2 * n)),
+                  N(r * e + e), N(e * n), N(e), N(out_proj)));
+    out.note(text("Mamba-1 mixer: D = {}, E = {}, N = {}, R = {}, conv1d over E channels of kernel {}{}", N(d), N(e),
+                  N(n), N(r), N(s.conv_kernel), s.proj_bias ? std::string_view(", in/out_proj biases") : ""));
+  } else {
+    const i64 proj = 2 * e + 2 * s.groups * n + s.heads;
+    const i64 in = d * proj + (s.proj_bias ? proj : 0);
+    out.item("ssm", "Mamba-2 mixers (in_proj, conv1d, dt_bias, A_log, D, out_proj)", value(v),
+             "L_mamba·(D·(2E + 2GN + H) + conv + 3H + E·D)",
+             text("{} · ({} + {} + {} + {})", N(c.mamba_layers), N(in), N(conv), N(3 * s.heads), N(out_proj)));
+    out.note(text("Mamba-2 mixer: D = {}, E = {}, G = {}, N = {}, H = {}, conv1d over E + 2GN = {} channels of kernel {}",
+                  N(d), N(e), N(s.groups), N(n), N(s.heads), N(ch), N(s.conv_kernel)));
+  }
 }
 
 void other_item(const ModelSpec& m, const ParamCount& c, ResultSet& out) {
@@ -469,9 +585,10 @@ void count_params(const ModelSpec& m, ResultSet& out) {
   const auto g = [&c](ParamGroup x) { return P(c.group(x)); };
   {
     // The sum of the non-empty groups, each shown below with its own formula.
-    static constexpr std::array<std::string_view, 9> kSums{
+    static constexpr std::array<std::string_view, 10> kSums{
         "{}", "{}", "{} + {}", "{} + {} + {}", "{} + {} + {} + {}", "{} + {} + {} + {} + {}",
-        "{} + {} + {} + {} + {} + {}", "{} + {} + {} + {} + {} + {} + {}", "{} + {} + {} + {} + {} + {} + {} + {}"};
+        "{} + {} + {} + {} + {} + {}", "{} + {} + {} + {} + {} + {} + {}", "{} + {} + {} + {} + {} + {} + {} + {}",
+        "{} + {} + {} + {} + {} + {} + {} + {} + {}"};
     Text sum;
     for (const auto grp : kParamGroups)
       if (c.group(grp) > 0) sum.ops[sum.n++] = op(g(grp));
@@ -491,18 +608,24 @@ void count_params(const ModelSpec& m, ResultSet& out) {
   if (m.encoder_decoder) return encoder_decoder_items(m, c, out);
 
   embedding_item(m, c, out);
-  attention_item(m, c, out);
+  if (c.group(ParamGroup::attention) > 0 || c.mamba_layers == 0) attention_item(m, c, out);
+  if (c.group(ParamGroup::ssm) > 0) ssm_item(m, c, out);
   if (c.group(ParamGroup::mlp) > 0) mlp_item(m, c, out);
   if (c.group(ParamGroup::experts) > 0) experts_item(m, c, out);
   if (c.group(ParamGroup::router) > 0) router_item(m, c, out);
   norm_item(m, c, out);
   if (c.group(ParamGroup::head) > 0) head_item(m, c, out);
   if (c.group(ParamGroup::other) > 0) other_item(m, c, out);
-  if (c.dense_layers > 0)
+  if (c.mamba_layers > 0)
+    out.item("mamba_layers", "layers by mixer", value(N(c.mamba_layers)), "Mamba layers of L",
+             text("{} Mamba, {} attention, {} neither, of {} layers ({} with a dense MLP, {} with MoE)",
+                  N(c.mamba_layers), N(c.attention_layers), N(m.layers - c.mamba_layers - c.attention_layers),
+                  N(m.layers), N(c.dense_layers), N(c.moe_layers)));
+  if (c.dense_layers > 0 && c.mamba_layers == 0)
     out.item("dense_layer_params", "one dense layer", value(P(c.dense_layer.total())),
              "attention + norms + MLP", text("{} + {} + {}  (× {} layers)", P(c.dense_layer.attention),
                                              P(c.dense_layer.norm), P(c.dense_layer.mlp), N(c.dense_layers)));
-  if (c.moe_layers > 0)
+  if (c.moe_layers > 0 && c.mamba_layers == 0)
     out.item("moe_layer_params", "one MoE layer", value(P(c.moe_layer.total())),
              "attention + norms + experts + router",
              text("{} + {} + {} + {}  (× {} layers)", P(c.moe_layer.attention), P(c.moe_layer.norm),

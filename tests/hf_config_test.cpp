@@ -78,9 +78,9 @@ TEST_CASE("an unknown model_type is refused, naming it and the families napkin c
   j["model_type"] = "my_llama";
   CHECK(error_of(j) == "config.json: /model_type: 'my_llama' is not a family napkin counts; expected one of " +
                            napkin::specs::family_names() + " (or --as FAMILY to count it by analogy with one, stated as a warning)");
-  CHECK(napkin::specs::family_names().rfind("llama, mixtral, llama4, qwen2, qwen3, gemma, gemma3, gpt_oss, bloom, gpt2, gpt_neox, opt, "
-                                            "falcon, deepseek, olmo, chatglm, glm, phi, deepseek_moe, bert, granite, "
-                                            "cohere, starcoder2, gptj, stablelm, t5",
+  CHECK(napkin::specs::family_names().rfind("llama, mixtral, llama4, qwen2, qwen3, gemma, gemma3, gpt_oss, mamba, jamba, "
+                                            "nemotron_h, bloom, gpt2, gpt_neox, opt, falcon, deepseek, olmo, chatglm, glm, "
+                                            "phi, deepseek_moe, bert, granite, cohere, starcoder2, gptj, stablelm, t5",
                                             0) == 0);
   j.erase("model_type");
   j.erase("architectures");

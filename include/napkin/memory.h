@@ -107,6 +107,13 @@ Bytes kv_bytes_per_token(const specs::ModelSpec& m, Dtype kv_dtype);
 /// Layers that attend (and cache K and V): all but those of kind LayerAttention::none.
 std::int64_t attention_layers(const specs::ModelSpec& m);
 
+/// The recurrent state one sequence keeps in one Mamba layer (ssm_state row): the convolution
+/// window, conv_channels · (K − 1), plus the SSM state d_inner · N (Mamba-2: H · head_dim · N, the
+/// same product), at 2 B (the model's 16-bit dtype: vLLM's mamba_cache_dtype and
+/// mamba_ssm_cache_dtype "auto"), the SSM state at 4 B when config.json's mamba_ssm_cache_dtype
+/// says float32.
+Bytes ssm_state_per_layer(const specs::ModelSpec& m);
+
 struct KvCacheInput {
   Count batch = 1.0 * units::one;
   Count context{};  // tokens per sequence
@@ -193,7 +200,8 @@ struct InferenceMemoryInput {
 /// Per GPU (the most loaded pipeline stage), plus the total over all GPUs.
 struct InferenceMemory {
   Bytes weights{}, kv_cache{}, activations{}, runtime_reserve{};
-  Bytes per_gpu() const { return weights + kv_cache + activations + runtime_reserve; }
+  Bytes ssm_state{};  // Mamba layers' recurrent state (conv window + SSM state), 0 without them
+  Bytes per_gpu() const { return weights + kv_cache + ssm_state + activations + runtime_reserve; }
   Bytes total{};
   std::optional<bool> fits{};
 };

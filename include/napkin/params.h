@@ -29,10 +29,12 @@
 
 namespace napkin {
 
-enum class ParamGroup { embedding, attention, mlp, experts, router, norm, head, other };
-inline constexpr std::array<ParamGroup, 8> kParamGroups{
+// ssm: the Mamba mixers of state-space layers (in_proj, conv1d, x_proj, dt_proj, A_log, D, dt_bias,
+// out_proj; their inner norms count under norm).
+enum class ParamGroup { embedding, attention, mlp, experts, router, norm, head, other, ssm };
+inline constexpr std::array<ParamGroup, 9> kParamGroups{
     ParamGroup::embedding, ParamGroup::attention, ParamGroup::mlp, ParamGroup::experts,
-    ParamGroup::router, ParamGroup::norm, ParamGroup::head, ParamGroup::other};
+    ParamGroup::router, ParamGroup::norm, ParamGroup::head, ParamGroup::other, ParamGroup::ssm};
 
 /// "embedding", "attention", ... (the result keys of the breakdown and the checkpoint groups).
 std::string_view param_group_name(ParamGroup g);
@@ -46,22 +48,32 @@ struct LayerParams {
   std::int64_t routed_one = 0; // one routed expert
   std::int64_t shared = 0;     // shared experts
   std::int64_t router = 0;     // router weight (+ bias, + shared-expert gate)
-  std::int64_t total() const { return attention + norm + mlp + routed + shared + router; }
+  std::int64_t ssm = 0;        // Mamba mixer (state-space layers)
+  std::int64_t total() const { return attention + norm + mlp + routed + shared + router + ssm; }
 };
 
 struct ParamCount {
-  std::array<std::int64_t, 8> groups{};  // indexed by ParamGroup
+  std::array<std::int64_t, 9> groups{};  // indexed by ParamGroup
   std::int64_t total = 0;
   std::int64_t active = 0;
   std::int64_t embedding = 0;      // embedding group + untied head
   std::int64_t non_embedding = 0;  // total − embedding
   std::int64_t dense_layers = 0, moe_layers = 0;
   LayerParams dense_layer, moe_layer;  // one layer of each kind
+  // State-space models: layers with attention and with a Mamba mixer (the rest mix nothing), and
+  // one Mamba mixer (its inner norms under norm). dense_layer and moe_layer hold attention; a
+  // layer's own parameters are layer_params(m, c, l).
+  std::int64_t attention_layers = 0, mamba_layers = 0;
+  LayerParams mamba_mixer;
   std::int64_t group(ParamGroup g) const { return groups[static_cast<std::size_t>(g)]; }
 };
 
 /// Counts every weight tensor the spec implies. Throws InputError on an inconsistent spec.
 ParamCount count_params(const specs::ModelSpec& m);
+
+/// The parameters of layer `l` of a counted model: its mixer (attention, a Mamba mixer or none),
+/// its norms, and its feed-forward block (dense, MoE or none).
+LayerParams layer_params(const specs::ModelSpec& m, const ParamCount& c, std::int64_t l);
 
 /// The `params` command's result: total_params, active_params, embedding_params,
 /// non_embedding_params, then one item per non-empty group and per layer kind. The spec must

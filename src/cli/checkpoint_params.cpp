@@ -67,7 +67,7 @@ bool is_buffer_tensor(std::string_view name) {
 void checkpoint_params(const std::string& model_arg, CheckpointCount& c, const specs::ModelSpec* config,
                        ResultSet& out) {
   const specs::Checkpoint& ck = c.checkpoint;
-  std::array<std::uint64_t, 8> groups{};
+  std::array<std::uint64_t, kParamGroups.size()> groups{};
   std::uint64_t buffers = 0, buffer_tensors = 0, params = 0, tensors = 0, weight_bytes = 0;
   for (const auto& t : ck.tensors) {
     if (is_buffer_tensor(t.name)) {
@@ -152,7 +152,7 @@ void checkpoint_params(const std::string& model_arg, CheckpointCount& c, const s
     out.item("config_difference", "headers − config.json", value(diff * units::param), "checkpoint − config",
              text("{} − {}", P(params), P(static_cast<std::uint64_t>(cc.total))));
     // One pattern per group: the CLI prints each warning pattern once per run.
-    static constexpr std::array<std::string_view, 8> kDiff{
+    static constexpr std::array<std::string_view, 9> kDiff{
         "embedding: the checkpoint holds {} and config.json implies {} (difference {}); check the config",
         "attention: the checkpoint holds {} and config.json implies {} (difference {}); check the config",
         "mlp: the checkpoint holds {} and config.json implies {} (difference {}); check the config",
@@ -161,6 +161,7 @@ void checkpoint_params(const std::string& model_arg, CheckpointCount& c, const s
         "norm: the checkpoint holds {} and config.json implies {} (difference {}); check the config",
         "head: the checkpoint holds {} and config.json implies {} (difference {}); check the config",
         "other: the checkpoint holds {} and config.json implies {} (difference {}); check the config",
+        "ssm: the checkpoint holds {} and config.json implies {} (difference {}); check the config",
     };
     for (std::size_t i = 0; i < kParamGroups.size(); ++i) {
       const auto mine = static_cast<i64>(groups[i]), theirs = cc.groups[i];

@@ -67,6 +67,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"kv_layout", ""},
     {"sliding_window", ""},
     {"attention_chunk", ""},  // Llama 4: chunked layers keep at most one chunk of keys
+    {"ssm_state", ""},
     {"activation_model", ""},
     {"flash_attention", "--attention"},
     {"prefill_chunk", "--prefill-chunk"},

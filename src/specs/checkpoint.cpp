@@ -368,6 +368,11 @@ constexpr std::array<std::string_view, 15> kAttentionParts = {
     "self_attn", "attn",      "attention", "self_attention", "cross_attn",
     "encoder_attn", "q_proj", "k_proj",    "v_proj",         "o_proj",
     "qkv_proj",  "query_key_value", "c_attn", "kv_a_proj_with_mqa", "kv_b_proj"};
+// A Mamba mixer's tensors (modeling_mamba.py, modeling_jamba.py, modeling_nemotron_h.py: under
+// `mixer` or `mamba`; llama.cpp: ssm_in, ssm_conv1d, ssm_x, ssm_dt, ssm_a, ssm_d, ssm_out). Nemotron-H
+// keeps its attention and MLP under `mixer` too: those keep their own groups.
+constexpr std::array<std::string_view, 8> kSsmParts = {"in_proj", "conv1d", "x_proj", "dt_proj",
+                                                       "out_proj", "a_log",  "d",      "dt_bias"};
 constexpr std::array<std::string_view, 14> kMlpParts = {
     "mlp",       "feed_forward", "ffn",       "intermediate", "fc1",           "fc2",
     "gate_proj", "up_proj",      "down_proj", "gate_up_proj", "c_fc",          "dense_h_to_4h",
@@ -560,6 +565,11 @@ std::string_view tensor_group(std::string_view tensor_name) {
   // The output projection: `lm_head`, or a top-level `output` (GGUF, Meta's consolidated files).
   if (any([](std::string_view p) { return one_of(p, kHeadParts); }) || parts[0] == "output")
     return "head";
+
+  if (any([](std::string_view p) { return p.starts_with("ssm_"); }) ||
+      (any([](std::string_view p) { return p == "mixer" || p == "mamba"; }) &&
+       any([](std::string_view p) { return one_of(p, kSsmParts); })))
+    return "ssm";
 
   if (any([](std::string_view p) { return one_of(p, kAttentionParts) || p.starts_with("attn_"); }))
     return "attention";

@@ -26,6 +26,13 @@ void refuse_encoder_decoder(const ModelSpec& m, std::string_view command) {
                    "encoder-decoder napkin params and napkin memory (inference)");
 }
 
+void refuse_mamba_layers(const ModelSpec& m, std::string_view what) {
+  if (!m.has_mamba()) return;
+  throw InputError((m.name.empty() ? std::string("MODEL") : m.name) + ": " + std::to_string(m.mamba_layers()) +
+                   " Mamba (state-space) layers: " + std::string(what) +
+                   "; expected a model without Mamba layers (napkin params and memory count them)");
+}
+
 std::string_view to_string(FfnKind k) { return k == FfnKind::gated ? "gated" : "plain"; }
 
 std::string_view to_string(PositionKind k) {

@@ -47,6 +47,35 @@ struct MoeSpec {
   bool is_moe() const { return n_experts > 0; }
 };
 
+// State-space (Mamba) layers: what mixes tokens in a layer (attention, a Mamba mixer, or nothing:
+// Nemotron-H's MLP-only blocks) and which feed-forward block follows it (Nemotron-H's Mamba and
+// attention blocks have none).
+enum class LayerMixer : std::uint8_t { attention, mamba, none };
+enum class LayerFfn : std::uint8_t { dense, moe, none };
+
+/// A selective state-space mixer. Mamba-1 (Gu & Dao 2023; transformers modeling_mamba.py
+/// MambaMixer, modeling_jamba.py JambaMambaMixer): in_proj D→2·E (E = d_inner), depthwise conv1d
+/// over E channels, x_proj E→(R + 2N), dt_proj R→E with bias, A_log [E, N], D [E], out_proj E→D.
+/// Mamba-2 (Dao & Gu 2024; modeling_nemotron_h.py NemotronHMamba2Mixer): in_proj
+/// D→(2·E + 2·G·N + H), conv1d over E + 2·G·N channels, dt_bias, A_log and D [H], a gated RMSNorm
+/// [E], out_proj E→D. The recurrent state per sequence is the conv window, channels·(K − 1), plus
+/// E·N (Mamba-1: E × N; Mamba-2: H × head_dim × N, the same product).
+struct MambaSpec {
+  int version = 0;               // 0: no Mamba layers; 1 or 2
+  std::int64_t d_inner = 0;      // E (intermediate_size, expand·D; Mamba-2: heads·head_dim)
+  std::int64_t d_state = 0;      // N
+  std::int64_t conv_kernel = 0;  // K
+  std::int64_t dt_rank = 0;      // R (Mamba-1)
+  std::int64_t groups = 0;       // G (Mamba-2 n_groups)
+  std::int64_t heads = 0;        // H_ssm (Mamba-2)
+  bool proj_bias = false;        // biases on in_proj and out_proj
+  bool conv_bias = true;         // bias on conv1d
+  bool inner_norms = false;      // Jamba: RMSNorm weights over dt (R), B (N) and C (N)
+  bool ssm_state_fp32 = false;   // config.json mamba_ssm_cache_dtype "float32"
+  /// Channels the depthwise convolution runs over (and keeps K − 1 inputs of).
+  std::int64_t conv_channels() const { return version == 2 ? d_inner + 2 * groups * d_state : d_inner; }
+};
+
 struct ModelSpec {
   // Identity.
   std::string name;        // "llama-3.1-8b", or the file it came from
@@ -191,6 +220,26 @@ struct ModelSpec {
     const std::int64_t freq = moe.layer_freq > 0 ? moe.layer_freq : 1;
     return (layer - moe.first_k_dense) % freq == 0;
   }
+
+  // State-space (Mamba) layers
+  MambaSpec mamba;
+  std::vector<LayerMixer> layer_mixers;  // one per layer; empty: attention in every layer
+  std::vector<LayerFfn> layer_ffns;      // one per layer; empty: MoE where is_moe_layer, else dense
+  LayerMixer layer_mixer(std::int64_t layer) const {
+    if (layer >= 0 && static_cast<std::size_t>(layer) < layer_mixers.size())
+      return layer_mixers[static_cast<std::size_t>(layer)];
+    return LayerMixer::attention;
+  }
+  LayerFfn layer_ffn(std::int64_t layer) const {
+    if (layer >= 0 && static_cast<std::size_t>(layer) < layer_ffns.size()) return layer_ffns[static_cast<std::size_t>(layer)];
+    return is_moe_layer(layer) ? LayerFfn::moe : LayerFfn::dense;
+  }
+  std::int64_t mamba_layers() const {
+    std::int64_t n = 0;
+    for (std::int64_t l = 0; l < layers; ++l) n += layer_mixer(l) == LayerMixer::mamba ? 1 : 0;
+    return n;
+  }
+  bool has_mamba() const { return mamba_layers() > 0; }
 };
 
 /// The model of a bare parameter count (count_only()); `params` must be positive.
@@ -200,6 +249,10 @@ ModelSpec bare_model(std::int64_t params);
 /// decoder-only model and would give a wrong answer; the message names the model and what napkin
 /// supports for encoder-decoders (params, memory without --train).
 void refuse_encoder_decoder(const ModelSpec& m, std::string_view command);
+
+/// Refuses (InputError, one line naming the model) a model with Mamba layers in a calculation
+/// that models attention layers only: `what` names the calculation and what it lacks.
+void refuse_mamba_layers(const ModelSpec& m, std::string_view what);
 
 std::string_view to_string(FfnKind k);
 std::string_view to_string(PositionKind k);
