@@ -151,9 +151,12 @@ void linear(PhaseBuilder& b, std::string_view name, double kernels, double n, do
   b.add(name, kernels, 2.0 * n * w, wbytes + n * (in_width + out_width) * kActBytes, wbytes, 0.0, 0.0, true);
 }
 
-void norm(PhaseBuilder& b, const Setup& s, std::string_view name, double n) {
+// One norm over D for n tokens: its weight (and bias: a LayerNorm with norm_bias) is read once.
+// OLMo's LayerNorms have no weights (norms_per_layer 0 with a layer norm still applied).
+void norm(PhaseBuilder& b, const Setup& s, std::string_view name, double n, bool has_weights = true) {
   const double d = static_cast<double>(s.m.hidden);
-  const double w = (s.m.norm == specs::NormKind::layernorm ? 2.0 : 1.0) * d * s.kept_b;
+  const double per_feature = s.m.norm == specs::NormKind::layernorm && s.m.norm_bias ? 2.0 : 1.0;
+  const double w = has_weights ? per_feature * d * s.kept_b : 0.0;
   b.add(name, 1, kNormFlop * n * d, kNormAccesses * n * d * kActBytes + w, w);
 }
 
@@ -234,7 +237,11 @@ void layer(PhaseBuilder& b, const Setup& s, const Pass& p, std::int64_t l, doubl
   const double o_params = static_cast<double>(m.heads) * dv * d + (m.o_bias ? d : 0.0);
   const double qkv_params = static_cast<double>(lp.attention) - o_params;
 
-  norm(b, s, "attn_norm", n);
+  // Norms a layer applies: norms_per_layer (1 for a parallel block: GPT-J, Cohere, Falcon-7B; 4
+  // with Gemma 2's post-norms), or two without weights (OLMo's non-parametric LayerNorm).
+  const bool norm_weights = m.norms_per_layer > 0;
+  const int norms = norm_weights ? m.norms_per_layer : 2;
+  norm(b, s, "attn_norm", n, norm_weights);
   if (mla) {
     // q_a_proj, q_a_layernorm, q_b_proj (or q_proj), kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj.
     const double kernels = m.mla.q_lora_rank > 0 ? 6.0 : 4.0;
@@ -245,9 +252,12 @@ void layer(PhaseBuilder& b, const Setup& s, const Pass& p, std::int64_t l, doubl
     const double out = (h + 2.0 * s.kv_heads_t) * static_cast<double>(m.head_dim);
     linear(b, "qkv_proj", 1, n, qkv_params / t, s.wb, d, out);
   }
-  if (m.qk_norm) {
+  if (m.qk_norm || m.qk_norm_per_head) {
+    // Weights: one d_head vector each for q and k (Qwen3, Gemma 3), or one per head (Cohere,
+    // StableLM) or over the whole projections (OLMo-2): (H + H_kv)·d_head, split by TP.
     const double el = n * (h + s.kv_heads_t) * static_cast<double>(m.head_dim);
-    const double w = 2.0 * static_cast<double>(m.head_dim) * s.kept_b;
+    const double width = m.qk_norm_per_head || m.qk_norm_full_width ? h + s.kv_heads_t : 2.0;
+    const double w = width * static_cast<double>(m.head_dim) * s.kept_b;
     b.add("qk_norm", 1, 4.0 * el, 2.0 * el * kActBytes + w, w);
   }
   if (m.positions == specs::PositionKind::rotary) {
@@ -258,8 +268,8 @@ void layer(PhaseBuilder& b, const Setup& s, const Pass& p, std::int64_t l, doubl
   attention(b, s, p, m.layer_attention(l));
   linear(b, "o_proj", 1, n, o_params / t, s.wb, h * dv, d);
   all_reduce(b, s, p);
-  for (int i = 2; i < m.norms_per_layer; ++i) norm(b, s, "post_norm", n);
-  norm(b, s, "mlp_norm", n);
+  for (int i = 2; i < norms; ++i) norm(b, s, "post_norm", n, norm_weights);
+  if (norms >= 2) norm(b, s, "mlp_norm", n, norm_weights);
   if (!moe) {
     mlp(b, s, n, static_cast<double>(m.ffn), 1.0, s.wb, "gate_up", "act", "down");
   } else {

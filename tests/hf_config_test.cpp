@@ -2,6 +2,8 @@
 // src/specs/napkin_json.cpp), presets lookup and the did-you-mean error.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "napkin/error.h"
@@ -179,6 +181,31 @@ TEST_CASE("napkin model JSON round-trips every preset to the same count", "[spec
     CHECK(a.active == b.active);
     CHECK(a.groups == b.groups);
   }
+}
+
+TEST_CASE("napkin model JSON round-trips every real config to the same count, or refuses what it cannot carry",
+          "[specs][hf_config]") {
+  namespace fs = std::filesystem;
+  int round_trips = 0, refused = 0;
+  for (const auto& dir : fs::directory_iterator(std::string(NAPKIN_SOURCE_DIR) + "/tests/real-configs")) {
+    const fs::path config = dir.path() / "config.json";
+    if (!fs::exists(config)) continue;
+    INFO(config.string());
+    const auto m = napkin::specs::read_hf_config(config.string());
+    if (m.has_mamba() || m.encoder_decoder) {
+      CHECK_THROWS_WITH(napkin::specs::to_napkin_json(m), Catch::Contains("napkin model JSON does not carry"));
+      ++refused;
+      continue;
+    }
+    const auto back = napkin::specs::from_napkin_json(napkin::specs::to_napkin_json(m), "round-trip.json");
+    const auto a = count_params(m), b = count_params(back);
+    CHECK(a.total == b.total);
+    CHECK(a.groups == b.groups);
+    for (std::int64_t l = 0; l < m.layers; ++l) CHECK(m.layer_attention(l) == back.layer_attention(l));
+    ++round_trips;
+  }
+  CHECK(round_trips > 10);
+  CHECK(refused > 3);
 }
 
 TEST_CASE("napkin model JSON without layers is an error naming /layers", "[specs][hf_config]") {

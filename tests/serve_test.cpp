@@ -9,6 +9,7 @@
 #include "napkin/params.h"
 #include "napkin/serve.h"
 #include "napkin/specs/hardware.h"
+#include "napkin/specs/hf_config.h"
 #include "napkin/specs/presets.h"
 #include "run_napkin.h"
 
@@ -284,4 +285,24 @@ TEST_CASE("serve --per-op --json carries the prefill and decode op tables", "[se
   CHECK(r.out.find("\"prefill_ops\":[") != std::string::npos);
   CHECK(r.out.find("\"decode_ops\":[") != std::string::npos);
   CHECK(r.out.find("{\"op\":\"qkv_proj\",\"count\":32,") != std::string::npos);
+}
+
+TEST_CASE("serve reads each layer's norms as the model has them: one per parallel block, weight-only LayerNorms",
+          "[serve]") {
+  // Falcon-7B: a parallel block with one LayerNorm (weight + bias) per layer, no mlp_norm.
+  const Serve falcon = serve(specs::load_model_preset("falcon-7b"), h100(1));
+  CHECK(op(falcon.decode, "attn_norm") != nullptr);
+  CHECK(op(falcon.decode, "mlp_norm") == nullptr);
+  // Cohere: one LayerNorm per layer with a weight and no bias (2 B each of D = 4096), and per-head
+  // q/k norms when use_qk_norm: (H + H_kv)·d_head weights.
+  nlohmann::json j = {{"model_type", "cohere"}, {"hidden_size", 4096},        {"num_hidden_layers", 2},
+                      {"num_attention_heads", 32}, {"num_key_value_heads", 8}, {"intermediate_size", 14336},
+                      {"vocab_size", 1000},        {"use_qk_norm", true}};
+  const Serve cohere = serve(specs::from_hf_config(j, "config.json"), h100(1));
+  const OpCost* n = op(cohere.decode, "attn_norm");
+  REQUIRE(n != nullptr);
+  CHECK(n->weight_bytes.in(byte) == 2.0 * 4096 * 2);  // two layers, 4096 weights of 2 B each
+  const OpCost* qk = op(cohere.decode, "qk_norm");
+  REQUIRE(qk != nullptr);
+  CHECK(qk->weight_bytes.in(byte) == 2.0 * (32 + 8) * 128 * 2);
 }

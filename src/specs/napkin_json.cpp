@@ -73,6 +73,9 @@ ModelSpec from_napkin_json(const json& j, std::string_view file) {
   if (norms > 16) r.bad("norms_per_layer", "an integer from 0 to 16 (norms per layer)");
   m.norms_per_layer = static_cast<int>(norms);
   m.qk_norm = r.bool_or("qk_norm", false);
+  m.qk_norm_full_width = r.bool_or("qk_norm_full_width", false);
+  m.qk_norm_per_head = r.bool_or("qk_norm_per_head", false);
+  m.norm_bias = r.bool_or("norm_bias", true);
   m.final_norm = r.bool_or("final_norm", true);
   const Reader b = r.sub("bias");
   m.qkv_bias = b.bool_or("qkv", false);
@@ -115,6 +118,14 @@ ModelSpec from_napkin_json(const json& j, std::string_view file) {
 }
 
 json to_napkin_json(const ModelSpec& m) {
+  // What the format does not carry is refused, never dropped: the JSON would count another model.
+  if (m.has_mamba())
+    throw InputError((m.name.empty() ? std::string("model") : m.name) +
+                     ": napkin model JSON does not carry Mamba (state-space) layers; expected an attention-only model");
+  if (m.encoder_decoder)
+    throw InputError((m.name.empty() ? std::string("model") : m.name) +
+                     ": napkin model JSON does not carry an encoder-decoder's two stacks; expected a decoder-only or "
+                     "encoder-only model");
   json j;
   j["napkin_model"] = 1;
   j["name"] = m.name;
@@ -148,6 +159,9 @@ json to_napkin_json(const ModelSpec& m) {
   j["norm"] = std::string(to_string(m.norm));
   j["norms_per_layer"] = m.norms_per_layer;
   j["qk_norm"] = m.qk_norm;
+  j["qk_norm_full_width"] = m.qk_norm_full_width;
+  j["qk_norm_per_head"] = m.qk_norm_per_head;
+  j["norm_bias"] = m.norm_bias;
   j["final_norm"] = m.final_norm;
   j["bias"] = {{"qkv", m.qkv_bias}, {"o", m.o_bias}, {"mlp", m.mlp_bias}, {"lm_head", m.lm_head_bias}};
   if (m.attention == AttentionKind::mla)
