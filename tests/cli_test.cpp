@@ -235,3 +235,11 @@ TEST_CASE("the check before a sweep's first row leaves --require-fit citing the 
   CHECK(r.out.find("\nnapkin: --require-fit failed: per GPU 53.64 GB > capacity 24.00 GB (short by 29.64 GB); "
                    "largest item: kv_cache 34.36 GB\n") != std::string::npos);
 }
+
+TEST_CASE("a short hardware name is stated in the hardware assumption; model presets match without regard to case",
+          "[cli][names]") {
+  const auto r = napkin_test::run_napkin("memory Llama-3.1-8B --hw h100 --context 8192 --json");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("--hw h100 read as h100-sxm, the SXM5 80 GB part") != std::string::npos);
+  CHECK(r.out.find("\"model\":\"llama-3.1-8b\"") != std::string::npos);
+}

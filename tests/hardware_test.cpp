@@ -38,8 +38,8 @@ TEST_CASE("every hardware preset has memory, bandwidth and at least one source",
 }
 
 TEST_CASE("an unknown hardware preset names the closest one", "[specs][hardware]") {
-  CHECK_THROWS_WITH(specs::load_hardware("h100-sxm5"),
-                    "unknown hardware preset 'h100-sxm5'; did you mean 'h100-sxm'? (napkin presets hardware)");
+  CHECK_THROWS_WITH(specs::load_hardware("h100-sxm6"),
+                    "unknown hardware preset 'h100-sxm6'; did you mean 'h100-sxm'? (napkin presets hardware)");
 }
 
 TEST_CASE("a hardware preset fills the hardware flags a command was not given", "[cli][hardware]") {
@@ -183,4 +183,21 @@ TEST_CASE("null says a hardware figure is not published: it loads as absent", "[
   CHECK_FALSE(h.tdp.has_value());
   CHECK_FALSE(h.bf16.has_value());
   CHECK(h.fp32.has_value());
+}
+
+TEST_CASE("hardware presets match without regard to case and short names choose a stated part", "[hardware][names]") {
+  CHECK(specs::load_hardware("H100-SXM").name == "h100-sxm");
+  CHECK(specs::load_hardware("H100-SXM").alias_note.empty());
+  const auto h100 = specs::load_hardware("h100");
+  CHECK(h100.name == "h100-sxm");
+  CHECK(h100.alias_note == "--hw h100 read as h100-sxm, the SXM5 80 GB part; h100-pcie and h100-nvl are the others");
+  CHECK(specs::load_hardware("A100").name == "a100-sxm-80gb");
+  CHECK(specs::load_hardware("mi300").name == "mi300x");
+  CHECK(specs::load_hardware("a100-40gb").name == "a100-sxm-40gb");
+}
+
+TEST_CASE("did-you-mean offers a part of the typed memory size first", "[hardware][names]") {
+  CHECK_THROWS_WITH(specs::load_hardware("a100-pcie-80"), Catch::Contains("did you mean 'a100-pcie-80gb'?"));
+  CHECK_THROWS_WITH(specs::load_hardware("a100-sxm-40"), Catch::Contains("did you mean 'a100-sxm-40gb'?"));
+  CHECK_THROWS_WITH(specs::load_hardware("h100-pcei"), Catch::Contains("did you mean 'h100-pcie'?"));
 }

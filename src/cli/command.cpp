@@ -60,7 +60,12 @@ void HardwareOption::fill(NumericFlag& f, std::optional<double> base_value) cons
 }
 
 void HardwareOption::assume(ResultSet& rs) const {
-  if (spec)
+  if (spec && !spec->alias_note.empty())
+    rs.assume("hardware", text("{} ({}; {}): datasheet figures for the hardware flags not given (memory: the "
+                               "driver-reported total where known), sources in data/presets/hardware",
+                               std::string_view(spec->name), std::string_view(spec->full_name),
+                               std::string_view(spec->alias_note)));
+  else if (spec)
     rs.assume("hardware", text("{} ({}): datasheet figures for the hardware flags not given (memory: the "
                                "driver-reported total where known), sources in data/presets/hardware",
                                std::string_view(spec->name), std::string_view(spec->full_name)));

@@ -1,10 +1,17 @@
 #include "napkin/specs/hardware.h"
 
+#include <utility>
+
+#include <cctype>
+
+#include <algorithm>
+
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "napkin/error.h"
@@ -280,17 +287,97 @@ std::vector<std::string> hardware_preset_names() {
   return names;
 }
 
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Short names people type for a part sold in several forms, and the form each one means (the
+// choice is stated with the hardware assumption). Keys are lower case.
+struct Alias {
+  std::string_view typed, preset, note;
+};
+constexpr Alias kAliases[] = {
+    {"h100", "h100-sxm", "the SXM5 80 GB part; h100-pcie and h100-nvl are the others"},
+    {"h100-sxm5", "h100-sxm", "the SXM5 80 GB part"},
+    {"h100-80gb", "h100-sxm", "the SXM5 80 GB part; h100-pcie is the PCIe 80 GB one"},
+    {"h200-sxm", "h200", "the SXM 141 GB part; h200-nvl is the NVL one"},
+    {"a100", "a100-sxm-80gb", "the SXM4 80 GB part; a100-sxm-40gb, a100-pcie-80gb and a100-pcie-40gb are the others"},
+    {"a100-80gb", "a100-sxm-80gb", "the SXM4 80 GB part; a100-pcie-80gb is the PCIe one"},
+    {"a100-40gb", "a100-sxm-40gb", "the SXM4 40 GB part; a100-pcie-40gb is the PCIe one"},
+    {"a100-sxm", "a100-sxm-80gb", "the SXM4 80 GB part; a100-sxm-40gb is the 40 GB one"},
+    {"a100-pcie", "a100-pcie-80gb", "the PCIe 80 GB part; a100-pcie-40gb is the 40 GB one"},
+    {"mi300", "mi300x", "the MI300X accelerator"},
+    {"v100-32gb", "v100", "the SXM2 32 GB part"},
+    {"rtx4090", "rtx-4090", ""},
+    {"rtx3090", "rtx-3090", ""},
+    {"4090", "rtx-4090", ""},
+    {"3090", "rtx-3090", ""},
+};
+
+// The digit runs of a name ("a100-pcie-80gb": 100, 80), which tell parts and memory sizes apart.
+std::vector<std::string> numbers_in(std::string_view s) {
+  std::vector<std::string> out;
+  std::string run;
+  for (char c : s) {
+    if (c >= '0' && c <= '9') run += c;
+    else if (!run.empty()) out.push_back(std::exchange(run, {}));
+  }
+  if (!run.empty()) out.push_back(run);
+  return out;
+}
+
+// "Did you mean": among the presets whose names hold every number the typed name holds (a typed
+// "a100-pcie-80" is never offered the 40 GB part first), else among all of them.
+std::optional<std::string> suggest_hardware(std::string_view typed) {
+  const std::vector<std::string> all = hardware_preset_names();
+  const std::vector<std::string> nums = numbers_in(typed);
+  std::vector<std::string> same;
+  for (const auto& name : all) {
+    const std::vector<std::string> has = numbers_in(name);
+    bool every = true;
+    for (const auto& n : nums) every = every && std::find(has.begin(), has.end(), n) != has.end();
+    if (every) same.push_back(name);
+  }
+  if (!nums.empty() && !same.empty())
+    if (auto best = closest(typed, same)) return best;
+  return closest(typed, all);
+}
+
+HardwareSpec load_preset(const ModelPresetText& p) {
+  const std::string name(p.name);
+  return from_json(parse_json_text(p.json, "preset " + name), name, "preset " + name);
+}
+
+}  // namespace
+
 HardwareSpec load_hardware(const std::string& arg) {
   for (const auto& p : hardware_preset_texts())
-    if (p.name == arg) return from_json(parse_json_text(p.json, "preset " + arg), arg, "preset " + arg);
+    if (p.name == arg) return load_preset(p);
   const FileStatus status = file_status(arg);
   if (status.kind == FileKind::regular)
     return from_json(read_json_file(arg, "a hardware JSON", ""), arg, arg);
   if (status.kind != FileKind::missing && status.kind != FileKind::directory)
     throw InputError(arg + ": " + describe(status) + "; expected a hardware preset (napkin presets hardware) or "
                                                    "hardware JSON");
+  // Preset names are matched without regard to case ("H100-SXM"), then the short names.
+  const std::string typed = lower(arg);
+  for (const auto& p : hardware_preset_texts())
+    if (p.name == typed) return load_preset(p);
+  for (const Alias& a : kAliases)
+    if (a.typed == typed)
+      for (const auto& p : hardware_preset_texts())
+        if (p.name == a.preset) {
+          HardwareSpec h = load_preset(p);
+          h.alias_note = "--hw " + arg + " read as " + std::string(a.preset) + (a.note.empty() ? "" : ", ") +
+                         std::string(a.note);
+          return h;
+        }
   std::string msg = "unknown hardware preset '" + arg + "'";
-  if (const auto best = closest(arg, hardware_preset_names())) msg += "; did you mean '" + *best + "'?";
+  if (const auto best = suggest_hardware(typed)) msg += "; did you mean '" + *best + "'?";
   msg += " (napkin presets hardware)";
   throw InputError(msg);
 }

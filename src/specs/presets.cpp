@@ -12,9 +12,15 @@ namespace napkin::specs {
 
 namespace {
 
+// By name, then without regard to case ("Llama-3.1-8B" is llama-3.1-8b; preset names are lower
+// case).
 const ModelPresetText* find(std::string_view name) {
   for (const auto& p : model_preset_texts())
     if (p.name == name) return &p;
+  std::string typed(name);
+  for (char& c : typed) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& p : model_preset_texts())
+    if (p.name == typed) return &p;
   return nullptr;
 }
 
@@ -72,8 +78,8 @@ ModelSpec load_model_preset(std::string_view name) {
   const ModelPresetText* p = find(name);
   if (p == nullptr) unknown(name);
   const nlohmann::json j = parse(*p);
-  ModelSpec m = from_hf_config(j.at("config"), "preset " + std::string(name));
-  m.name = std::string(name);
+  ModelSpec m = from_hf_config(j.at("config"), "preset " + std::string(p->name));
+  m.name = std::string(p->name);
   m.repo = j.at("repo").get<std::string>();
   return m;
 }

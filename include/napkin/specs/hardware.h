@@ -37,6 +37,9 @@ struct HardwareSpec {
   std::optional<Bandwidth> link_bandwidth_per_direction() const;
   std::vector<std::string> sources;
   std::string confidence;
+  /// Non-empty when a short name chose the preset ("--hw h100 read as h100-sxm, the SXM5 80 GB
+  /// part; ..."): stated with the hardware assumption.
+  std::string alias_note;
 
   /// The dense peak for `d` (bf16 and fp16 tensor rates, fp32 non-tensor, int8 as op/s).
   std::optional<FlopRate> peak(Dtype d) const;
@@ -45,9 +48,12 @@ struct HardwareSpec {
 /// Hardware presets compiled into the binary, by name.
 std::vector<std::string> hardware_preset_names();
 
-/// A preset name or a hardware JSON file (the format of data/presets/hardware/*.json). Unknown
-/// names get the closest preset: "unknown hardware preset 'h100'; did you mean 'h100-sxm'?
-/// (napkin presets hardware)". Missing required fields name the file and JSON pointer.
+/// A preset name (matched without regard to case), a common short name of one ("h100" is
+/// h100-sxm, "a100" a100-sxm-80gb, "mi300" mi300x: alias_note says so) or a hardware JSON file
+/// (the format of data/presets/hardware/*.json). Unknown names get the closest preset, one of the
+/// same memory size first: "unknown hardware preset 'a100-pcie-80'; did you mean
+/// 'a100-pcie-80gb'? (napkin presets hardware)". Missing required fields name the file and JSON
+/// pointer.
 HardwareSpec load_hardware(const std::string& arg);
 
 }  // namespace napkin::specs
