@@ -1031,10 +1031,13 @@ void refuse_unread_layout(const Fields& f, const Family& as, const std::string& 
                                                     !f.bool_or("is_encoder_decoder", false)))
     throw InputError(f.where(k) + ": an encoder-decoder key; " + what +
                      " counts a decoder only; expected a supported family (" + family_names() + ")");
-  if (const char* k = first_present(kMoeKeys); k != nullptr && !as.moe)
+  if (const char* k = first_present(kMoeKeys); k != nullptr && !as.moe) {
+    std::string moe;
+    for (const Family& fam : families())
+      if (fam.moe) moe += (moe.empty() ? "" : ", ") + std::string(fam.name);
     throw InputError(f.where(k) + ": a mixture-of-experts key; " + what +
-                     " counts a dense model; expected --as a family that reads experts (mixtral, qwen2, qwen3, "
-                     "deepseek)");
+                     " counts a dense model; expected --as a family that reads experts (" + moe + ")");
+  }
 }
 
 ModelSpec read(const Fields& f, std::string model_type, const std::string& file, std::string_view as) {
@@ -1181,7 +1184,6 @@ ModelSpec from_hf_config(const json& j, std::string_view file, std::string_view 
   const json& src = nested ? j.at("text_config") : j;
   Fields fields(src, f, nested ? "/text_config" : "");
   std::string mt = fields.str_or("model_type", "");
-  if (mt.empty() && !nested) mt = "";
   ModelSpec m = read(fields, mt, f, as);
   read_quantization(Fields(j, f, ""), m);
   if (nested) m.notes.push_back("language model read from text_config; the vision tower and projector are not counted");
