@@ -73,6 +73,9 @@ TEST_CASE("StarCoder2 3B and 15B (by hand): biases, plain MLP, 15B's untied head
                                2 * 6144LL * 24576 + 24576 + 6144 + 2 * 2 * 6144;
   CHECK(count_params(s15).total == 40 * layer15 + 2 * 49152LL * 6144 + 2 * 6144);
   CHECK(kv_32k(s15) == 40.0 * 4096 * (2 * 4 * 128 * 2));
+  // No checkpoint total confirms StarCoder2 yet: every command says so.
+  CHECK(s3.unverified.find("no checkpoint total has confirmed it yet") != std::string::npos);
+  CHECK(real("phi-4").unverified.empty());
 }
 
 TEST_CASE("Command A (cohere2, by hand): 16 global and 48 windowed layers of weight-only LayerNorms",
@@ -89,4 +92,27 @@ TEST_CASE("mamba-2.8b-hf: 64 Mamba-1 layers, 2,768,345,600 as the loaded checkpo
   const auto m = real("mamba-2.8b-hf");
   CHECK(count_params(m).total == 2768345600);
   CHECK(kv_32k(m) == 0.0);
+}
+
+TEST_CASE("GLM-4-9B-chat (chatglm): 2 KV groups, q/k/v biases, untied output layer, 9,399,951,360", "[families]") {
+  // The loaded checkpoint's trainable parameters (SOURCE.md); its 32 more values are inv_freq.
+  const auto m = real("glm-4-9b-chat");
+  CHECK(count_params(m).total == 9399951360);
+  CHECK(kv_32k(m) == 40.0 * 32768 * (2 * 2 * 128 * 2));
+}
+
+TEST_CASE("GLM (glm-4-9b-chat-hf's layout, model_type glm) counts the 9,399,951,360 of the checkpoint it converts",
+          "[families]") {
+  // The keys of glm-4-9b-chat as transformers >= 4.46 exports it (GlmForCausalLM), as a public
+  // config-loader test states them (search index id 70487556887); the weights are those of
+  // THUDM/glm-4-9b-chat (tests/real-configs/glm-4-9b-chat), renamed.
+  const nlohmann::json j = {{"model_type", "glm"},       {"architectures", {"GlmForCausalLM"}},
+                            {"hidden_size", 4096},       {"intermediate_size", 13696},
+                            {"num_hidden_layers", 40},   {"num_attention_heads", 32},
+                            {"num_key_value_heads", 2},  {"head_dim", 128},
+                            {"vocab_size", 151552},      {"partial_rotary_factor", 0.5},
+                            {"attention_bias", true},    {"tie_word_embeddings", false},
+                            {"max_position_embeddings", 131072}};
+  const auto m = specs::from_hf_config(j, "config.json");
+  CHECK(count_params(m).total == 9399951360);
 }

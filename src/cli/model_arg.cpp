@@ -131,11 +131,13 @@ ModelFiles resolve_model_files(const std::string& arg, std::string_view as) {
 }
 
 void warn_analogy(const specs::ModelSpec& m) {
-  if (m.analogy.empty()) return;
-  // model_type comes from the file: sanitized like every echo (one line, no terminal controls).
-  const std::string line = "napkin: warning: " + sanitize_message(m.analogy) + "\n";
-  std::fflush(stdout);
-  (void)std::fwrite(line.data(), 1, line.size(), stderr);  // a failed stderr write is not an error
+  for (const std::string* what : {&m.analogy, &m.unverified}) {
+    if (what->empty()) continue;
+    // model_type comes from the file: sanitized like every echo (one line, no terminal controls).
+    const std::string line = "napkin: warning: " + sanitize_message(*what) + "\n";
+    std::fflush(stdout);
+    (void)std::fwrite(line.data(), 1, line.size(), stderr);  // a failed stderr write is not an error
+  }
 }
 
 specs::ModelSpec load_model(const std::string& arg, std::string_view as) {

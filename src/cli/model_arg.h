@@ -28,8 +28,8 @@ ModelFiles resolve_model_files(const std::string& arg, std::string_view as = {})
 /// config.json beside it is InputError.
 specs::ModelSpec load_model(const std::string& arg, std::string_view as = {});
 
-/// Prints ModelSpec::analogy as a `napkin: warning:` line (nothing when it is empty). load_model
-/// calls it; commands that resolve MODEL themselves call it once.
+/// Prints ModelSpec::analogy and ModelSpec::unverified as `napkin: warning:` lines (nothing when
+/// they are empty). load_model calls it; commands that resolve MODEL themselves call it once.
 void warn_analogy(const specs::ModelSpec& m);
 
 /// True when `arg` names a checkpoint file the header readers handle (.safetensors, .gguf,

@@ -166,6 +166,9 @@ struct ModelSpec {
   /// Non-empty when the config was read by analogy with another family (--as): every command
   /// prints it as a warning, since the count is not exact.
   std::string analogy;
+  /// Non-empty when the layout was counted from its modeling file but no checkpoint total has yet
+  /// been found to check it against: every command prints it as a warning.
+  std::string unverified;
 
   /// What the reader had to guess or chose by convention, one line each (shown as assumptions).
   std::vector<std::string> notes;
