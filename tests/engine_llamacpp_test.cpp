@@ -166,7 +166,7 @@ TEST_CASE("sliding layers keep PAD(min(n_ctx, window + ubatch), 256) cells; --sw
   CHECK(kv.total().in(units::byte) == 2.0 * 8192 * 4 * 2048 + 2.0 * 4608 * 4 * 2048);
 }
 
-TEST_CASE("--engine llama.cpp refuses MLA and a bare parameter count", "[engine][llamacpp]") {
+TEST_CASE("llama.cpp engine refuses MLA (multi-head latent attention)", "[engine][llamacpp]") {
   auto m = shape(4, 512, 8, 8, 64, 1024, 1000);
   m.attention = specs::AttentionKind::mla;
   CHECK_THROWS_WITH(llamacpp_kv(m, run(4096, CacheType::f16, CacheType::f16, true)),
