@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "command.h"
+#include "engine_flags.h"
 #include "model_arg.h"
 #include "napkin/check.h"
 #include "napkin/dtype.h"
@@ -32,6 +33,8 @@ struct MemoryCmd {
   ActivationFlags act;  // --dropout, --no-dropout, --attention, --flash-attention
   int zero = 0;
   HardwareOption hw;
+  std::string engine;    // --engine
+  LlamaCppFlags llama;   // --v-dtype, --ubatch, --parallel, --swa-full, --no-flash-attention
   bool zero_points = false, quantize_all = false, require_fit = false, train = false, no_master = false,
        sequence_parallel = false, min_gpus = false, qlora = false, offload_optimizer = false,
        offload_params = false;
@@ -162,8 +165,11 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                     "Expert-parallel ranks for the routed experts of an MoE model, taken from --dp (default 1)",
                     "COUNT", 1.0);
   sub->get_option("--ep")->group("Parallelism");
+  add_engine_option(sub, c->engine);
+  add_llamacpp_flags(sub, c->nf, c->llama, false);  // --flash-attention: add_activation_flags
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin memory llama-3.1-8b --batch 32 --context 8Ki --gpu-memory 80GiB\n"
+              "         napkin memory model.gguf --engine llama.cpp --context 32Ki --kv-dtype q8_0 --hw rtx-4090\n"
               "         napkin memory qwen2.5-72b --weights-dtype int4 --group-size 128 --tp 2\n"
               "         napkin memory llama-3.1-8b --train --seq 8Ki --zero 3 --dp 8 --recompute selective\n"
               "         napkin memory llama-3.1-70b --context 32Ki --gpu-memory 80GiB --min-gpus\n"
@@ -180,13 +186,18 @@ void add_memory_command(CLI::App& app, int& exit_code) {
     if (!bare && !flags[c->params].raw.empty())
       throw InputError("--params", flags[c->params].raw, "either MODEL or --params, not both");
     if (c->zero < 0 || c->zero > 3) throw InputError("--zero", std::to_string(c->zero), "a ZeRO stage 0, 1, 2 or 3");
+    const Engine engine = parse_engine(c->engine);
+    const bool llamacpp = engine == Engine::llamacpp;
+    if (llamacpp && bare) throw InputError("--engine", c->engine, "MODEL with it (llama.cpp's buffers need an architecture)");
+    check_engine_flags(sub, engine, {"--batch", "--tp", "--pp", "--prefill-chunk", "--fragmentation", "--max",
+                                     "--min-gpus", "--train", "--quantize-all"});
     // Every flag either changes the ledger it is given to or is refused here, by name.
     constexpr unsigned A = kNeedsArchitecture, T = kNeedsTrain, I = kNeedsInference;
     check_flag_needs(sub,
                      {{"--as", A}, {"--batch", A | I}, {"--context", A | I}, {"--kv-dtype", A | I}, {"--prefill-chunk", A | I},
                       {"--quantize-all", A | I}, {"--weights-dtype", I}, {"--group-size", I}, {"--zero-points", I},
                       {"--max", A}, {"--min-gpus", A}, {"--gpus-per-node", A}, {"--seq", A | T}, {"--micro-batch", A | T},
-                      {"--recompute", A | T}, {"--attention", A | T}, {"--flash-attention", A | T},
+                      {"--recompute", A | T}, {"--attention", A | T}, {"--flash-attention", llamacpp ? A : A | T},
                       {"--dropout", A | T}, {"--no-dropout", A | T}, {"--sequence-parallel", A | T},
                       {"--lora-rank", A | T}, {"--lora-targets", A | T}, {"--qlora", A | T}, {"--ep", A | T},
                       {"--offload-optimizer", T}, {"--offload-params", T}, {"--precision", T}, {"--optimizer", T},
@@ -195,7 +206,9 @@ void add_memory_command(CLI::App& app, int& exit_code) {
     if (sub->get_option("--lora-targets")->count() > 0 && flags[c->lora_rank].raw.empty())
       throw InputError("--lora-targets", c->lora_targets, "--lora-rank with it (the targets of the adapters)");
     Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
-    const Dtype kd = parse_dtype(c->kv_dtype, "--kv-dtype");
+    const Dtype kd = llamacpp ? Dtype::bf16 : parse_dtype(c->kv_dtype, "--kv-dtype");
+    LlamaCppInput llama;
+    if (llamacpp) fill_llamacpp_input(sub, c->kv_dtype, c->llama, llama);
     c->hw.load();
     if (c->hw.spec) c->hw.fill(flags[c->capacity], c->hw.spec->memory.in_base_units());
     if (c->require_fit && flags[c->capacity].raw.empty() && !c->hw.spec)
@@ -253,7 +266,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       throw InputError("--quantize-all", "(given)",
                        "a quantized --weights-dtype with it: at " + wd_name + " nothing is quantized");
     const Recompute rc = parse_recompute(c->recompute, "--recompute");
-    const bool flash = parse_attention_flags(c->act.attention, c->act.flash_attention);
+    const bool flash = llamacpp || parse_attention_flags(c->act.attention, c->act.flash_attention);
     check_dropout_flags(flags[c->dropout], c->act.no_dropout);
     if (c->lora_targets != "attention" && c->lora_targets != "all-linear")
       throw InputError("--lora-targets", c->lora_targets, "attention or all-linear");
@@ -315,7 +328,16 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         in.fragmentation = p[c->frag];
         in.capacity = p.maybe<Bytes>(c->capacity);
         in.counts = &c->counts;
-        if (solve)
+        if (llamacpp) {
+          LlamaCppInput li = llama;
+          li.n_ctx = in.context;
+          li.n_parallel = p.get<Count>(c->llama.parallel);
+          li.n_ubatch = p.get<Count>(c->llama.ubatch);
+          li.cuda_context = in.cuda_context;
+          li.capacity = in.capacity;
+          llamacpp_ledger(li, c->spec, in, rs, false);
+        }
+        else if (solve)
           solve_inference(c->spec, in, *solve, rs, layout_search(*c, p));
         else
           inference_memory(c->spec, in, rs);

@@ -4,7 +4,9 @@
 #include <memory>
 
 #include "command.h"
+#include "engine_flags.h"
 #include "model_arg.h"
+#include "napkin/check.h"
 #include "napkin/dtype.h"
 #include "napkin/error.h"
 #include "napkin/serve.h"
@@ -25,6 +27,8 @@ struct ServeCmd {
               link = 0, overhead = 0, graph_overhead = 0;
   std::string weights_dtype = "bf16", kv_dtype = "bf16", compute_dtype;
   HardwareOption hw;
+  std::string engine;   // --engine
+  LlamaCppFlags llama;  // --v-dtype, --ubatch, --parallel, --swa-full, --(no-)flash-attention
   bool quantize_all = false, cuda_graphs = false, per_op = false, require_fit = false;
   OutputOptions out;
 };
@@ -84,15 +88,30 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--per-op", c->per_op, "The per-op table (op, FLOP, bytes, intensity, bound, time) for prefill and "
                                        "decode")->group("Output");
   sub->add_flag("--require-fit", c->require_fit, "Exit 1 when the ledger does not fit the GPU memory")->group("Hardware");
+  add_engine_option(sub, c->engine);
+  add_llamacpp_flags(sub, c->nf, c->llama, true);
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin serve llama-3.1-8b --hw h100-sxm --batch 1\n"
+              "         napkin serve model.gguf --engine llama.cpp --hw rtx-4090 --prompt 4096 --kv-dtype q8_0\n"
               "         napkin serve llama-3.1-8b --hw h100-sxm --batch 1..512:x2 --prompt 128 --generate 128\n"
               "         napkin serve llama-3.1-70b --hw h100-sxm --tp 4 --batch 16 --per-op\n"
               "         napkin serve gpt2 --hw h100-sxm --cuda-graphs");
   sub->callback([c, sub, &exit_code] {
     reject_extras(sub);
     if (c->model.empty()) throw InputError("serve: give MODEL (a preset, config.json or model directory)");
-    const Dtype kd = parse_dtype(c->kv_dtype, "--kv-dtype");
+    const Engine engine = parse_engine(c->engine);
+    const bool llamacpp = engine == Engine::llamacpp;
+    check_engine_flags(sub, engine, {"--tp", "--quantize-all", "--link-bandwidth"});
+    if (!llamacpp && c->llama.flash_attention)
+      throw InputError("--flash-attention", "(given)", "--engine llama.cpp with it (a llama.cpp setting)");
+    LlamaCppInput llama;
+    Dtype kd = Dtype::bf16;
+    if (llamacpp) {
+      fill_llamacpp_input(sub, c->kv_dtype, c->llama, llama);
+      kd = kv_read_dtype(llama.type_k, llama.type_v);
+    } else {
+      kd = parse_dtype(c->kv_dtype, "--kv-dtype");
+    }
     c->spec = load_model(c->model, c->as);
     specs::refuse_encoder_decoder(c->spec, "serve");  // before the hardware flags it would ask for
     // The checkpoint's declared quantization, unless --weights-dtype says otherwise: the weights
@@ -162,9 +181,36 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       in.cuda_graphs = c->cuda_graphs;
       in.graph_overhead = p.get<Seconds>(c->graph_overhead);
       serve(c->spec, in, c->per_op, rs);
+      if (llamacpp) {
+        // One slot per sequence unless --parallel says more; each slot holds prompt + generated.
+        LlamaCppInput li = llama;
+        li.n_parallel = c->nf.flags()[c->llama.parallel].raw.empty() ? in.batch : p.get<Count>(c->llama.parallel);
+        if (li.n_parallel < in.batch)
+          throw InputError("--parallel", format_plain_number(li.n_parallel.in(units::one)),
+                           "at least --batch slots (" + format_plain_number(in.batch.in(units::one)) + " sequences)");
+        li.n_ctx = li.n_parallel.in(units::one) * (in.prompt + in.generate);
+        li.n_ubatch = p.get<Count>(c->llama.ubatch);
+        li.capacity = in.capacity;
+        InferenceMemoryInput w;
+        w.weights_dtype = wd;
+        w.group_size = in.group_size;
+        w.scale_dtype = in.scale_dtype;
+        w.zero_points = in.zero_points;
+        w.experts_only = in.experts_only;
+        w.stored_weights = in.stored_weights;
+        w.stored_source = in.stored_source;
+        w.stored_detail = in.stored_detail;
+        llamacpp_ledger(li, c->spec, w, rs, true);
+        if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
+        rs.assume("llamacpp_kv_reads", text("decode reads the KV cache at {} bits per element (the nearest napkin dtype "
+                                            "to {}/{}); the ledger uses llama.cpp's block sizes",
+                                            dtype_bits(kd), cache_type_name(llama.type_k),
+                                            cache_type_name(llama.type_v)));
+      }
       if (storage.declared) assume_declared_quantization(c->spec, rs);
       c->hw.assume(rs);
-      if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
+      if (!llamacpp)
+        if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
     });
     if (c->require_fit && !all_fit && exit_code == 0) exit_code = 1;
   });

@@ -182,7 +182,9 @@ WeightStorage weight_storage(CLI::App* sub, const std::string& weights_dtype, co
   w.dtype = parse_dtype(weights_dtype, "--weights-dtype");
   if (sub->get_option("--weights-dtype")->count() > 0) return w;
   // A bf16 or fp32 checkpoint is served in bf16, as without one; a quantized one as it is stored.
-  if (const auto stored = checkpoint_in(model_arg); stored && (stored->quantized || !m.quant_method.empty())) {
+  // A GGUF's tensors are what llama.cpp loads: always their bytes, whatever their types.
+  if (const auto stored = checkpoint_in(model_arg);
+      stored && (stored->quantized || !m.quant_method.empty() || stored->format == "gguf")) {
     w.stored = static_cast<double>(stored->bytes) * units::byte;
     w.stored_source = model_arg;
     w.stored_detail = stored->detail;

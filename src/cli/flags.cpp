@@ -125,6 +125,16 @@ constexpr KeyFlag kKeyFlags[] = {
     {"link_bandwidth", "--link-bandwidth"},
     {"memory_ledger", ""},
     {"serve_extras", ""},
+    // --engine llama.cpp (src/engine_llamacpp.cpp)
+    {"llamacpp_engine", "--engine"},
+    {"llamacpp_context", "--context/--parallel"},
+    {"llamacpp_v_dtype", "--v-dtype"},
+    {"llamacpp_swa", "--swa-full"},
+    {"llamacpp_ubatch", "--ubatch"},
+    {"llamacpp_flash_attention", "--no-flash-attention"},
+    {"llamacpp_compute_model", ""},
+    {"llamacpp_not_counted", ""},
+    {"llamacpp_kv_reads", "--kv-dtype/--v-dtype"},
 };
 }  // namespace
 

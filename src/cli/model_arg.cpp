@@ -6,6 +6,7 @@
 #include "napkin/sanitize.h"
 #include "napkin/specs/checkpoint.h"
 #include "napkin/specs/files.h"
+#include "napkin/specs/gguf_model.h"
 #include "napkin/specs/hf_cache.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/napkin_json.h"
@@ -143,9 +144,19 @@ void warn_analogy(const specs::ModelSpec& m) {
 specs::ModelSpec load_model(const std::string& arg, std::string_view as) {
   ModelFiles f = resolve_model_files(arg, as);
   if (f.spec) warn_analogy(*f.spec);
+  // A GGUF states its architecture in its metadata: read alone, checked against its tensors.
+  if (!f.spec && f.checkpoint && (ends_with(f.checkpoint->string(), ".gguf") ||
+                                  specs::sniff_weights_file(*f.checkpoint) == "a GGUF weights file")) {
+    if (!as.empty())
+      throw InputError("--as", std::string(as), "a config.json with an unknown model_type (" + arg +
+                                                    " is a GGUF, whose metadata names its architecture)");
+    specs::ModelSpec m = specs::model_from_gguf(specs::read_gguf(*f.checkpoint), *f.checkpoint);
+    m.name = arg;
+    return m;
+  }
   if (!f.spec)
-    throw InputError(arg + ": checkpoint weights without a config.json beside them; expected a preset, a "
-                           "config.json or napkin model JSON (napkin params reads the weights alone)");
+    throw InputError(arg + ": safetensors weights without a config.json beside them; expected a preset, a "
+                           "config.json, napkin model JSON or a GGUF file (napkin params reads the weights alone)");
   return std::move(*f.spec);
 }
 

@@ -481,6 +481,7 @@ std::optional<StoredWeights> stored_weights(const fs::path& path) {
   }
   const Checkpoint c = read_checkpoint(file);
   w.bytes = c.total_bytes;
+  w.format = c.format;
   w.quantized = false;
   if (!c.dtypes.empty()) w.main_dtype = c.dtypes.front().dtype;
   for (const DtypeTotal& d : c.dtypes) {

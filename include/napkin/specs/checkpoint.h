@@ -122,6 +122,8 @@ struct StoredWeights {
   bool quantized = false;
   /// The storage type holding the most bytes ("F8_E4M3"); empty from an index alone.
   std::string main_dtype;
+  /// "safetensors" or "gguf" (Checkpoint::format); "safetensors" from an index alone.
+  std::string format = "safetensors";
 };
 
 /// The checkpoint at `path` (a file, an index, or a directory through find_checkpoint), read

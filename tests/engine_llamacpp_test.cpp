@@ -1,0 +1,272 @@
+// llama.cpp's allocation (src/engine_llamacpp.cpp) against llama.cpp start-up logs, and GGUF
+// files read alone by memory and serve (src/specs/gguf_model.cpp, src/cli/model_arg.cpp).
+// Each log's model shape comes from the log's own printed hparams (n_layer, n_head, n_head_kv,
+// n_embd_head_k, n_embd, n_vocab, n_ff); the KV buffer must equal the logged MiB exactly and
+// the compute buffer must be within 25% of it.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+
+#include "checkpoint_files.h"
+#include "napkin/engine_llamacpp.h"
+#include "napkin/error.h"
+#include "napkin/specs/gguf_model.h"
+#include "run_napkin.h"
+
+using namespace napkin;
+using napkin::units::MiB;
+using napkin::units::one;
+using namespace napkin::test::gguf_types;
+
+namespace {
+
+specs::ModelSpec shape(std::int64_t layers, std::int64_t d, std::int64_t heads, std::int64_t kv_heads,
+                       std::int64_t head_dim, std::int64_t ffn, std::int64_t vocab) {
+  specs::ModelSpec m;
+  m.name = "log";
+  m.layers = layers;
+  m.hidden = d;
+  m.heads = heads;
+  m.kv_heads = kv_heads;
+  m.head_dim = head_dim;
+  m.ffn = ffn;
+  m.vocab = vocab;
+  m.attention = specs::AttentionKind::gqa;
+  return m;
+}
+
+LlamaCppInput run(double ctx, CacheType k, CacheType v, bool fa) {
+  LlamaCppInput in;
+  in.n_ctx = ctx * one;
+  in.type_k = k;
+  in.type_v = v;
+  in.flash_attention = fa;
+  return in;
+}
+
+double mib(Bytes b) { return b.in(MiB); }
+
+}  // namespace
+
+TEST_CASE("llama.cpp cache types take ggml's block sizes: q8_0 34 B per 32, q4_0 18, q5_1 24, f16 2 per 1",
+          "[engine][llamacpp]") {
+  CHECK(cache_row_bytes(CacheType::q8_0, 1024) == 1088);
+  CHECK(cache_row_bytes(CacheType::q4_0, 1024) == 576);
+  CHECK(cache_row_bytes(CacheType::q4_1, 1024) == 640);
+  CHECK(cache_row_bytes(CacheType::q5_0, 1024) == 704);
+  CHECK(cache_row_bytes(CacheType::q5_1, 1024) == 768);
+  CHECK(cache_row_bytes(CacheType::iq4_nl, 1024) == 576);
+  CHECK(cache_row_bytes(CacheType::f16, 1024) == 2048);
+  CHECK(cache_row_bytes(CacheType::f32, 1024) == 4096);
+  CHECK_THROWS_AS(cache_row_bytes(CacheType::q8_0, 80), InputError);
+  CHECK(parse_cache_type("Q8_0", "--kv-dtype") == CacheType::q8_0);
+  CHECK(parse_cache_type("fp16", "--kv-dtype") == CacheType::f16);
+  CHECK_THROWS_WITH(parse_cache_type("q3_k", "--v-dtype"),
+                    Catch::Contains("--v-dtype: 'q3_k': expected a llama.cpp cache type"));
+}
+
+// https://github.com/ikawrakow/ik_llama.cpp/issues/503 (llama.cpp fork, same KV arithmetic):
+// Qwen3-32B, --ctx-size 16768 -ctk q8_0 -ctv q8_0 -fa, n_ubatch 512, 65/65 layers offloaded.
+// Printed: n_layer 64, n_head 64, n_head_kv 8, n_embd_head_k 128, n_embd 5120, n_ff 25600,
+// n_vocab 151936; "n_ctx = 16896"; "KV self size = 2244.00 MiB, K (q8_0): 1122.00 MiB,
+// V (q8_0): 1122.00 MiB"; "compute buffer size = 306.75 MiB".
+TEST_CASE("Qwen3-32B at -c 16768 q8_0/q8_0: 16896 cells, KV 2244.00 MiB as logged, compute 306.75 MiB",
+          "[engine][llamacpp]") {
+  const auto m = shape(64, 5120, 64, 8, 128, 25600, 151936);
+  const auto in = run(16768, CacheType::q8_0, CacheType::q8_0, true);
+  const LlamaCppKv kv = llamacpp_kv(m, in);
+  CHECK(kv.n_ctx == 16896);  // GGML_PAD(16768, 256)
+  CHECK(mib(kv.k) == 1122.0);
+  CHECK(mib(kv.v) == 1122.0);
+  CHECK(mib(kv.total()) == 2244.0);
+  const double compute = mib(llamacpp_compute_buffer(m, in, kv).total());
+  CHECK_THAT(compute, Catch::Matchers::WithinRel(306.75, 0.25));
+  CHECK(compute == 306.75);  // the logits and the final norm: (151936 + 5120) · 512 · 4 B
+}
+
+// https://github.com/ikawrakow/ik_llama.cpp/pull/645 (comment by ChicoPinto70, 2025-07-26): the
+// draft model DeepSeek-R1-DRAFT-0.6B (qwen2) at -c 16384 -ctk q8_0 (V stays f16), its context
+// without flash attention, n_ubatch 512, 25/25 layers offloaded over three GPUs (each holds the
+// whole compute buffer: layer split). Printed: n_layer 24, n_head 14, n_head_kv 2,
+// n_embd_head_k 64, n_embd 896, n_ff 4864, n_vocab 129280; "n_ctx = 16384"; "KV self size =
+// 147.00 MiB, K (q8_0): 51.00 MiB, V (f16): 96.00 MiB"; "CUDA0 compute buffer size = 487.00 MiB".
+TEST_CASE("DeepSeek-R1-DRAFT-0.6B at -c 16384, K q8_0 and V f16: K 51.00 + V 96.00 MiB; no-FA compute 487 MiB",
+          "[engine][llamacpp]") {
+  const auto m = shape(24, 896, 14, 2, 64, 4864, 129280);
+  const auto in = run(16384, CacheType::q8_0, CacheType::f16, false);
+  const LlamaCppKv kv = llamacpp_kv(m, in);
+  CHECK(mib(kv.k) == 51.0);
+  CHECK(mib(kv.v) == 96.0);
+  CHECK(mib(kv.total()) == 147.0);
+  const LlamaCppCompute c = llamacpp_compute_buffer(m, in, kv);
+  CHECK(c.peak() == "attention");
+  CHECK(mib(c.scores) == 448.0);  // 14 heads · 16384 · 512 · 4 B
+  CHECK_THAT(mib(c.total()), Catch::Matchers::WithinRel(487.0, 0.25));
+  CHECK_THAT(mib(c.total()), Catch::Matchers::WithinRel(487.0, 0.01));  // 485.75
+}
+
+// ik_llama.cpp issue archive (stored copy; ubergarm's llama-sweep-bench log, Qwen3-235B-A22B
+// IQ3_K): -c 32768 -ctk q8_0 -ctv q8_0 -fa, n_ubatch 512, routed experts kept on the CPU.
+// Printed: n_layer 94, n_head 64, n_head_kv 4, n_embd_head_k 128, n_embd 4096, n_vocab 151936,
+// n_expert 128, n_expert_used 8, n_ff_exp 1536; "n_ctx = 32768"; "KV self size = 3196.00 MiB,
+// K (q8_0): 1598.00 MiB, V (q8_0): 1598.00 MiB"; "CUDA0 compute buffer size = 312.75 MiB".
+TEST_CASE("Qwen3-235B-A22B at -c 32768 q8_0/q8_0: KV 3196.00 MiB as logged, compute within 25% of 312.75 MiB",
+          "[engine][llamacpp]") {
+  auto m = shape(94, 4096, 64, 4, 128, 0, 151936);
+  m.moe.n_experts = 128;
+  m.moe.experts_per_token = 8;
+  m.moe.expert_ffn = 1536;
+  const auto in = run(32768, CacheType::q8_0, CacheType::q8_0, true);
+  const LlamaCppKv kv = llamacpp_kv(m, in);
+  CHECK(mib(kv.k) == 1598.0);
+  CHECK(mib(kv.total()) == 3196.0);
+  const double compute = mib(llamacpp_compute_buffer(m, in, kv).total());
+  CHECK_THAT(compute, Catch::Matchers::WithinRel(312.75, 0.25));  // 300.75: the output moment
+}
+
+// https://github.com/SciSharp/LLamaSharp/issues/1099 (comment by phil-scott-78; llama.cpp build
+// 4701, one RTX 4080 SUPER, f16 cache): 36 layers of n_embd_k_gqa = n_embd_v_gqa = 256 (printed
+// per layer), "KV self size = 144.00 MiB, K (f16): 72.00 MiB, V (f16): 72.00 MiB", "CUDA0 compute
+// buffer size = 300.75 MiB", graph splits 2. The excerpt does not print n_ctx or the hparams: 36
+// layers × 256 are Qwen2.5-3B's (n_embd 2048, 16 heads, 2 KV heads of 128, n_vocab 151936), and
+// 144 MiB is 4096 cells of it; this case checks that reading and the compute buffer.
+TEST_CASE("Qwen2.5-3B f16 at 4096 cells: KV 144.00 MiB, compute 300.75 MiB (logits and final norm)",
+          "[engine][llamacpp]") {
+  const auto m = shape(36, 2048, 16, 2, 128, 11008, 151936);
+  const auto in = run(4096, CacheType::f16, CacheType::f16, true);
+  const LlamaCppKv kv = llamacpp_kv(m, in);
+  CHECK(mib(kv.k) == 72.0);
+  CHECK(mib(kv.total()) == 144.0);
+  CHECK(mib(llamacpp_compute_buffer(m, in, kv).total()) == 300.75);
+}
+
+TEST_CASE("sliding layers keep PAD(min(n_ctx, window + ubatch), 256) cells; --swa-full keeps n_ctx",
+          "[engine][llamacpp]") {
+  // Gemma-2-like: 4 layers, every other one slides a 4096 window; 2 KV heads of 256.
+  auto m = shape(4, 2304, 8, 2, 256, 9216, 256000);
+  m.sliding_window = 4096;
+  m.sliding_every = 2;
+  auto in = run(32768, CacheType::f16, CacheType::f16, true);
+  LlamaCppKv kv = llamacpp_kv(m, in);
+  CHECK(kv.base_layers == 2);
+  CHECK(kv.swa_layers == 2);
+  CHECK(kv.swa_cells == 4608);  // PAD(4096 + 512, 256)
+  CHECK(kv.total().in(units::byte) == 2.0 * 32768 * 1024 * 2 + 2.0 * 4608 * 1024 * 2);
+  in.swa_full = true;
+  kv = llamacpp_kv(m, in);
+  CHECK(kv.swa_cells == 32768);
+  // --parallel 4: n_ctx_seq = 8192 per slot, four streams; the window cache is per stream.
+  in.swa_full = false;
+  in.n_parallel = 4.0 * one;
+  kv = llamacpp_kv(m, in);
+  CHECK(kv.n_ctx_seq == 8192);
+  CHECK(kv.streams == 4);
+  CHECK(kv.swa_cells == 4608);
+  CHECK(kv.total().in(units::byte) == 2.0 * 8192 * 4 * 2048 + 2.0 * 4608 * 4 * 2048);
+}
+
+TEST_CASE("llama.cpp engine refuses MLA (multi-head latent attention)", "[engine][llamacpp]") {
+  auto m = shape(4, 512, 8, 8, 64, 1024, 1000);
+  m.attention = specs::AttentionKind::mla;
+  CHECK_THROWS_WITH(llamacpp_kv(m, run(4096, CacheType::f16, CacheType::f16, true)),
+                    Catch::Contains("MLA"));
+}
+
+// ---- GGUF files read alone -------------------------------------------------------------------
+
+namespace {
+
+// A llama GGUF of 2 layers, D 64, 4 heads and 2 KV heads of 16, F 128, 32 tokens, untied head:
+// F16 embeddings and head, Q8_0 projections, F32 norms.
+std::string tiny_llama(bool extra_tensor = false) {
+  napkin::test::GgufBuilder g;
+  g.kv("general.architecture", STRING).str("llama");
+  g.kv("llama.block_count", U32).u32(2);
+  g.kv("llama.embedding_length", U32).u32(64);
+  g.kv("llama.feed_forward_length", U32).u32(128);
+  g.kv("llama.context_length", U32).u32(8192);
+  g.kv("llama.attention.head_count", U32).u32(4);
+  g.kv("llama.attention.head_count_kv", U32).u32(2);
+  auto& tokens = g.kv("tokenizer.ggml.tokens", ARRAY).u32(STRING).u64(32);
+  for (int i = 0; i < 32; ++i) tokens.str("t" + std::to_string(i));
+  g.tensor("token_embd.weight", {64, 32}, F16, 4096);
+  for (int l = 0; l < 2; ++l) {
+    const std::string b = "blk." + std::to_string(l) + ".";
+    g.tensor(b + "attn_norm.weight", {64}, F32, 256);
+    g.tensor(b + "attn_q.weight", {64, 64}, Q8_0, 4352);   // 128 blocks × 34 B
+    g.tensor(b + "attn_k.weight", {64, 32}, Q8_0, 2176);
+    g.tensor(b + "attn_v.weight", {64, 32}, Q8_0, 2176);
+    g.tensor(b + "attn_output.weight", {64, 64}, Q8_0, 4352);
+    g.tensor(b + "ffn_norm.weight", {64}, F32, 256);
+    g.tensor(b + "ffn_gate.weight", {64, 128}, Q8_0, 8704);
+    g.tensor(b + "ffn_up.weight", {64, 128}, Q8_0, 8704);
+    g.tensor(b + "ffn_down.weight", {128, 64}, Q8_0, 8704);
+  }
+  g.tensor("output_norm.weight", {64}, F32, 256);
+  g.tensor("output.weight", {64, 32}, F16, 4096);
+  if (extra_tensor) g.tensor("blk.0.attn_q.bias", {64}, F32, 256);
+  return g.build();
+}
+// Tensor bytes: 4096 + 2 · (256 + 4352 + 2176 + 2176 + 4352 + 256 + 3 · 8704) + 256 + 4096.
+constexpr std::uint64_t kTinyBytes = 4096 + 2 * (256 + 4352 + 2176 + 2176 + 4352 + 256 + 3 * 8704) + 256 + 4096;
+
+std::string json_value(const std::string& out, const std::string& key) {
+  const auto at = out.find("\"" + key + "\"");
+  if (at == std::string::npos) return "";
+  const auto v = out.find("\"value\":", at);
+  return out.substr(v + 8, out.find_first_of(",}", v) - v - 8);
+}
+
+}  // namespace
+
+TEST_CASE("a llama GGUF maps to a spec whose exact count equals its tensors (2 layers, 53,440 params)",
+          "[engine][specs]") {
+  napkin::test::TempDir dir;
+  const auto path = dir / "tiny.gguf";
+  napkin::test::write_file(path, tiny_llama());
+  const specs::ModelSpec m = specs::model_from_gguf(specs::read_gguf(path), path);
+  CHECK(m.layers == 2);
+  CHECK(m.kv_heads == 2);
+  CHECK(m.head_dim == 16);
+  CHECK(m.vocab == 32);
+  CHECK_FALSE(m.tied_embeddings);
+  CHECK(m.max_context == 8192);
+  // A tensor the family does not have: the counts differ and the file is refused.
+  napkin::test::write_file(path, tiny_llama(true));
+  CHECK_THROWS_WITH(specs::model_from_gguf(specs::read_gguf(path), path),
+                    Catch::Contains("tiny.gguf: general.architecture llama read as model_type llama counts") &&
+                        Catch::Contains("napkin refuses a GGUF it cannot map exactly"));
+}
+
+TEST_CASE("memory and serve take a GGUF alone: weights = its tensor bytes, KV from its metadata", "[engine][cli]") {
+  napkin::test::TempDir dir;
+  const auto path = dir / "tiny.gguf";
+  napkin::test::write_file(path, tiny_llama());
+  const std::string file = path.string();
+
+  auto r = napkin_test::run_napkin("memory " + file + " --context 8192 --json");
+  REQUIRE(r.code == 0);
+  CHECK(json_value(r.out, "weights") == std::to_string(kTinyBytes));
+  // 2 · L · H_kv · d_head · ctx · 2 B (bf16) = 2 · 2 · 2 · 16 · 8192 · 2
+  CHECK(json_value(r.out, "kv_cache") == std::to_string(2 * 2 * 2 * 16 * 8192 * 2));
+  CHECK(r.out.find("weights as stored in") != std::string::npos);
+
+  r = napkin_test::run_napkin("memory " + file + " --context 8192 --engine llama.cpp --kv-dtype q8_0 --json");
+  REQUIRE(r.code == 0);
+  CHECK(json_value(r.out, "weights") == std::to_string(kTinyBytes));
+  // 2 layers · 8192 cells · 2 · (32 / 32 · 34 B)
+  CHECK(json_value(r.out, "kv_cache") == std::to_string(2 * 8192 * 2 * 34));
+
+  r = napkin_test::run_napkin("serve " + file + " --hw h100-sxm --json");
+  REQUIRE(r.code == 0);
+  CHECK(json_value(r.out, "weights") == std::to_string(kTinyBytes));
+
+  r = napkin_test::run_napkin("serve " + file + " --hw h100-sxm --engine llama.cpp --prompt 1000 --generate 24 --json");
+  REQUIRE(r.code == 0);
+  CHECK(json_value(r.out, "kv_cache") == std::to_string(2 * 1024 * 2 * 32 * 2));  // 1024 cells, f16
+  CHECK(json_value(r.out, "compute_buffer") != "");
+
+  r = napkin_test::run_napkin("train " + file + " --tokens 1M --hw h100-sxm --gpus 1 --mfu 0.4 --json");
+  CHECK(r.code == 0);
+}
