@@ -125,6 +125,15 @@ constexpr KeyFlag kKeyFlags[] = {
     {"link_bandwidth", "--link-bandwidth"},
     {"memory_ledger", ""},
     {"serve_extras", ""},
+    // --engine vllm (napkin/engine_vllm.h)
+    {"vllm_version", "--engine"},
+    {"gpu_memory_utilization", "--gpu-memory-utilization"},
+    {"vllm_total_memory", "--gpu-memory"},
+    {"vllm_activation", "--max-num-batched-tokens"},
+    {"vllm_non_torch", "--tp"},
+    {"block_size", "--block-size"},
+    {"vllm_kv_groups", ""},
+    {"max_num_seqs", "--max-num-seqs"},
 };
 }  // namespace
 
