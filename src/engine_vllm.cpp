@@ -161,6 +161,7 @@ VllmFit vllm_fit(const VllmBudget& b) {
 void vllm_budget(const specs::ModelSpec& m, const VllmInput& in, ResultSet& out, bool ledger) {
   const VllmBudget b = vllm_budget(m, in);
   const double tp = in.tp.in(one);
+  if (ledger) out.command = "memory";
   out.input("engine", verdict("vllm"));
   out.input("gpu_memory", value(in.gpu_memory));
   out.input("gpu_memory_utilization", value(in.gpu_memory_utilization));
