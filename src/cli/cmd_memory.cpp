@@ -6,9 +6,11 @@
 
 #include "command.h"
 #include "engine_flags.h"
+#include "engine_vllm_flags.h"
 #include "model_arg.h"
 #include "napkin/check.h"
 #include "napkin/dtype.h"
+#include "napkin/engine_vllm.h"
 #include "napkin/error.h"
 #include "napkin/memory.h"
 
@@ -35,6 +37,7 @@ struct MemoryCmd {
   HardwareOption hw;
   std::string engine;    // --engine
   LlamaCppFlags llama;   // --v-dtype, --ubatch, --parallel, --swa-full, --no-flash-attention
+  VllmFlags vllm;        // --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size
   bool zero_points = false, quantize_all = false, require_fit = false, train = false, no_master = false,
        sequence_parallel = false, min_gpus = false, qlora = false, offload_optimizer = false,
        offload_params = false;
@@ -167,6 +170,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   sub->get_option("--ep")->group("Parallelism");
   add_engine_option(sub, c->engine);
   add_llamacpp_flags(sub, c->nf, c->llama, false);  // --flash-attention: add_activation_flags
+  c->vllm = add_vllm_flags(sub, c->nf);
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin memory llama-3.1-8b --batch 32 --context 8Ki --gpu-memory 80GiB\n"
               "         napkin memory model.gguf --engine llama.cpp --context 32Ki --kv-dtype q8_0 --hw rtx-4090\n"
@@ -176,7 +180,8 @@ void add_memory_command(CLI::App& app, int& exit_code) {
               "         napkin memory llama-3.1-70b --train --qlora --lora-rank 16 --seq 2048 --recompute full\n"
               "         napkin memory mixtral-8x7b --train --zero 1 --dp 8 --ep 8 --seq 4096 --recompute selective\n"
               "         napkin memory llama-3.1-70b --train --zero 3 --hw h100-sxm --recompute full --min-gpus\n"
-              "         napkin memory --params 7.5B --train --zero 1 --dp 64");
+              "         napkin memory --params 7.5B --train --zero 1 --dp 64\n"
+              "         napkin memory llama-3.1-8b --engine vllm --hw h100-sxm --context 8Ki");
   sub->callback([c, sub, &exit_code] {
     reject_extras(sub);
     auto& flags = c->nf.flags();
@@ -203,6 +208,19 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                       {"--offload-optimizer", T}, {"--offload-params", T}, {"--precision", T}, {"--optimizer", T},
                       {"--grad-dtype", T}, {"--no-master-weights", T}, {"--zero", T}, {"--dp", T}},
                      !bare, c->train);
+    const bool vllm = engine == Engine::vllm;
+    check_vllm_flags(sub, vllm);
+    if (vllm) {
+      // vLLM's budget replaces the engine-neutral ledger: its own inputs only.
+      if (bare) throw InputError("--engine", "vllm", "MODEL (vLLM's KV pool needs the architecture), not --params");
+      if (c->train) throw InputError("--engine", "vllm", "the inference ledger (vLLM serves; drop --train)");
+      for (const char* f : {"--batch", "--pp", "--prefill-chunk", "--cuda-context", "--fragmentation", "--max",
+                            "--min-gpus", "--require-fit"})
+        if (const CLI::Option* o = sub->get_option_no_throw(f); o != nullptr && o->count() > 0)
+          throw InputError(f, o->as<std::string>(), std::string("no ") + f + " with --engine vllm (vLLM's budget "
+                           "takes --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size; a "
+                           "pool that holds no request is exit 1)");
+    }
     if (sub->get_option("--lora-targets")->count() > 0 && flags[c->lora_rank].raw.empty())
       throw InputError("--lora-targets", c->lora_targets, "--lora-rank with it (the targets of the adapters)");
     Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
@@ -211,6 +229,13 @@ void add_memory_command(CLI::App& app, int& exit_code) {
     if (llamacpp) fill_llamacpp_input(sub, c->kv_dtype, c->llama, llama);
     c->hw.load();
     if (c->hw.spec) c->hw.fill(flags[c->capacity], c->hw.spec->memory.in_base_units());
+    // vLLM sizes its pool from the total torch reports, a little below the driver's.
+    if (vllm && c->hw.spec && c->hw.spec->memory_torch_total)
+      c->hw.fill(flags[c->capacity], c->hw.spec->memory_torch_total->in_base_units());
+    if (vllm && flags[c->capacity].raw.empty() && !c->hw.spec)
+      throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
+    const std::string device = c->hw.spec ? c->hw.spec->name + " " + c->hw.spec->full_name : std::string();
+    std::string vllm_miss;  // the first row vLLM would refuse to start with
     if (c->require_fit && flags[c->capacity].raw.empty() && !c->hw.spec)
       throw InputError("--require-fit", "(given)", "--gpu-memory (the capacity to check against)");
     std::optional<SolveFor> solve;
@@ -336,8 +361,16 @@ void add_memory_command(CLI::App& app, int& exit_code) {
           li.cuda_context = in.cuda_context;
           li.capacity = in.capacity;
           llamacpp_ledger(li, c->spec, in, rs, false);
-        }
-        else if (solve)
+        } else if (vllm) {
+          VllmInput v = vllm_input(c->vllm, p, *in.capacity, device);
+          v.context = in.context;
+          v.tp = in.tp;
+          v.kv_dtype = kd;
+          v.weights = inference_memory(c->spec, in).weights;
+          vllm_budget(c->spec, v, rs);
+          rs.assume("weights_dtype", text("weights as the inference ledger holds them: {} per GPU", v.weights));
+          if (!p.probing() && vllm_miss.empty()) vllm_miss = vllm_failure(vllm_budget(c->spec, v));
+        } else if (solve)
           solve_inference(c->spec, in, *solve, rs, layout_search(*c, p));
         else
           inference_memory(c->spec, in, rs);
@@ -356,6 +389,11 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                                                     : "even 1 does not fit") +
                      "; " + fit_failure(rs);
     });
+    // vLLM refuses to start when its pool holds no request: exit 1, as it fails.
+    if (!vllm_miss.empty() && exit_code == 0) {
+      report_check_failure("--engine vllm", vllm_miss);
+      exit_code = 1;
+    }
     // A solver without an answer is a failed check (exit 1), with its reason on stderr.
     if (!unsolved.empty() && exit_code == 0) {
       report_check_failure(solver_flag, unsolved);

@@ -5,9 +5,12 @@
 
 #include "command.h"
 #include "engine_flags.h"
+#include "engine_vllm_flags.h"
 #include "model_arg.h"
 #include "napkin/check.h"
 #include "napkin/dtype.h"
+#include "napkin/engine_vllm.h"
+#include "napkin/memory.h"
 #include "napkin/error.h"
 #include "napkin/serve.h"
 
@@ -29,6 +32,7 @@ struct ServeCmd {
   HardwareOption hw;
   std::string engine;   // --engine
   LlamaCppFlags llama;  // --v-dtype, --ubatch, --parallel, --swa-full, --(no-)flash-attention
+  VllmFlags vllm;       // --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size
   bool quantize_all = false, cuda_graphs = false, per_op = false, require_fit = false;
   OutputOptions out;
 };
@@ -90,12 +94,14 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--require-fit", c->require_fit, "Exit 1 when the ledger does not fit the GPU memory")->group("Hardware");
   add_engine_option(sub, c->engine);
   add_llamacpp_flags(sub, c->nf, c->llama, true);
+  c->vllm = add_vllm_flags(sub, c->nf);
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin serve llama-3.1-8b --hw h100-sxm --batch 1\n"
               "         napkin serve model.gguf --engine llama.cpp --hw rtx-4090 --prompt 4096 --kv-dtype q8_0\n"
               "         napkin serve llama-3.1-8b --hw h100-sxm --batch 1..512:x2 --prompt 128 --generate 128\n"
               "         napkin serve llama-3.1-70b --hw h100-sxm --tp 4 --batch 16 --per-op\n"
-              "         napkin serve gpt2 --hw h100-sxm --cuda-graphs");
+              "         napkin serve gpt2 --hw h100-sxm --cuda-graphs\n"
+              "         napkin serve llama-3.1-8b --hw h100-sxm --engine vllm --prompt 7Ki --generate 1Ki");
   sub->callback([c, sub, &exit_code] {
     reject_extras(sub);
     if (c->model.empty()) throw InputError("serve: give MODEL (a preset, config.json or model directory)");
@@ -112,6 +118,8 @@ void add_serve_command(CLI::App& app, int& exit_code) {
     } else {
       kd = parse_dtype(c->kv_dtype, "--kv-dtype");
     }
+    const bool vllm = engine == Engine::vllm;
+    check_vllm_flags(sub, vllm);
     c->spec = load_model(c->model, c->as);
     specs::refuse_encoder_decoder(c->spec, "serve");  // before the hardware flags it would ask for
     // The checkpoint's declared quantization, unless --weights-dtype says otherwise: the weights
@@ -137,6 +145,9 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       if (peak) c->hw.fill(c->nf.flags()[c->peak], peak->in_base_units());
       c->hw.fill(c->nf.flags()[c->bandwidth], c->hw.spec->bandwidth.in_base_units());
       c->hw.fill(c->nf.flags()[c->capacity], c->hw.spec->memory.in_base_units());
+      // vLLM sizes its pool from the total torch reports, a little below the driver's.
+      if (vllm && c->hw.spec->memory_torch_total)
+        c->hw.fill(c->nf.flags()[c->capacity], c->hw.spec->memory_torch_total->in_base_units());
       if (const auto link = c->hw.spec->link_bandwidth_per_direction())
         c->hw.fill(c->nf.flags()[c->link], link->in_base_units());
     }
@@ -155,6 +166,10 @@ void add_serve_command(CLI::App& app, int& exit_code) {
     }
     if (c->require_fit && c->nf.flags()[c->capacity].raw.empty() && !c->nf.flags()[c->capacity].fallback)
       throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
+    if (vllm && c->nf.flags()[c->capacity].raw.empty() && !c->nf.flags()[c->capacity].fallback)
+      throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
+    const std::string device = c->hw.spec ? c->hw.spec->name + " " + c->hw.spec->full_name : std::string();
+    std::string vllm_miss;  // the first row vLLM would refuse to start with
     bool all_fit = true;
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
       ServeInput in;
@@ -206,12 +221,36 @@ void add_serve_command(CLI::App& app, int& exit_code) {
                                             "to {}/{}); the ledger uses llama.cpp's block sizes",
                                             dtype_bits(kd), cache_type_name(llama.type_k),
                                             cache_type_name(llama.type_v)));
+      } else if (vllm) {
+        // vLLM's pool beside the serving estimate: the weights as the inference ledger holds them.
+        InferenceMemoryInput mi;
+        mi.weights_dtype = in.weights_dtype;
+        mi.group_size = in.group_size;
+        mi.scale_dtype = in.scale_dtype;
+        mi.zero_points = in.zero_points;
+        mi.quantize_all = in.quantize_all;
+        mi.experts_only = in.experts_only;
+        mi.stored_weights = in.stored_weights;
+        mi.kv_dtype = kd;
+        mi.context = in.prompt + in.generate;
+        mi.tp = in.tp;
+        VllmInput v = vllm_input(c->vllm, p, *in.capacity, device);
+        v.context = mi.context;
+        v.tp = in.tp;
+        v.kv_dtype = kd;
+        v.weights = inference_memory(c->spec, mi).weights;
+        vllm_budget(c->spec, v, rs, /*ledger=*/false);
+        if (!p.probing() && vllm_miss.empty()) vllm_miss = vllm_failure(vllm_budget(c->spec, v));
       }
       if (storage.declared) assume_declared_quantization(c->spec, rs);
       c->hw.assume(rs);
       if (!llamacpp)
         if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
     });
+    if (!vllm_miss.empty() && exit_code == 0) {
+      report_check_failure("--engine vllm", vllm_miss);
+      exit_code = 1;
+    }
     if (c->require_fit && !all_fit && exit_code == 0) exit_code = 1;
   });
 }

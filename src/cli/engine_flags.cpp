@@ -14,7 +14,7 @@ void add_engine_option(CLI::App* sub, std::string& engine) {
 Engine parse_engine(const std::string& text) {
   if (text.empty() || text == "none") return Engine::none;
   if (text == "llama.cpp" || text == "llamacpp" || text == "llama-cpp") return Engine::llamacpp;
-  if (text == "vllm") throw InputError("--engine", text, "none or llama.cpp (vllm is not implemented yet)");
+  if (text == "vllm") return Engine::vllm;
   throw InputError("--engine", text, "none, llama.cpp or vllm");
 }
 

@@ -15,7 +15,7 @@ enum class Engine { none, llamacpp, vllm };
 /// --engine none|llama.cpp|vllm (default none), in group "Engine".
 void add_engine_option(CLI::App* sub, std::string& engine);
 /// "none", "llama.cpp" (also "llamacpp", "llama-cpp"), "vllm". InputError naming --engine for
-/// anything else; vllm is refused as not implemented yet (its ledger lands separately).
+/// anything else.
 Engine parse_engine(const std::string& text);
 
 /// llama.cpp's flags beside --kv-dtype: --v-dtype, --ubatch, --parallel, --swa-full,

@@ -135,6 +135,15 @@ constexpr KeyFlag kKeyFlags[] = {
     {"llamacpp_compute_model", ""},
     {"llamacpp_not_counted", ""},
     {"llamacpp_kv_reads", "--kv-dtype/--v-dtype"},
+    // --engine vllm (napkin/engine_vllm.h)
+    {"vllm_version", "--engine"},
+    {"gpu_memory_utilization", "--gpu-memory-utilization"},
+    {"vllm_total_memory", "--gpu-memory"},
+    {"vllm_activation", "--max-num-batched-tokens"},
+    {"vllm_non_torch", "--tp"},
+    {"block_size", "--block-size"},
+    {"vllm_kv_groups", ""},
+    {"max_num_seqs", "--max-num-seqs"},
 };
 }  // namespace
 

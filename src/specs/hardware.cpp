@@ -90,6 +90,8 @@ constexpr Field kHardwareFields[] = {
     {"memory_physical_bytes", Kind::positive, "bytes"},
     {"memory_unit_note", Kind::text},
     {"memory_reported_total_bytes", Kind::positive, "bytes"},
+    {"memory_torch_total_bytes", Kind::positive, "bytes"},
+    {"memory_torch_total_source", Kind::text},
     {"memory_bandwidth_bytes_per_s", Kind::positive, "bytes/s", {}, true},
     {"peak_flops_per_s", Kind::object, {}, kPeakFields},
     {"peak_flops_per_s_fp16_accumulate", Kind::object, {}, kPeakFields},
@@ -220,6 +222,7 @@ HardwareSpec from_json(const json& j, const std::string& name, const std::string
   // The fit verdict needs what the framework can allocate: the driver's total (after ECC and
   // firmware reservations) where the source recorded it.
   h.memory = optional_number(j, "memory_reported_total_bytes").value_or(h.memory_advertised.in(byte)) * byte;
+  if (const auto t = optional_number(j, "memory_torch_total_bytes")) h.memory_torch_total = *t * byte;
   h.bandwidth = positive_number(j, "memory_bandwidth_bytes_per_s", file) * byte_per_s;
   if (j.contains("peak_flops_per_s") && j.at("peak_flops_per_s").is_object()) {
     const json& p = j.at("peak_flops_per_s");

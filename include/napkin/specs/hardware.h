@@ -19,6 +19,9 @@ struct HardwareSpec {
   std::string full_name;  // "NVIDIA H100 SXM5 80GB"
   Bytes memory{};             // per device, what the driver reports as total (nvidia-smi) when known
   Bytes memory_advertised{};  // the vendor's capacity, binary GiB as the devices report it
+  // The total torch.cuda.mem_get_info() reports (vLLM's total_gpu_memory), a little below the
+  // driver's total; absent: unknown (memory_torch_total_source in the JSON names the log).
+  std::optional<Bytes> memory_torch_total{};
   Bandwidth bandwidth{};  // memory bandwidth, peak
   // Dense peak rates per dtype; fp32 is the non-tensor rate. Absent: not published/supported.
   std::optional<FlopRate> fp64, fp32, tf32, bf16, fp16, fp8, int8, fp4;

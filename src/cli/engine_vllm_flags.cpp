@@ -1,0 +1,68 @@
+// The vLLM flags of memory and serve. See engine_vllm_flags.h.
+#include "engine_vllm_flags.h"
+
+#include "napkin/check.h"
+#include "napkin/error.h"
+#include "napkin/report/human_units.h"
+
+namespace napkin::cli {
+
+namespace {
+constexpr DimRt kCount = dim_rt<Count::dim>();
+constexpr const char* kVllmFlags[] = {"--gpu-memory-utilization", "--max-num-batched-tokens", "--max-num-seqs",
+                                      "--block-size"};
+}  // namespace
+
+VllmFlags add_vllm_flags(CLI::App* sub, NumericFlags& nf) {
+  VllmFlags f;
+  // vLLM's names and defaults: vllm/engine/arg_utils.py (EngineArgs), vllm/config CacheConfig.
+  f.utilization = nf.add(sub, "--gpu-memory-utilization", "gpu_memory_utilization", kCount, Constraint::positive,
+                         "With --engine vllm: the fraction of the GPU's memory vLLM takes (default 0.9)", "RATIO", 0.9);
+  f.batched_tokens = nf.add(sub, "--max-num-batched-tokens", "max_num_batched_tokens", kCount,
+                            Constraint::positive_integer,
+                            "With --engine vllm: tokens of one forward pass, the profiling batch (default as vLLM "
+                            "picks: 8192 on GPUs of 70 GiB or more except A100s, else 2048)", "COUNT");
+  f.seqs = nf.add(sub, "--max-num-seqs", "max_num_seqs", kCount, Constraint::positive_integer,
+                  "With --engine vllm: sequences per step, the sampler warm-up rows (default as vLLM picks: 1024 on "
+                  "GPUs of 70 GiB or more except A100s, else 256)", "COUNT");
+  f.block_size = nf.add(sub, "--block-size", "block_size", kCount, Constraint::positive_integer,
+                        "With --engine vllm: tokens per KV block (default 16)", "COUNT", 16.0);
+  for (const char* name : kVllmFlags) sub->get_option(name)->group("vLLM");
+  return f;
+}
+
+void check_vllm_flags(CLI::App* sub, bool vllm) {
+  if (vllm) return;
+  for (const char* name : kVllmFlags)
+    if (const CLI::Option* o = sub->get_option_no_throw(name); o != nullptr && o->count() > 0)
+      throw InputError(name, o->as<std::string>(), "--engine vllm with it (a vLLM setting)");
+}
+
+VllmInput vllm_input(const VllmFlags& f, const Point& p, Bytes gpu_memory, std::string_view device) {
+  const VllmBatchDefaults d = vllm_batch_defaults(gpu_memory, device);
+  VllmInput in;
+  in.gpu_memory = gpu_memory;
+  in.gpu_memory_utilization = p[f.utilization];
+  in.max_num_batched_tokens = p.maybe<Count>(f.batched_tokens).value_or(d.max_num_batched_tokens * units::one);
+  in.max_num_seqs = p.maybe<Count>(f.seqs).value_or(d.max_num_seqs * units::one);
+  in.block_size = p.get<Count>(f.block_size);
+  return in;
+}
+
+std::string vllm_failure(const VllmBudget& bud) {
+  const VllmFit fit = vllm_fit(bud);
+  if (fit == VllmFit::fits) return "";
+  constexpr DimRt b = dim_rt<Bytes::dim>();
+  const auto bytes = [&](Bytes q) { return report::compact(q.in_base_units(), b); };
+  if (fit == VllmFit::no_cache_memory)
+    return "does not fit: no available memory for the cache blocks (vLLM refuses to start): vLLM's share " +
+           bytes(bud.budget) + " less weights " + bytes(bud.weights) + ", activation peak " +
+           bytes(bud.activation_peak) + " and non-torch " + bytes(bud.non_torch) + " leaves " + bytes(bud.kv_pool) +
+           "; raise --gpu-memory-utilization or --tp, or lower --max-num-batched-tokens or --max-num-seqs";
+  return "does not fit: one request of the context needs " + format_plain_number(static_cast<double>(bud.blocks_per_request)) +
+         " KV blocks, more than the pool's " + format_plain_number(static_cast<double>(bud.kv_blocks)) + " (" +
+         format_plain_number(static_cast<double>(bud.kv_pool_tokens)) +
+         " tokens; vLLM refuses a max_model_len it cannot hold); lower the context or raise --gpu-memory-utilization";
+}
+
+}  // namespace napkin::cli
