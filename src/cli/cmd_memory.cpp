@@ -183,226 +183,239 @@ void add_memory_command(CLI::App& app, int& exit_code) {
               "         napkin memory --params 7.5B --train --zero 1 --dp 64\n"
               "         napkin memory llama-3.1-8b --engine vllm --hw h100-sxm --context 8Ki");
   sub->callback([c, sub, &exit_code] {
-    reject_extras(sub);
-    auto& flags = c->nf.flags();
-    const bool bare = c->model.empty();
-    if (bare && flags[c->params].raw.empty())
-      throw InputError("memory: give MODEL (a preset, config.json or model directory) or --params P");
-    if (!bare && !flags[c->params].raw.empty())
-      throw InputError("--params", flags[c->params].raw, "either MODEL or --params, not both");
-    if (c->zero < 0 || c->zero > 3) throw InputError("--zero", std::to_string(c->zero), "a ZeRO stage 0, 1, 2 or 3");
-    const Engine engine = parse_engine(c->engine);
-    const bool llamacpp = engine == Engine::llamacpp;
-    if (llamacpp && bare) throw InputError("--engine", c->engine, "MODEL with it (llama.cpp's buffers need an architecture)");
-    check_engine_flags(sub, engine, {"--batch", "--tp", "--pp", "--prefill-chunk", "--fragmentation", "--max",
-                                     "--min-gpus", "--train", "--quantize-all"});
-    // Every flag either changes the ledger it is given to or is refused here, by name.
-    constexpr unsigned A = kNeedsArchitecture, T = kNeedsTrain, I = kNeedsInference;
-    check_flag_needs(sub,
-                     {{"--as", A}, {"--batch", A | I}, {"--context", A | I}, {"--kv-dtype", A | I}, {"--prefill-chunk", A | I},
-                      {"--quantize-all", A | I}, {"--weights-dtype", I}, {"--group-size", I}, {"--zero-points", I},
-                      {"--max", A}, {"--min-gpus", A}, {"--gpus-per-node", A}, {"--seq", A | T}, {"--micro-batch", A | T},
-                      {"--recompute", A | T}, {"--attention", A | T}, {"--flash-attention", llamacpp ? A : A | T},
-                      {"--dropout", A | T}, {"--no-dropout", A | T}, {"--sequence-parallel", A | T},
-                      {"--lora-rank", A | T}, {"--lora-targets", A | T}, {"--qlora", A | T}, {"--ep", A | T},
-                      {"--offload-optimizer", T}, {"--offload-params", T}, {"--precision", T}, {"--optimizer", T},
-                      {"--grad-dtype", T}, {"--no-master-weights", T}, {"--zero", T}, {"--dp", T}},
-                     !bare, c->train);
-    const bool vllm = engine == Engine::vllm;
-    check_vllm_flags(sub, vllm);
-    if (vllm) {
-      // vLLM's budget replaces the engine-neutral ledger: its own inputs only.
-      if (bare) throw InputError("--engine", "vllm", "MODEL (vLLM's KV pool needs the architecture), not --params");
-      if (c->train) throw InputError("--engine", "vllm", "the inference ledger (vLLM serves; drop --train)");
-      for (const char* f : {"--batch", "--pp", "--prefill-chunk", "--cuda-context", "--fragmentation", "--max",
-                            "--min-gpus", "--require-fit"})
-        if (const CLI::Option* o = sub->get_option_no_throw(f); o != nullptr && o->count() > 0)
-          throw InputError(f, o->as<std::string>(), std::string("no ") + f + " with --engine vllm (vLLM's budget "
-                           "takes --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size; a "
-                           "pool that holds no request is exit 1)");
-    }
-    if (sub->get_option("--lora-targets")->count() > 0 && flags[c->lora_rank].raw.empty())
-      throw InputError("--lora-targets", c->lora_targets, "--lora-rank with it (the targets of the adapters)");
-    Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
-    const Dtype kd = llamacpp ? Dtype::bf16 : parse_dtype(c->kv_dtype, "--kv-dtype");
-    LlamaCppInput llama;
-    if (llamacpp) fill_llamacpp_input(sub, c->kv_dtype, c->llama, llama);
-    c->hw.load();
-    if (c->hw.spec) c->hw.fill(flags[c->capacity], c->hw.spec->memory.in_base_units());
-    // vLLM sizes its pool from the total torch reports, a little below the driver's.
-    if (vllm && c->hw.spec && c->hw.spec->memory_torch_total)
-      c->hw.fill(flags[c->capacity], c->hw.spec->memory_torch_total->in_base_units());
-    if (vllm && flags[c->capacity].raw.empty() && !c->hw.spec)
-      throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
-    const std::string device = c->hw.spec ? c->hw.spec->name + " " + c->hw.spec->full_name : std::string();
-    std::string vllm_miss;  // the first row vLLM would refuse to start with
-    if (c->require_fit && flags[c->capacity].raw.empty() && !c->hw.spec)
-      throw InputError("--require-fit", "(given)", "--gpu-memory (the capacity to check against)");
-    std::optional<SolveFor> solve;
-    std::optional<TrainSolveFor> train_solve;
-    const char* solver_flag = c->min_gpus ? "--min-gpus" : "--max";
-    if (!c->max.empty()) {
-      if (c->train) {
-        if (c->max == "micro-batch") train_solve = TrainSolveFor::max_micro_batch;
-        else if (c->max == "seq") train_solve = TrainSolveFor::max_seq;
-        else throw InputError("--max", c->max, "micro-batch or seq (with --train)");
-      } else {
-        if (c->max == "batch") solve = SolveFor::max_batch;
-        else if (c->max == "context") solve = SolveFor::max_context;
-        else throw InputError("--max", c->max, "batch or context (micro-batch or seq with --train)");
+    // A comma list of models, GPUs, dtypes or engines compares them: one configuration at a time
+    // from the state the command line gave (run_choices).
+    const MemoryCmd saved = *c;
+    const std::vector<ChoiceAxis> axes = {{"model", "MODEL", &c->model},
+                                          {"hw", "--hw", &c->hw.arg},
+                                          {"weights_dtype", "--weights-dtype", &c->weights_dtype},
+                                          {"kv_dtype", "--kv-dtype", &c->kv_dtype},
+                                          {"engine", "--engine", &c->engine},
+                                          {"recompute", "--recompute", &c->recompute}};
+    exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
+      int exit_code = 0;
+      reject_extras(sub);
+      auto& flags = c->nf.flags();
+      const bool bare = c->model.empty();
+      if (bare && flags[c->params].raw.empty())
+        throw InputError("memory: give MODEL (a preset, config.json or model directory) or --params P");
+      if (!bare && !flags[c->params].raw.empty())
+        throw InputError("--params", flags[c->params].raw, "either MODEL or --params, not both");
+      if (c->zero < 0 || c->zero > 3) throw InputError("--zero", std::to_string(c->zero), "a ZeRO stage 0, 1, 2 or 3");
+      const Engine engine = parse_engine(c->engine);
+      const bool llamacpp = engine == Engine::llamacpp;
+      if (llamacpp && bare) throw InputError("--engine", c->engine, "MODEL with it (llama.cpp's buffers need an architecture)");
+      check_engine_flags(sub, engine, {"--batch", "--tp", "--pp", "--prefill-chunk", "--fragmentation", "--max",
+                                       "--min-gpus", "--train", "--quantize-all"});
+      // Every flag either changes the ledger it is given to or is refused here, by name.
+      constexpr unsigned A = kNeedsArchitecture, T = kNeedsTrain, I = kNeedsInference;
+      check_flag_needs(sub,
+                       {{"--as", A}, {"--batch", A | I}, {"--context", A | I}, {"--kv-dtype", A | I}, {"--prefill-chunk", A | I},
+                        {"--quantize-all", A | I}, {"--weights-dtype", I}, {"--group-size", I}, {"--zero-points", I},
+                        {"--max", A}, {"--min-gpus", A}, {"--gpus-per-node", A}, {"--seq", A | T}, {"--micro-batch", A | T},
+                        {"--recompute", A | T}, {"--attention", A | T}, {"--flash-attention", llamacpp ? A : A | T},
+                        {"--dropout", A | T}, {"--no-dropout", A | T}, {"--sequence-parallel", A | T},
+                        {"--lora-rank", A | T}, {"--lora-targets", A | T}, {"--qlora", A | T}, {"--ep", A | T},
+                        {"--offload-optimizer", T}, {"--offload-params", T}, {"--precision", T}, {"--optimizer", T},
+                        {"--grad-dtype", T}, {"--no-master-weights", T}, {"--zero", T}, {"--dp", T}},
+                       !bare, c->train);
+      const bool vllm = engine == Engine::vllm;
+      check_vllm_flags(sub, vllm);
+      if (vllm) {
+        // vLLM's budget replaces the engine-neutral ledger: its own inputs only.
+        if (bare) throw InputError("--engine", "vllm", "MODEL (vLLM's KV pool needs the architecture), not --params");
+        if (c->train) throw InputError("--engine", "vllm", "the inference ledger (vLLM serves; drop --train)");
+        for (const char* f : {"--batch", "--pp", "--prefill-chunk", "--cuda-context", "--fragmentation", "--max",
+                              "--min-gpus", "--require-fit"})
+          if (const CLI::Option* o = sub->get_option_no_throw(f); o != nullptr && o->count() > 0)
+            throw InputError(f, o->as<std::string>(), std::string("no ") + f + " with --engine vllm (vLLM's budget "
+                             "takes --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size; a "
+                             "pool that holds no request is exit 1)");
       }
-    }
-    if (c->min_gpus) {
-      if (solve || train_solve) throw InputError("--min-gpus", "(given with --max)", "one solver at a time");
-      if (c->train) train_solve = TrainSolveFor::min_gpus;
-      else solve = SolveFor::min_gpus;
-    }
-    if (!flags[c->gpus_per_node].raw.empty() && !c->min_gpus)
-      throw InputError("--gpus-per-node", flags[c->gpus_per_node].raw, "--min-gpus with it (the TP limit of its search)");
-    if (c->min_gpus && !flags[c->tp].raw.empty() && !flags[c->pp].raw.empty() &&
-        (!c->train || c->zero == 0 || !flags[c->dp].raw.empty()))
-      throw InputError("--min-gpus", "(with every parallel degree given)",
-                       "a degree to search: drop --tp, --pp or (under ZeRO) --dp, or use --require-fit");
-    if ((solve || train_solve) && flags[c->capacity].raw.empty() && !c->hw.spec)
-      throw InputError(solver_flag, c->min_gpus ? "(given)" : c->max, "--gpu-memory (the capacity to solve against)");
-    if (!bare) {
-      c->spec = load_model(c->model, c->as);
-      c->counts = count_params(c->spec);
-    }
-    // The checkpoint's declared quantization is how its weights are stored (the inference ledger).
-    Dtype scale_dtype = Dtype::fp16;
-    bool declared = false;
-    WeightStorage w;  // outlives the sweep: the rows refer to its strings
-    if (!bare && !c->train) {
-      w = weight_storage(sub, c->weights_dtype, c->model, c->spec, flags[c->group]);
-      wd = w.dtype;
-      scale_dtype = w.scale_dtype;
-      declared = w.declared;
-      if (declared && flags[c->group].raw.empty() && !c->zero_points) c->zero_points = w.zero_points;
-    }
-    const std::string wd_name(dtype_name(wd));
-    if (!flags[c->group].raw.empty() && dtype_bits(wd) >= 16)
-      throw InputError("--group-size", flags[c->group].raw,
-                       "a quantized --weights-dtype with it (int8, int4, nf4, fp8): " + wd_name +
-                           " weights have no quantization groups");
-    if (c->zero_points && flags[c->group].raw.empty() && !declared)
-      throw InputError("--zero-points", "(given)", "--group-size with it (one zero point per quantization group)");
-    if (c->quantize_all && dtype_bits(wd) >= 16)
-      throw InputError("--quantize-all", "(given)",
-                       "a quantized --weights-dtype with it: at " + wd_name + " nothing is quantized");
-    const Recompute rc = parse_recompute(c->recompute, "--recompute");
-    const bool flash = llamacpp || parse_attention_flags(c->act.attention, c->act.flash_attention);
-    check_dropout_flags(flags[c->dropout], c->act.no_dropout);
-    if (c->lora_targets != "attention" && c->lora_targets != "all-linear")
-      throw InputError("--lora-targets", c->lora_targets, "attention or all-linear");
-    if ((c->qlora || !flags[c->lora_rank].raw.empty()) && !c->train)
-      throw InputError(c->qlora ? "--qlora" : "--lora-rank", "(given without --train)", "--train (LoRA is fine-tuning)");
-    bool all_fit = true;
-    std::string first_miss;  // the first row that does not fit, for --require-fit's message
-    std::string unsolved;    // the first row whose solver found no answer
-    exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
-      if (bare) {
-        // A model with only a parameter count, through the same ledger as a real model.
-        c->spec = specs::bare_model(static_cast<std::int64_t>(p[c->params]));
+      if (sub->get_option("--lora-targets")->count() > 0 && flags[c->lora_rank].raw.empty())
+        throw InputError("--lora-targets", c->lora_targets, "--lora-rank with it (the targets of the adapters)");
+      Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
+      const Dtype kd = llamacpp ? Dtype::bf16 : parse_dtype(c->kv_dtype, "--kv-dtype");
+      LlamaCppInput llama;
+      if (llamacpp) fill_llamacpp_input(sub, c->kv_dtype, c->llama, llama);
+      c->hw.load();
+      if (c->hw.spec) c->hw.fill(flags[c->capacity], c->hw.spec->memory.in_base_units());
+      // vLLM sizes its pool from the total torch reports, a little below the driver's.
+      if (vllm && c->hw.spec && c->hw.spec->memory_torch_total)
+        c->hw.fill(flags[c->capacity], c->hw.spec->memory_torch_total->in_base_units());
+      if (vllm && flags[c->capacity].raw.empty() && !c->hw.spec)
+        throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
+      const std::string device = c->hw.spec ? c->hw.spec->name + " " + c->hw.spec->full_name : std::string();
+      std::string vllm_miss;  // the first row vLLM would refuse to start with
+      if (c->require_fit && flags[c->capacity].raw.empty() && !c->hw.spec)
+        throw InputError("--require-fit", "(given)", "--gpu-memory (the capacity to check against)");
+      std::optional<SolveFor> solve;
+      std::optional<TrainSolveFor> train_solve;
+      const char* solver_flag = c->min_gpus ? "--min-gpus" : "--max";
+      if (!c->max.empty()) {
+        if (c->train) {
+          if (c->max == "micro-batch") train_solve = TrainSolveFor::max_micro_batch;
+          else if (c->max == "seq") train_solve = TrainSolveFor::max_seq;
+          else throw InputError("--max", c->max, "micro-batch or seq (with --train)");
+        } else {
+          if (c->max == "batch") solve = SolveFor::max_batch;
+          else if (c->max == "context") solve = SolveFor::max_context;
+          else throw InputError("--max", c->max, "batch or context (micro-batch or seq with --train)");
+        }
+      }
+      if (c->min_gpus) {
+        if (solve || train_solve) throw InputError("--min-gpus", "(given with --max)", "one solver at a time");
+        if (c->train) train_solve = TrainSolveFor::min_gpus;
+        else solve = SolveFor::min_gpus;
+      }
+      if (!flags[c->gpus_per_node].raw.empty() && !c->min_gpus)
+        throw InputError("--gpus-per-node", flags[c->gpus_per_node].raw, "--min-gpus with it (the TP limit of its search)");
+      if (c->min_gpus && !flags[c->tp].raw.empty() && !flags[c->pp].raw.empty() &&
+          (!c->train || c->zero == 0 || !flags[c->dp].raw.empty()))
+        throw InputError("--min-gpus", "(with every parallel degree given)",
+                         "a degree to search: drop --tp, --pp or (under ZeRO) --dp, or use --require-fit");
+      if ((solve || train_solve) && flags[c->capacity].raw.empty() && !c->hw.spec)
+        throw InputError(solver_flag, c->min_gpus ? "(given)" : c->max, "--gpu-memory (the capacity to solve against)");
+      if (!bare) {
+        c->spec = load_model(c->model, c->as);
         c->counts = count_params(c->spec);
       }
-      if (c->train) {
-        TrainingMemoryInput in;
-        in.states = states_of(*c, p);
-        in.micro_batch = p.get<Count>(c->micro_batch);
-        in.seq = p.get<Count>(c->seq);
-        in.tp = p.get<Count>(c->tp);
-        in.pp = p.get<Count>(c->pp);
-        in.sequence_parallel = c->sequence_parallel;
-        in.recompute = rc;
-        in.flash_attention = flash;
-        in.cuda_context = p.get<Bytes>(c->cuda);
-        in.fragmentation = p[c->frag];
-        in.capacity = p.maybe<Bytes>(c->capacity);
-        in.lora_rank = p.maybe<Count>(c->lora_rank).value_or(Count{});
-        in.lora_all_linear = c->lora_targets == "all-linear";
-        in.qlora = c->qlora;
-        in.offload_optimizer = c->offload_optimizer;
-        in.offload_params = c->offload_params;
-        in.ep = p.get<Count>(c->ep);
-        if (c->act.no_dropout) in.dropout = 0.0;
-        else if (p.has(c->dropout)) in.dropout = p[c->dropout];
-        in.counts = &c->counts;
-        if (train_solve)
-          solve_training(c->spec, in, *train_solve, rs, layout_search(*c, p));
-        else
-          training_memory(c->spec, in, rs);
-      } else {
-        InferenceMemoryInput in;
-        in.weights_dtype = wd;
-        in.scale_dtype = scale_dtype;
-        in.group_size = p.get<Count>(c->group);
-        in.zero_points = c->zero_points;
-        in.quantize_all = c->quantize_all;
-        in.experts_only = w.experts_only;
-        in.stored_weights = w.stored;
-        in.stored_source = w.stored_source;
-        in.stored_detail = w.stored_detail;
-        in.kv_dtype = kd;
-        in.batch = p.get<Count>(c->batch);
-        in.context = p.get<Count>(c->context);
-        in.tp = p.get<Count>(c->tp);
-        in.pp = p.get<Count>(c->pp);
-        in.prefill_chunk = p.get<Count>(c->chunk);
-        in.cuda_context = p.get<Bytes>(c->cuda);
-        in.fragmentation = p[c->frag];
-        in.capacity = p.maybe<Bytes>(c->capacity);
-        in.counts = &c->counts;
-        if (llamacpp) {
-          LlamaCppInput li = llama;
-          li.n_ctx = in.context;
-          li.n_parallel = p.get<Count>(c->llama.parallel);
-          li.n_ubatch = p.get<Count>(c->llama.ubatch);
-          li.cuda_context = in.cuda_context;
-          li.capacity = in.capacity;
-          llamacpp_ledger(li, c->spec, in, rs, false);
-        } else if (vllm) {
-          VllmInput v = vllm_input(c->vllm, p, *in.capacity, device);
-          v.context = in.context;
-          v.tp = in.tp;
-          v.kv_dtype = kd;
-          v.weights = inference_memory(c->spec, in).weights;
-          vllm_budget(c->spec, v, rs);
-          rs.assume("weights_dtype", text("weights as the inference ledger holds them: {} per GPU", v.weights));
-          if (!p.probing() && vllm_miss.empty()) vllm_miss = vllm_failure(vllm_budget(c->spec, v));
-        } else if (solve)
-          solve_inference(c->spec, in, *solve, rs, layout_search(*c, p));
-        else
-          inference_memory(c->spec, in, rs);
-        if (declared) assume_declared_quantization(c->spec, rs);
+      // The checkpoint's declared quantization is how its weights are stored (the inference ledger).
+      Dtype scale_dtype = Dtype::fp16;
+      bool declared = false;
+      WeightStorage w;  // outlives the sweep: the rows refer to its strings
+      if (!bare && !c->train) {
+        w = weight_storage(sub, c->weights_dtype, c->model, c->spec, flags[c->group]);
+        wd = w.dtype;
+        scale_dtype = w.scale_dtype;
+        declared = w.declared;
+        if (declared && flags[c->group].raw.empty() && !c->zero_points) c->zero_points = w.zero_points;
       }
-      c->hw.assume(rs);
-      if (p.probing()) return;  // run_sweep checking values before the first row: no row bookkeeping
-      if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) {
-        if (all_fit) first_miss = fit_failure(rs);
-        all_fit = false;
+      const std::string wd_name(dtype_name(wd));
+      if (!flags[c->group].raw.empty() && dtype_bits(wd) >= 16)
+        throw InputError("--group-size", flags[c->group].raw,
+                         "a quantized --weights-dtype with it (int8, int4, nf4, fp8): " + wd_name +
+                             " weights have no quantization groups");
+      if (c->zero_points && flags[c->group].raw.empty() && !declared)
+        throw InputError("--zero-points", "(given)", "--group-size with it (one zero point per quantization group)");
+      if (c->quantize_all && dtype_bits(wd) >= 16)
+        throw InputError("--quantize-all", "(given)",
+                         "a quantized --weights-dtype with it: at " + wd_name + " nothing is quantized");
+      const Recompute rc = parse_recompute(c->recompute, "--recompute");
+      const bool flash = llamacpp || parse_attention_flags(c->act.attention, c->act.flash_attention);
+      check_dropout_flags(flags[c->dropout], c->act.no_dropout);
+      if (c->lora_targets != "attention" && c->lora_targets != "all-linear")
+        throw InputError("--lora-targets", c->lora_targets, "attention or all-linear");
+      if ((c->qlora || !flags[c->lora_rank].raw.empty()) && !c->train)
+        throw InputError(c->qlora ? "--qlora" : "--lora-rank", "(given without --train)", "--train (LoRA is fine-tuning)");
+      bool all_fit = true;
+      std::string first_miss;  // the first row that does not fit, for --require-fit's message
+      std::string unsolved;    // the first row whose solver found no answer
+      exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
+        if (bare) {
+          // A model with only a parameter count, through the same ledger as a real model.
+          c->spec = specs::bare_model(static_cast<std::int64_t>(p[c->params]));
+          c->counts = count_params(c->spec);
+        }
+        if (c->train) {
+          TrainingMemoryInput in;
+          in.states = states_of(*c, p);
+          in.micro_batch = p.get<Count>(c->micro_batch);
+          in.seq = p.get<Count>(c->seq);
+          in.tp = p.get<Count>(c->tp);
+          in.pp = p.get<Count>(c->pp);
+          in.sequence_parallel = c->sequence_parallel;
+          in.recompute = rc;
+          in.flash_attention = flash;
+          in.cuda_context = p.get<Bytes>(c->cuda);
+          in.fragmentation = p[c->frag];
+          in.capacity = p.maybe<Bytes>(c->capacity);
+          in.lora_rank = p.maybe<Count>(c->lora_rank).value_or(Count{});
+          in.lora_all_linear = c->lora_targets == "all-linear";
+          in.qlora = c->qlora;
+          in.offload_optimizer = c->offload_optimizer;
+          in.offload_params = c->offload_params;
+          in.ep = p.get<Count>(c->ep);
+          if (c->act.no_dropout) in.dropout = 0.0;
+          else if (p.has(c->dropout)) in.dropout = p[c->dropout];
+          in.counts = &c->counts;
+          if (train_solve)
+            solve_training(c->spec, in, *train_solve, rs, layout_search(*c, p));
+          else
+            training_memory(c->spec, in, rs);
+        } else {
+          InferenceMemoryInput in;
+          in.weights_dtype = wd;
+          in.scale_dtype = scale_dtype;
+          in.group_size = p.get<Count>(c->group);
+          in.zero_points = c->zero_points;
+          in.quantize_all = c->quantize_all;
+          in.experts_only = w.experts_only;
+          in.stored_weights = w.stored;
+          in.stored_source = w.stored_source;
+          in.stored_detail = w.stored_detail;
+          in.kv_dtype = kd;
+          in.batch = p.get<Count>(c->batch);
+          in.context = p.get<Count>(c->context);
+          in.tp = p.get<Count>(c->tp);
+          in.pp = p.get<Count>(c->pp);
+          in.prefill_chunk = p.get<Count>(c->chunk);
+          in.cuda_context = p.get<Bytes>(c->cuda);
+          in.fragmentation = p[c->frag];
+          in.capacity = p.maybe<Bytes>(c->capacity);
+          in.counts = &c->counts;
+          if (llamacpp) {
+            LlamaCppInput li = llama;
+            li.n_ctx = in.context;
+            li.n_parallel = p.get<Count>(c->llama.parallel);
+            li.n_ubatch = p.get<Count>(c->llama.ubatch);
+            li.cuda_context = in.cuda_context;
+            li.capacity = in.capacity;
+            llamacpp_ledger(li, c->spec, in, rs, false);
+          } else if (vllm) {
+            VllmInput v = vllm_input(c->vllm, p, *in.capacity, device);
+            v.context = in.context;
+            v.tp = in.tp;
+            v.kv_dtype = kd;
+            v.weights = inference_memory(c->spec, in).weights;
+            vllm_budget(c->spec, v, rs);
+            rs.assume("weights_dtype", text("weights as the inference ledger holds them: {} per GPU", v.weights));
+            if (!p.probing() && vllm_miss.empty()) vllm_miss = vllm_failure(vllm_budget(c->spec, v));
+          } else if (solve)
+            solve_inference(c->spec, in, *solve, rs, layout_search(*c, p));
+          else
+            inference_memory(c->spec, in, rs);
+          if (declared) assume_declared_quantization(c->spec, rs);
+        }
+        c->hw.assume(rs);
+        if (p.probing()) return;  // run_sweep checking values before the first row: no row bookkeeping
+        if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) {
+          if (all_fit) first_miss = fit_failure(rs);
+          all_fit = false;
+        }
+        for (const char* key : {"min_gpus", "max_batch", "max_context", "max_micro_batch", "max_seq"})
+          if (const Item* a = rs.find(key); a != nullptr && a->value.kind == Value::Kind::none && unsolved.empty())
+            unsolved = std::string(key) + ": " + (std::string_view(key) == "min_gpus"
+                                                      ? "no layout fits within the search limits (the " + key_line(rs) + ")"
+                                                      : "even 1 does not fit") +
+                       "; " + fit_failure(rs);
+      });
+      // vLLM refuses to start when its pool holds no request: exit 1, as it fails.
+      if (!vllm_miss.empty() && exit_code == 0) {
+        report_check_failure("--engine vllm", vllm_miss);
+        exit_code = 1;
       }
-      for (const char* key : {"min_gpus", "max_batch", "max_context", "max_micro_batch", "max_seq"})
-        if (const Item* a = rs.find(key); a != nullptr && a->value.kind == Value::Kind::none && unsolved.empty())
-          unsolved = std::string(key) + ": " + (std::string_view(key) == "min_gpus"
-                                                    ? "no layout fits within the search limits (the " + key_line(rs) + ")"
-                                                    : "even 1 does not fit") +
-                     "; " + fit_failure(rs);
+      // A solver without an answer is a failed check (exit 1), with its reason on stderr.
+      if (!unsolved.empty() && exit_code == 0) {
+        report_check_failure(solver_flag, unsolved);
+        exit_code = 1;
+      }
+      if (c->require_fit && !all_fit && exit_code == 0) {
+        report_check_failure("--require-fit", first_miss);
+        exit_code = 1;
+      }
+      return exit_code;
     });
-    // vLLM refuses to start when its pool holds no request: exit 1, as it fails.
-    if (!vllm_miss.empty() && exit_code == 0) {
-      report_check_failure("--engine vllm", vllm_miss);
-      exit_code = 1;
-    }
-    // A solver without an answer is a failed check (exit 1), with its reason on stderr.
-    if (!unsolved.empty() && exit_code == 0) {
-      report_check_failure(solver_flag, unsolved);
-      exit_code = 1;
-    }
-    if (c->require_fit && !all_fit && exit_code == 0) {
-      report_check_failure("--require-fit", first_miss);
-      exit_code = 1;
-    }
   });
 }
 

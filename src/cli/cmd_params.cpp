@@ -60,12 +60,20 @@ void add_params_command(CLI::App& app, int& exit_code) {
               "         napkin params ./Llama-3.1-8B/config.json --json\n"
               "         napkin params ./Llama-3.1-8B/   (safetensors headers, checked against config.json)");
   sub->callback([c, sub, &exit_code] {
-    load(*c);
-    exit_code = run_sweep(sub, c->nf, c->out, [&](const Point&, ResultSet& rs) {
-      if (c->has_weights)
-        checkpoint_params(c->model, c->weights, c->has_spec ? &c->spec : nullptr, rs);
-      else
-        count_params(c->spec, rs);
+    // A comma list of models, GPUs, dtypes or engines compares them: one configuration at a time
+    // from the state the command line gave (run_choices).
+    const ParamsCmd saved = *c;
+    const std::vector<ChoiceAxis> axes = {{"model", "MODEL", &c->model}};
+    exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
+      int exit_code = 0;
+      load(*c);
+      exit_code = run_sweep(sub, c->nf, c->out, [&](const Point&, ResultSet& rs) {
+        if (c->has_weights)
+          checkpoint_params(c->model, c->weights, c->has_spec ? &c->spec : nullptr, rs);
+        else
+          count_params(c->spec, rs);
+      });
+      return exit_code;
     });
   });
 }

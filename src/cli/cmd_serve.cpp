@@ -103,155 +103,167 @@ void add_serve_command(CLI::App& app, int& exit_code) {
               "         napkin serve gpt2 --hw h100-sxm --cuda-graphs\n"
               "         napkin serve llama-3.1-8b --hw h100-sxm --engine vllm --prompt 7Ki --generate 1Ki");
   sub->callback([c, sub, &exit_code] {
-    reject_extras(sub);
-    if (c->model.empty()) throw InputError("serve: give MODEL (a preset, config.json or model directory)");
-    const Engine engine = parse_engine(c->engine);
-    const bool llamacpp = engine == Engine::llamacpp;
-    check_engine_flags(sub, engine, {"--tp", "--quantize-all", "--link-bandwidth"});
-    if (!llamacpp && c->llama.flash_attention)
-      throw InputError("--flash-attention", "(given)", "--engine llama.cpp with it (a llama.cpp setting)");
-    LlamaCppInput llama;
-    Dtype kd = Dtype::bf16;
-    if (llamacpp) {
-      fill_llamacpp_input(sub, c->kv_dtype, c->llama, llama);
-      kd = kv_read_dtype(llama.type_k, llama.type_v);
-    } else {
-      kd = parse_dtype(c->kv_dtype, "--kv-dtype");
-    }
-    const bool vllm = engine == Engine::vllm;
-    check_vllm_flags(sub, vllm);
-    c->spec = load_model(c->model, c->as);
-    specs::refuse_encoder_decoder(c->spec, "serve");  // before the hardware flags it would ask for
-    // The checkpoint's declared quantization, unless --weights-dtype says otherwise: the weights
-    // read per step are those it stores.
-    const WeightStorage storage = weight_storage(sub, c->weights_dtype, c->model, c->spec, c->nf.flags()[c->group]);
-    const Dtype wd = storage.dtype;
-    if (c->quantize_all && dtype_bits(wd) >= 16)
-      throw InputError("--quantize-all", "(given)", "a quantized --weights-dtype with it: at " +
-                                                        std::string(dtype_name(wd)) + " nothing is quantized");
-    c->hw.load();
-    // The compute dtype: bf16, or fp8 when the weights are fp8 and the hardware has an fp8 peak
-    // (W8A8); int8/int4 weights are taken as weight-only quantization (bf16 matmuls).
-    Dtype cd = Dtype::bf16;
-    if (!c->compute_dtype.empty())
-      cd = parse_dtype(c->compute_dtype, "--compute-dtype");
-    else if ((wd == Dtype::fp8 || storage.stored_fp8) && (!c->hw.spec || c->hw.spec->peak(Dtype::fp8)))
-      cd = Dtype::fp8;
-    if (c->hw.spec) {
-      const auto peak = c->hw.spec->peak(cd);
-      if (!peak && c->nf.flags()[c->peak].raw.empty())
-        throw InputError("--hw", c->hw.arg, std::string("hardware with a published dense ") +
-                                                std::string(dtype_name(cd)) + " peak, or --peak, or --compute-dtype");
-      if (peak) c->hw.fill(c->nf.flags()[c->peak], peak->in_base_units());
-      c->hw.fill(c->nf.flags()[c->bandwidth], c->hw.spec->bandwidth.in_base_units());
-      c->hw.fill(c->nf.flags()[c->capacity], c->hw.spec->memory.in_base_units());
-      // vLLM sizes its pool from the total torch reports, a little below the driver's.
-      if (vllm && c->hw.spec->memory_torch_total)
-        c->hw.fill(c->nf.flags()[c->capacity], c->hw.spec->memory_torch_total->in_base_units());
-      if (const auto link = c->hw.spec->link_bandwidth_per_direction())
-        c->hw.fill(c->nf.flags()[c->link], link->in_base_units());
-    }
-    require_value(c->nf.flags()[c->peak], "a peak rate such as 989TFLOP/s");
-    require_value(c->nf.flags()[c->bandwidth], "a bandwidth such as 3.35TB/s");
-    // The link carries the TP all-reduce only: at --tp 1 (every value of a sweep) it changes nothing.
-    if (const NumericFlag& link = c->nf.flags()[c->link]; !link.raw.empty()) {
-      const NumericFlag& tp = c->nf.flags()[c->tp];
-      bool any_tp = false;
-      if (!tp.raw.empty()) {
-        const Axis axis = parse_axis(tp);
-        for (std::size_t i = 0; i < axis.size(); ++i) any_tp = any_tp || axis.at(i) > 1.0;
-      }
-      if (!any_tp)
-        throw InputError("--link-bandwidth", link.raw, "--tp 2 or more with it (the link carries the TP all-reduce)");
-    }
-    if (c->require_fit && c->nf.flags()[c->capacity].raw.empty() && !c->nf.flags()[c->capacity].fallback)
-      throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
-    if (vllm && c->nf.flags()[c->capacity].raw.empty() && !c->nf.flags()[c->capacity].fallback)
-      throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
-    const std::string device = c->hw.spec ? c->hw.spec->name + " " + c->hw.spec->full_name : std::string();
-    std::string vllm_miss;  // the first row vLLM would refuse to start with
-    bool all_fit = true;
-    exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
-      ServeInput in;
-      in.weights_dtype = wd;
-      in.group_size = p.get<Count>(c->group);
-      in.scale_dtype = storage.scale_dtype;
-      in.zero_points = storage.zero_points;
-      in.quantize_all = c->quantize_all;
-      in.experts_only = storage.experts_only;
-      in.stored_weights = storage.stored;
-      in.stored_source = storage.stored_source;
-      in.stored_detail = storage.stored_detail;
-      in.kv_dtype = kd;
-      in.compute_dtype = cd;
-      in.batch = p.get<Count>(c->batch);
-      in.prompt = p.get<Count>(c->prompt);
-      in.generate = p.get<Count>(c->generate);
-      in.tp = p.get<Count>(c->tp);
-      in.peak = p.get<FlopRate>(c->peak);
-      in.bandwidth = p.get<Bandwidth>(c->bandwidth);
-      in.link_bandwidth = p.maybe<Bandwidth>(c->link);
-      in.capacity = p.maybe<Bytes>(c->capacity);
-      in.launch_overhead = p.get<Seconds>(c->overhead);
-      in.cuda_graphs = c->cuda_graphs;
-      in.graph_overhead = p.get<Seconds>(c->graph_overhead);
-      serve(c->spec, in, c->per_op, rs);
+    // A comma list of models, GPUs, dtypes or engines compares them: one configuration at a time
+    // from the state the command line gave (run_choices).
+    const ServeCmd saved = *c;
+    const std::vector<ChoiceAxis> axes = {{"model", "MODEL", &c->model},
+                                          {"hw", "--hw", &c->hw.arg},
+                                          {"weights_dtype", "--weights-dtype", &c->weights_dtype},
+                                          {"kv_dtype", "--kv-dtype", &c->kv_dtype},
+                                          {"engine", "--engine", &c->engine}};
+    exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
+      int exit_code = 0;
+      reject_extras(sub);
+      if (c->model.empty()) throw InputError("serve: give MODEL (a preset, config.json or model directory)");
+      const Engine engine = parse_engine(c->engine);
+      const bool llamacpp = engine == Engine::llamacpp;
+      check_engine_flags(sub, engine, {"--tp", "--quantize-all", "--link-bandwidth"});
+      if (!llamacpp && c->llama.flash_attention)
+        throw InputError("--flash-attention", "(given)", "--engine llama.cpp with it (a llama.cpp setting)");
+      LlamaCppInput llama;
+      Dtype kd = Dtype::bf16;
       if (llamacpp) {
-        // One slot per sequence unless --parallel says more; each slot holds prompt + generated.
-        LlamaCppInput li = llama;
-        li.n_parallel = c->nf.flags()[c->llama.parallel].raw.empty() ? in.batch : p.get<Count>(c->llama.parallel);
-        if (li.n_parallel < in.batch)
-          throw InputError("--parallel", format_plain_number(li.n_parallel.in(units::one)),
-                           "at least --batch slots (" + format_plain_number(in.batch.in(units::one)) + " sequences)");
-        li.n_ctx = li.n_parallel.in(units::one) * (in.prompt + in.generate);
-        li.n_ubatch = p.get<Count>(c->llama.ubatch);
-        li.capacity = in.capacity;
-        InferenceMemoryInput w;
-        w.weights_dtype = wd;
-        w.group_size = in.group_size;
-        w.scale_dtype = in.scale_dtype;
-        w.zero_points = in.zero_points;
-        w.experts_only = in.experts_only;
-        w.stored_weights = in.stored_weights;
-        w.stored_source = in.stored_source;
-        w.stored_detail = in.stored_detail;
-        llamacpp_ledger(li, c->spec, w, rs, true);
-        if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
-        rs.assume("llamacpp_kv_reads", text("decode reads the KV cache at {} bits per element (the nearest napkin dtype "
-                                            "to {}/{}); the ledger uses llama.cpp's block sizes",
-                                            dtype_bits(kd), cache_type_name(llama.type_k),
-                                            cache_type_name(llama.type_v)));
-      } else if (vllm) {
-        // vLLM's pool beside the serving estimate: the weights as the inference ledger holds them.
-        InferenceMemoryInput mi;
-        mi.weights_dtype = in.weights_dtype;
-        mi.group_size = in.group_size;
-        mi.scale_dtype = in.scale_dtype;
-        mi.zero_points = in.zero_points;
-        mi.quantize_all = in.quantize_all;
-        mi.experts_only = in.experts_only;
-        mi.stored_weights = in.stored_weights;
-        mi.kv_dtype = kd;
-        mi.context = in.prompt + in.generate;
-        mi.tp = in.tp;
-        VllmInput v = vllm_input(c->vllm, p, *in.capacity, device);
-        v.context = mi.context;
-        v.tp = in.tp;
-        v.kv_dtype = kd;
-        v.weights = inference_memory(c->spec, mi).weights;
-        vllm_budget(c->spec, v, rs, /*ledger=*/false);
-        if (!p.probing() && vllm_miss.empty()) vllm_miss = vllm_failure(vllm_budget(c->spec, v));
+        fill_llamacpp_input(sub, c->kv_dtype, c->llama, llama);
+        kd = kv_read_dtype(llama.type_k, llama.type_v);
+      } else {
+        kd = parse_dtype(c->kv_dtype, "--kv-dtype");
       }
-      if (storage.declared) assume_declared_quantization(c->spec, rs);
-      c->hw.assume(rs);
-      if (!llamacpp)
-        if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
+      const bool vllm = engine == Engine::vllm;
+      check_vllm_flags(sub, vllm);
+      c->spec = load_model(c->model, c->as);
+      specs::refuse_encoder_decoder(c->spec, "serve");  // before the hardware flags it would ask for
+      // The checkpoint's declared quantization, unless --weights-dtype says otherwise: the weights
+      // read per step are those it stores.
+      const WeightStorage storage = weight_storage(sub, c->weights_dtype, c->model, c->spec, c->nf.flags()[c->group]);
+      const Dtype wd = storage.dtype;
+      if (c->quantize_all && dtype_bits(wd) >= 16)
+        throw InputError("--quantize-all", "(given)", "a quantized --weights-dtype with it: at " +
+                                                          std::string(dtype_name(wd)) + " nothing is quantized");
+      c->hw.load();
+      // The compute dtype: bf16, or fp8 when the weights are fp8 and the hardware has an fp8 peak
+      // (W8A8); int8/int4 weights are taken as weight-only quantization (bf16 matmuls).
+      Dtype cd = Dtype::bf16;
+      if (!c->compute_dtype.empty())
+        cd = parse_dtype(c->compute_dtype, "--compute-dtype");
+      else if ((wd == Dtype::fp8 || storage.stored_fp8) && (!c->hw.spec || c->hw.spec->peak(Dtype::fp8)))
+        cd = Dtype::fp8;
+      if (c->hw.spec) {
+        const auto peak = c->hw.spec->peak(cd);
+        if (!peak && c->nf.flags()[c->peak].raw.empty())
+          throw InputError("--hw", c->hw.arg, std::string("hardware with a published dense ") +
+                                                  std::string(dtype_name(cd)) + " peak, or --peak, or --compute-dtype");
+        if (peak) c->hw.fill(c->nf.flags()[c->peak], peak->in_base_units());
+        c->hw.fill(c->nf.flags()[c->bandwidth], c->hw.spec->bandwidth.in_base_units());
+        c->hw.fill(c->nf.flags()[c->capacity], c->hw.spec->memory.in_base_units());
+        // vLLM sizes its pool from the total torch reports, a little below the driver's.
+        if (vllm && c->hw.spec->memory_torch_total)
+          c->hw.fill(c->nf.flags()[c->capacity], c->hw.spec->memory_torch_total->in_base_units());
+        if (const auto link = c->hw.spec->link_bandwidth_per_direction())
+          c->hw.fill(c->nf.flags()[c->link], link->in_base_units());
+      }
+      require_value(c->nf.flags()[c->peak], "a peak rate such as 989TFLOP/s");
+      require_value(c->nf.flags()[c->bandwidth], "a bandwidth such as 3.35TB/s");
+      // The link carries the TP all-reduce only: at --tp 1 (every value of a sweep) it changes nothing.
+      if (const NumericFlag& link = c->nf.flags()[c->link]; !link.raw.empty()) {
+        const NumericFlag& tp = c->nf.flags()[c->tp];
+        bool any_tp = false;
+        if (!tp.raw.empty()) {
+          const Axis axis = parse_axis(tp);
+          for (std::size_t i = 0; i < axis.size(); ++i) any_tp = any_tp || axis.at(i) > 1.0;
+        }
+        if (!any_tp)
+          throw InputError("--link-bandwidth", link.raw, "--tp 2 or more with it (the link carries the TP all-reduce)");
+      }
+      if (c->require_fit && c->nf.flags()[c->capacity].raw.empty() && !c->nf.flags()[c->capacity].fallback)
+        throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
+      if (vllm && c->nf.flags()[c->capacity].raw.empty() && !c->nf.flags()[c->capacity].fallback)
+        throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
+      const std::string device = c->hw.spec ? c->hw.spec->name + " " + c->hw.spec->full_name : std::string();
+      std::string vllm_miss;  // the first row vLLM would refuse to start with
+      bool all_fit = true;
+      exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
+        ServeInput in;
+        in.weights_dtype = wd;
+        in.group_size = p.get<Count>(c->group);
+        in.scale_dtype = storage.scale_dtype;
+        in.zero_points = storage.zero_points;
+        in.quantize_all = c->quantize_all;
+        in.experts_only = storage.experts_only;
+        in.stored_weights = storage.stored;
+        in.stored_source = storage.stored_source;
+        in.stored_detail = storage.stored_detail;
+        in.kv_dtype = kd;
+        in.compute_dtype = cd;
+        in.batch = p.get<Count>(c->batch);
+        in.prompt = p.get<Count>(c->prompt);
+        in.generate = p.get<Count>(c->generate);
+        in.tp = p.get<Count>(c->tp);
+        in.peak = p.get<FlopRate>(c->peak);
+        in.bandwidth = p.get<Bandwidth>(c->bandwidth);
+        in.link_bandwidth = p.maybe<Bandwidth>(c->link);
+        in.capacity = p.maybe<Bytes>(c->capacity);
+        in.launch_overhead = p.get<Seconds>(c->overhead);
+        in.cuda_graphs = c->cuda_graphs;
+        in.graph_overhead = p.get<Seconds>(c->graph_overhead);
+        serve(c->spec, in, c->per_op, rs);
+        if (llamacpp) {
+          // One slot per sequence unless --parallel says more; each slot holds prompt + generated.
+          LlamaCppInput li = llama;
+          li.n_parallel = c->nf.flags()[c->llama.parallel].raw.empty() ? in.batch : p.get<Count>(c->llama.parallel);
+          if (li.n_parallel < in.batch)
+            throw InputError("--parallel", format_plain_number(li.n_parallel.in(units::one)),
+                             "at least --batch slots (" + format_plain_number(in.batch.in(units::one)) + " sequences)");
+          li.n_ctx = li.n_parallel.in(units::one) * (in.prompt + in.generate);
+          li.n_ubatch = p.get<Count>(c->llama.ubatch);
+          li.capacity = in.capacity;
+          InferenceMemoryInput w;
+          w.weights_dtype = wd;
+          w.group_size = in.group_size;
+          w.scale_dtype = in.scale_dtype;
+          w.zero_points = in.zero_points;
+          w.experts_only = in.experts_only;
+          w.stored_weights = in.stored_weights;
+          w.stored_source = in.stored_source;
+          w.stored_detail = in.stored_detail;
+          llamacpp_ledger(li, c->spec, w, rs, true);
+          if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
+          rs.assume("llamacpp_kv_reads", text("decode reads the KV cache at {} bits per element (the nearest napkin dtype "
+                                              "to {}/{}); the ledger uses llama.cpp's block sizes",
+                                              dtype_bits(kd), cache_type_name(llama.type_k),
+                                              cache_type_name(llama.type_v)));
+        } else if (vllm) {
+          // vLLM's pool beside the serving estimate: the weights as the inference ledger holds them.
+          InferenceMemoryInput mi;
+          mi.weights_dtype = in.weights_dtype;
+          mi.group_size = in.group_size;
+          mi.scale_dtype = in.scale_dtype;
+          mi.zero_points = in.zero_points;
+          mi.quantize_all = in.quantize_all;
+          mi.experts_only = in.experts_only;
+          mi.stored_weights = in.stored_weights;
+          mi.kv_dtype = kd;
+          mi.context = in.prompt + in.generate;
+          mi.tp = in.tp;
+          VllmInput v = vllm_input(c->vllm, p, *in.capacity, device);
+          v.context = mi.context;
+          v.tp = in.tp;
+          v.kv_dtype = kd;
+          v.weights = inference_memory(c->spec, mi).weights;
+          vllm_budget(c->spec, v, rs, /*ledger=*/false);
+          if (!p.probing() && vllm_miss.empty()) vllm_miss = vllm_failure(vllm_budget(c->spec, v));
+        }
+        if (storage.declared) assume_declared_quantization(c->spec, rs);
+        c->hw.assume(rs);
+        if (!llamacpp)
+          if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
+      });
+      if (!vllm_miss.empty() && exit_code == 0) {
+        report_check_failure("--engine vllm", vllm_miss);
+        exit_code = 1;
+      }
+      if (c->require_fit && !all_fit && exit_code == 0) exit_code = 1;
+      return exit_code;
     });
-    if (!vllm_miss.empty() && exit_code == 0) {
-      report_check_failure("--engine vllm", vllm_miss);
-      exit_code = 1;
-    }
-    if (c->require_fit && !all_fit && exit_code == 0) exit_code = 1;
   });
 }
 

@@ -136,113 +136,123 @@ void add_train_command(CLI::App& app, int& exit_code) {
       "         napkin train llama-3.1-70b --tokens 2T --hw h100-sxm --gpus 512,1024,2048 --tp 8 --zero 1 \\\n"
       "                --price-per-gpu-hour 2.5 --pue 1.2 --carbon-intensity 400gCO2e/kWh");
   sub->callback([c, sub, &exit_code] {
-    reject_extras(sub);
-    if (c->zero < 0 || c->zero > 3) throw InputError("--zero", std::to_string(c->zero), "a ZeRO stage 0, 1, 2 or 3");
-    const FlopsFormula formula = parse_flops_formula(c->formula, "--flops-formula");
-    std::optional<ParamsCount> params_count;
-    if (!c->params_count.empty()) params_count = parse_params_count(c->params_count, "--params-count");
-    const Recompute rc = parse_recompute(c->recompute, "--recompute");
-    const bool flash = parse_attention_flags(c->act.attention, c->act.flash_attention);
-    check_dropout_flags(c->nf.flags()[c->dropout], c->act.no_dropout);
-    const Dtype dtype = parse_dtype(c->dtype, "--dtype");
-    const Precision precision = parse_precision(c->precision, "--precision");
-    const Optimizer optimizer = parse_optimizer(c->optimizer, "--optimizer");
-    auto& flags = c->nf.flags();
-    if (!flags[c->params].raw.empty() && formula == FlopsFormula::megatron)
-      throw InputError("--params", flags[c->params].raw,
-                       "--flops-formula 6pd or palm (megatron's formula reads l, h, s and V from the model)");
-    if (!flags[c->vocab].raw.empty() && formula != FlopsFormula::megatron)
-      throw InputError("--vocab", flags[c->vocab].raw, "--flops-formula megatron (the only formula with a V term)");
-    c->hw.load();
-    const bool peak_given = !flags[c->peak].raw.empty(), power_given = !flags[c->power].raw.empty();
-    if (c->hw.spec) {
-      const auto peak = c->hw.spec->peak(dtype);
-      if (!peak && !peak_given && flags[c->achieved].raw.empty())
-        throw InputError("--dtype", c->dtype, "a type " + c->hw.spec->name + " publishes a peak for (or give --peak)");
-      c->hw.fill(flags[c->peak], peak ? std::optional<double>(peak->in_base_units()) : std::nullopt);
-      c->hw.fill(flags[c->capacity], c->hw.spec->memory.in_base_units());
-      if (flags[c->node_power].raw.empty())
-        c->hw.fill(flags[c->power], c->hw.spec->tdp ? std::optional<double>(c->hw.spec->tdp->in_base_units())
-                                                    : std::nullopt);
-    }
-    if (c->require_fit && flags[c->capacity].raw.empty() && !c->hw.spec)
-      throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
-    const bool bare = c->model.empty();
-    if (bare && flags[c->params].raw.empty())
-      throw InputError("train: give MODEL (a preset, config.json or model directory) or --params P");
-    // A bare --params count has no layers: flags that shape activations mean nothing there.
-    constexpr unsigned A = kNeedsArchitecture;
-    check_flag_needs(sub,
-                     {{"--as", A}, {"--seq", A}, {"--micro-batch", A}, {"--attention", A}, {"--flash-attention", A}, {"--dropout", A},
-                      {"--no-dropout", A}, {"--sequence-parallel", A}, {"--ep", A}},
-                     !bare, true);
-    if (sub->get_option("--gpus-per-node")->count() > 0 && flags[c->node_power].raw.empty())
-      throw InputError("--gpus-per-node", flags[c->gpus_per_node].raw,
-                       "--node-power with it (it counts the nodes whose power --node-power gives)");
-    if (sub->get_option("--dtype")->count() > 0 && (peak_given || !c->hw.spec))
-      throw InputError("--dtype", c->dtype,
-                       peak_given ? "no --peak with it (--dtype picks the --hw peak; --peak gives the peak itself)"
-                                  : "--hw with it (--dtype picks which of the hardware's peaks is used)");
-    if (!bare) c->spec = load_model(c->model, c->as);
-    // A sequence longer than the model's context is not a training run anyone does by default.
-    if (!bare && flags[c->seq].raw.empty() && c->spec.max_context > 0)
-      flags[c->seq].fallback = std::min(4096.0, static_cast<double>(c->spec.max_context));
-    bool all_fit = true;
-    std::string first_miss;  // why the first row that does not fit does not, for --require-fit
-    exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
-      TrainInput in;
-      in.tokens = p.get<Tokens>(c->tokens);
-      in.formula = formula;
-      in.params = p.maybe<Params>(c->params);
-      in.params_count = params_count;
-      in.vocab = p.maybe<Count>(c->vocab);
-      in.gpus = p.maybe<Count>(c->gpus);
-      in.dp = p.maybe<Count>(c->dp);
-      in.memory.states.precision = precision;
-      in.memory.states.optimizer = optimizer;
-      in.memory.states.zero_stage = c->zero;
-      in.memory.micro_batch = p.get<Count>(c->micro_batch);
-      in.memory.seq = p.get<Count>(c->seq);
-      in.memory.tp = p.get<Count>(c->tp);
-      in.memory.pp = p.get<Count>(c->pp);
-      in.memory.ep = p.get<Count>(c->ep);
-      if (c->act.no_dropout) in.memory.dropout = 0.0;
-      else if (p.has(c->dropout)) in.memory.dropout = p[c->dropout];
-      in.memory.sequence_parallel = c->sequence_parallel;
-      in.memory.recompute = rc;
-      in.memory.flash_attention = flash;
-      in.memory.cuda_context = p.get<Bytes>(c->cuda);
-      in.memory.fragmentation = p[c->frag];
-      in.memory.capacity = p.maybe<Bytes>(c->capacity);
-      if (p.has(c->mfu)) in.mfu = p[c->mfu];
-      in.achieved = p.maybe<FlopRate>(c->achieved);
-      in.peak = p.maybe<FlopRate>(c->peak);
-      in.peak_dtype = dtype_name(dtype);
-      in.gpu_power = p.maybe<Watts>(c->power);
-      in.node_power = p.maybe<Watts>(c->node_power);
-      in.gpus_per_node = p.get<Count>(c->gpus_per_node);
-      in.pue = p[c->priced.pue];
-      in.price_per_gpu_hour = p.maybe<UsdPerSecond>(c->price_gpu_hour);
-      in.price_per_kwh = p.maybe<UsdPerJoule>(c->priced.price_kwh);
-      in.carbon_intensity = p.maybe<Co2PerJoule>(c->priced.carbon);
-      if (c->hw.spec) in.hardware = c->hw.spec->name;
-      in.peak_from_hw = c->hw.spec && !peak_given;
-      in.power_from_hw = c->hw.spec && !power_given;
-      if (bare)
-        train_params(in, rs);
-      else
-        train(c->spec, in, rs);
-      c->hw.assume(rs);
-      if (p.probing()) return;  // run_sweep checking values before the first row: no row bookkeeping
-      if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) {
-        if (all_fit) first_miss = fit_failure(rs);
-        all_fit = false;
+    // A comma list of models, GPUs, dtypes or engines compares them: one configuration at a time
+    // from the state the command line gave (run_choices).
+    const TrainCmd saved = *c;
+    const std::vector<ChoiceAxis> axes = {{"model", "MODEL", &c->model},
+                                          {"hw", "--hw", &c->hw.arg},
+                                          {"recompute", "--recompute", &c->recompute}};
+    exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
+      int exit_code = 0;
+      reject_extras(sub);
+      if (c->zero < 0 || c->zero > 3) throw InputError("--zero", std::to_string(c->zero), "a ZeRO stage 0, 1, 2 or 3");
+      const FlopsFormula formula = parse_flops_formula(c->formula, "--flops-formula");
+      std::optional<ParamsCount> params_count;
+      if (!c->params_count.empty()) params_count = parse_params_count(c->params_count, "--params-count");
+      const Recompute rc = parse_recompute(c->recompute, "--recompute");
+      const bool flash = parse_attention_flags(c->act.attention, c->act.flash_attention);
+      check_dropout_flags(c->nf.flags()[c->dropout], c->act.no_dropout);
+      const Dtype dtype = parse_dtype(c->dtype, "--dtype");
+      const Precision precision = parse_precision(c->precision, "--precision");
+      const Optimizer optimizer = parse_optimizer(c->optimizer, "--optimizer");
+      auto& flags = c->nf.flags();
+      if (!flags[c->params].raw.empty() && formula == FlopsFormula::megatron)
+        throw InputError("--params", flags[c->params].raw,
+                         "--flops-formula 6pd or palm (megatron's formula reads l, h, s and V from the model)");
+      if (!flags[c->vocab].raw.empty() && formula != FlopsFormula::megatron)
+        throw InputError("--vocab", flags[c->vocab].raw, "--flops-formula megatron (the only formula with a V term)");
+      c->hw.load();
+      const bool peak_given = !flags[c->peak].raw.empty(), power_given = !flags[c->power].raw.empty();
+      if (c->hw.spec) {
+        const auto peak = c->hw.spec->peak(dtype);
+        if (!peak && !peak_given && flags[c->achieved].raw.empty())
+          throw InputError("--dtype", c->dtype, "a type " + c->hw.spec->name + " publishes a peak for (or give --peak)");
+        c->hw.fill(flags[c->peak], peak ? std::optional<double>(peak->in_base_units()) : std::nullopt);
+        c->hw.fill(flags[c->capacity], c->hw.spec->memory.in_base_units());
+        if (flags[c->node_power].raw.empty())
+          c->hw.fill(flags[c->power], c->hw.spec->tdp ? std::optional<double>(c->hw.spec->tdp->in_base_units())
+                                                      : std::nullopt);
       }
+      if (c->require_fit && flags[c->capacity].raw.empty() && !c->hw.spec)
+        throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
+      const bool bare = c->model.empty();
+      if (bare && flags[c->params].raw.empty())
+        throw InputError("train: give MODEL (a preset, config.json or model directory) or --params P");
+      // A bare --params count has no layers: flags that shape activations mean nothing there.
+      constexpr unsigned A = kNeedsArchitecture;
+      check_flag_needs(sub,
+                       {{"--as", A}, {"--seq", A}, {"--micro-batch", A}, {"--attention", A}, {"--flash-attention", A}, {"--dropout", A},
+                        {"--no-dropout", A}, {"--sequence-parallel", A}, {"--ep", A}},
+                       !bare, true);
+      if (sub->get_option("--gpus-per-node")->count() > 0 && flags[c->node_power].raw.empty())
+        throw InputError("--gpus-per-node", flags[c->gpus_per_node].raw,
+                         "--node-power with it (it counts the nodes whose power --node-power gives)");
+      if (sub->get_option("--dtype")->count() > 0 && (peak_given || !c->hw.spec))
+        throw InputError("--dtype", c->dtype,
+                         peak_given ? "no --peak with it (--dtype picks the --hw peak; --peak gives the peak itself)"
+                                    : "--hw with it (--dtype picks which of the hardware's peaks is used)");
+      if (!bare) c->spec = load_model(c->model, c->as);
+      // A sequence longer than the model's context is not a training run anyone does by default.
+      if (!bare && flags[c->seq].raw.empty() && c->spec.max_context > 0)
+        flags[c->seq].fallback = std::min(4096.0, static_cast<double>(c->spec.max_context));
+      bool all_fit = true;
+      std::string first_miss;  // why the first row that does not fit does not, for --require-fit
+      exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
+        TrainInput in;
+        in.tokens = p.get<Tokens>(c->tokens);
+        in.formula = formula;
+        in.params = p.maybe<Params>(c->params);
+        in.params_count = params_count;
+        in.vocab = p.maybe<Count>(c->vocab);
+        in.gpus = p.maybe<Count>(c->gpus);
+        in.dp = p.maybe<Count>(c->dp);
+        in.memory.states.precision = precision;
+        in.memory.states.optimizer = optimizer;
+        in.memory.states.zero_stage = c->zero;
+        in.memory.micro_batch = p.get<Count>(c->micro_batch);
+        in.memory.seq = p.get<Count>(c->seq);
+        in.memory.tp = p.get<Count>(c->tp);
+        in.memory.pp = p.get<Count>(c->pp);
+        in.memory.ep = p.get<Count>(c->ep);
+        if (c->act.no_dropout) in.memory.dropout = 0.0;
+        else if (p.has(c->dropout)) in.memory.dropout = p[c->dropout];
+        in.memory.sequence_parallel = c->sequence_parallel;
+        in.memory.recompute = rc;
+        in.memory.flash_attention = flash;
+        in.memory.cuda_context = p.get<Bytes>(c->cuda);
+        in.memory.fragmentation = p[c->frag];
+        in.memory.capacity = p.maybe<Bytes>(c->capacity);
+        if (p.has(c->mfu)) in.mfu = p[c->mfu];
+        in.achieved = p.maybe<FlopRate>(c->achieved);
+        in.peak = p.maybe<FlopRate>(c->peak);
+        in.peak_dtype = dtype_name(dtype);
+        in.gpu_power = p.maybe<Watts>(c->power);
+        in.node_power = p.maybe<Watts>(c->node_power);
+        in.gpus_per_node = p.get<Count>(c->gpus_per_node);
+        in.pue = p[c->priced.pue];
+        in.price_per_gpu_hour = p.maybe<UsdPerSecond>(c->price_gpu_hour);
+        in.price_per_kwh = p.maybe<UsdPerJoule>(c->priced.price_kwh);
+        in.carbon_intensity = p.maybe<Co2PerJoule>(c->priced.carbon);
+        if (c->hw.spec) in.hardware = c->hw.spec->name;
+        in.peak_from_hw = c->hw.spec && !peak_given;
+        in.power_from_hw = c->hw.spec && !power_given;
+        if (bare)
+          train_params(in, rs);
+        else
+          train(c->spec, in, rs);
+        c->hw.assume(rs);
+        if (p.probing()) return;  // run_sweep checking values before the first row: no row bookkeeping
+        if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) {
+          if (all_fit) first_miss = fit_failure(rs);
+          all_fit = false;
+        }
+      });
+      if (c->require_fit && !all_fit && exit_code == 0) {
+        report_check_failure("--require-fit", first_miss);
+        exit_code = 1;
+      }
+      return exit_code;
     });
-    if (c->require_fit && !all_fit && exit_code == 0) {
-      report_check_failure("--require-fit", first_miss);
-      exit_code = 1;
-    }
   });
 }
 

@@ -358,11 +358,58 @@ void probe_sweep(const Sweep& sweep, NumericFlags& nf, const Compute& compute, b
 
 }  // namespace
 
+namespace {
+
+// The comparison run_choices is in (nullptr outside one): run_sweep validates into it while
+// `probing`, then renders every combination's rows through its one renderer.
+struct ChoiceSession {
+  bool probing = true;
+  std::vector<std::pair<std::string, std::string>> current;  // (input name, value) of this combination
+  std::size_t rows = 0;                                      // numeric rows per combination
+  std::vector<std::string> numeric_swept;
+  std::vector<std::string> inputs, items;  // union over the combinations, first seen first
+  report::Renderer* renderer = nullptr;
+  std::set<std::string> warned;  // warning lines already printed (print_warning, warn_analogy)
+};
+ChoiceSession* g_choices = nullptr;
+
+void add_unique(std::vector<std::string>& names, std::string_view name) {
+  if (std::find(names.begin(), names.end(), name) == names.end()) names.emplace_back(name);
+}
+
+// The combination's values as inputs of a row that does not already echo them.
+void add_choice_inputs(ResultSet& rs, const ChoiceSession& s) {
+  for (const auto& [name, value] : s.current)
+    if (rs.find_input(name) == nullptr) rs.input(name, verdict(value));
+}
+
+}  // namespace
+
 int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const Compute& compute) {
   reject_extras(sub);
   const report::Format format = output_format(out);
   const std::vector<std::size_t> order = nf.resolve(sub);
   Sweep sweep(nf.flags(), order, nf.max_rows());
+  if (g_choices != nullptr && g_choices->probing) {
+    // Validating one combination of a comparison: every value of every swept flag (at least the
+    // first row), and the names of what its rows hold.
+    if (!out.plot.empty())
+      throw InputError("--plot", out.plot, "a numeric sweep: a list of models, GPUs or dtypes is compared in the "
+                                           "table, JSON or CSV, not charted");
+    ResultSet scratch;
+    scratch.details = format != report::Format::csv;
+    sweep.probe([&](const Point& p) {
+      scratch.clear();
+      compute(p, scratch);
+      require_finite(scratch, nf.flags(), p);
+      add_choice_inputs(scratch, *g_choices);
+      for (const auto& in : scratch.inputs) add_unique(g_choices->inputs, in.name);
+      for (const auto& it : scratch.items) add_unique(g_choices->items, it.key);
+    });
+    g_choices->rows = sweep.rows();
+    g_choices->numeric_swept = sweep.swept_names();
+    return 0;
+  }
   probe_sweep(sweep, nf, compute, format != report::Format::csv);
   std::unique_ptr<Plot> plot;  // checked before anything is printed
   if (!out.plot.empty()) plot = std::make_unique<Plot>(sub, out.plot, out.plot_y, nf.flags(), sweep);
@@ -370,14 +417,25 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
   ropt.format = format;
   ropt.sweep = sweep.rows() > 1;
   ropt.swept = sweep.swept_names();
-  auto renderer = report::make_renderer(ropt, stdout);
+  std::unique_ptr<report::Renderer> own;
+  report::Renderer* renderer = g_choices != nullptr ? g_choices->renderer : nullptr;
+  if (renderer == nullptr) {
+    own = report::make_renderer(ropt, stdout);
+    renderer = own.get();
+  }
   const bool needs_flags = format != report::Format::csv;
   // Warnings go to stderr, once per run: the flags' (plausibility.h) when the first row is
   // computed, so that an input error in it stays the only line; each result warning pattern
   // the first time a row has it. A failed stdout write (the renderer's, or the flush before a
   // warning) throws report::OutputError and stops the sweep at once; a failed stderr write is
-  // ignored.
-  const auto warn = [](const std::string& w) { print_warning(w); };
+  // ignored. In a comparison a line already printed for another configuration is not repeated
+  // (set_warning_dedupe).
+  // In a comparison each warning names the configuration it is about.
+  std::string label;
+  if (g_choices != nullptr)
+    for (const auto& [name, value] : g_choices->current) label += (label.empty() ? "(" : ", ") + value;
+  if (!label.empty()) label += ") ";
+  const auto warn = [&label](const std::string& w) { print_warning(label + w); };
   bool first_row = true;
   std::set<const char*> warned;
   ResultSet rs;
@@ -386,6 +444,7 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
     rs.clear();
     compute(p, rs);
     require_finite(rs, nf.flags(), p);  // NaN or infinite: an error naming the flags, never output
+    if (g_choices != nullptr) add_choice_inputs(rs, *g_choices);
     if (needs_flags)
       for (auto& a : rs.assumptions) a.flag = flag_for_assumption(a.key);
     if (first_row)
@@ -396,9 +455,95 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
     if (plot) plot->add(p, rs);
     renderer->row(rs);
   });
-  renderer->finish();  // checked: the output is written before the plot replaces its file
+  if (own) own->finish();  // checked: the output is written before the plot replaces its file
   if (plot) plot->finish();
   return 0;
+}
+
+namespace {
+
+// A flag's comma list; a value naming an existing path is one value (a file may hold a comma).
+std::vector<std::string> choice_values(const ChoiceAxis& a) {
+  const std::string& text = *a.value;
+  if (text.find(',') == std::string::npos || specs::file_status(text).kind != specs::FileKind::missing) return {text};
+  std::vector<std::string> out;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = text.find(',', begin);
+    std::string v = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    if (v.empty()) throw InputError(a.flag, text, "a comma list without empty entries");
+    out.push_back(std::move(v));
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  return out;
+}
+
+// Clears the session on every way out of run_choices.
+struct SessionGuard {
+  explicit SessionGuard(ChoiceSession& s) {
+    g_choices = &s;
+    set_warning_dedupe(&s.warned);
+  }
+  ~SessionGuard() {
+    g_choices = nullptr;
+    set_warning_dedupe(nullptr);
+  }
+  SessionGuard(const SessionGuard&) = delete;
+  SessionGuard& operator=(const SessionGuard&) = delete;
+};
+
+}  // namespace
+
+int run_choices(const std::vector<ChoiceAxis>& axes, const OutputOptions& out, const std::function<void()>& reset,
+                const std::function<int()>& body) {
+  std::vector<std::vector<std::string>> values;
+  std::size_t combos = 1;
+  for (const ChoiceAxis& a : axes) {
+    values.push_back(choice_values(a));
+    combos *= values.back().size();
+  }
+  if (combos == 1) return body();
+  const report::Format format = output_format(out);
+  ChoiceSession session;
+  SessionGuard guard(session);
+  // Combination k: each axis's index, the first axis slowest.
+  auto select = [&](std::size_t k) {
+    reset();
+    session.current.clear();
+    for (std::size_t a = axes.size(); a-- > 0;) {
+      const std::string& v = values[a][k % values[a].size()];
+      k /= values[a].size();
+      *axes[a].value = v;
+      if (values[a].size() > 1) session.current.emplace_back(axes[a].name, v);
+    }
+    std::reverse(session.current.begin(), session.current.end());
+  };
+  // Every combination is validated before anything is printed.
+  std::size_t rows = 0;
+  for (std::size_t k = 0; k < combos; ++k) {
+    select(k);
+    body();
+    rows += session.rows;
+  }
+  report::RenderOptions ropt;
+  ropt.format = format;
+  ropt.sweep = true;
+  for (const auto& [name, value] : session.current) ropt.swept.push_back(name);
+  for (const auto& n : session.numeric_swept) ropt.swept.push_back(n);
+  ropt.inputs = session.inputs;
+  ropt.items = session.items;
+  ropt.compare = format == report::Format::table && rows <= 6;
+  auto renderer = report::make_renderer(ropt, stdout);
+  session.renderer = renderer.get();
+  session.probing = false;
+  int code = 0;
+  for (std::size_t k = 0; k < combos; ++k) {
+    select(k);
+    code = std::max(code, body());
+  }
+  renderer->finish();
+  return code;
 }
 
 }  // namespace napkin::cli

@@ -1,5 +1,7 @@
 #include "model_arg.h"
 
+#include "output.h"
+
 #include <cstdio>
 
 #include "napkin/error.h"
@@ -133,7 +135,7 @@ ModelFiles resolve_model_files(const std::string& arg, std::string_view as) {
 
 void warn_analogy(const specs::ModelSpec& m) {
   for (const std::string* what : {&m.analogy, &m.unverified}) {
-    if (what->empty()) continue;
+    if (what->empty() || !first_warning(*what)) continue;
     // model_type comes from the file: sanitized like every echo (one line, no terminal controls).
     const std::string line = "napkin: warning: " + sanitize_message(*what) + "\n";
     std::fflush(stdout);

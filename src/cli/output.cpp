@@ -38,7 +38,18 @@ void print_stderr(std::string_view text) noexcept {
   std::clearerr(stderr);
 }
 
+namespace {
+std::set<std::string>* g_warning_seen = nullptr;
+}  // namespace
+
+void set_warning_dedupe(std::set<std::string>* seen) { g_warning_seen = seen; }
+
+bool first_warning(std::string_view w) {
+  return g_warning_seen == nullptr || g_warning_seen->insert(std::string(w)).second;
+}
+
 void print_warning(std::string_view w) {
+  if (!first_warning(w)) return;
   report::flush_checked(stdout);  // the table so far comes before the warning
   print_stderr(fmt::format("napkin: warning: {}\n", sanitize_message(w)));
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdio>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,11 @@ void print_stderr(std::string_view text) noexcept;
 /// "napkin: warning: <w>" on stderr, after flushing what stdout holds (checked: throws
 /// report::OutputError when stdout has failed).
 void print_warning(std::string_view w);
+/// While `seen` is set (run_choices: one output for several configurations), a warning already
+/// printed is not printed again: print_warning and warn_analogy ask first_warning first.
+void set_warning_dedupe(std::set<std::string>* seen);
+/// False when the dedupe set is on and already holds `w` (which it then keeps); else true.
+bool first_warning(std::string_view w);
 
 /// An output file given by `flag` (--plot): the target path is checked when it is constructed,
 /// and a temporary file is created in the target's directory (".NAME.napkin-XXXXXX", same file

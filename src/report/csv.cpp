@@ -1,6 +1,7 @@
 // --csv: a header row (input names, then result keys), then one row per result set, values in
-// base units. The columns are fixed by the first row; a later row that lacks a column leaves
-// it empty.
+// base units. The columns are fixed by the first row (a comparison's: every column any row has,
+// RenderOptions); a later row that lacks a column leaves it empty.
+#include <algorithm>
 #include <string>
 
 #include "napkin/report/human_units.h"
@@ -48,7 +49,7 @@ void append_csv_value(std::string& out, const ResultSet& rs, const Value& v, dou
 
 class CsvRenderer final : public Renderer {
  public:
-  using Renderer::Renderer;
+  CsvRenderer(const RenderOptions& opt, std::FILE* out) : Renderer(out), opt_(opt) {}
 
   void row(const ResultSet& rs) override {
     if (!header_done_) header(rs);
@@ -70,8 +71,14 @@ class CsvRenderer final : public Renderer {
 
  private:
   void header(const ResultSet& rs) {
-    for (const auto& in : rs.inputs) inputs_.emplace_back(in.name);
-    for (const auto& it : rs.items) items_.emplace_back(it.key);
+    // A comparison's columns are every input and result any of its rows has (RenderOptions).
+    auto add = [](std::vector<std::string>& names, std::string_view n) {
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.emplace_back(n);
+    };
+    for (const auto& n : opt_.inputs) add(inputs_, n);
+    for (const auto& in : rs.inputs) add(inputs_, in.name);
+    for (const auto& n : opt_.items) add(items_, n);
+    for (const auto& it : rs.items) add(items_, it.key);
     bool first = true;
     for (const auto& n : inputs_) {
       if (!first) buf_ += ',';
@@ -86,14 +93,15 @@ class CsvRenderer final : public Renderer {
     buf_ += '\n';
     header_done_ = true;
   }
+  RenderOptions opt_;
   bool header_done_ = false;
   std::vector<std::string> inputs_, items_;
 };
 
 }  // namespace
 
-std::unique_ptr<Renderer> make_csv_renderer(const RenderOptions&, std::FILE* out) {
-  return std::make_unique<CsvRenderer>(out);
+std::unique_ptr<Renderer> make_csv_renderer(const RenderOptions& opt, std::FILE* out) {
+  return std::make_unique<CsvRenderer>(opt, out);
 }
 
 }  // namespace napkin::report

@@ -129,6 +129,16 @@ void append_single(std::string& out, const ResultSet& rs) {
   append_assumptions(out, rs, "Assumptions");
 }
 
+// A value as a sweep cell: compact number with its unit, or the human form of anything else.
+std::string cell_text(const ResultSet& rs, const Value& v) {
+  std::string cell;
+  if (v.kind == Value::Kind::number)
+    append_compact(cell, v.num, v.dim);
+  else
+    cell = human_value(rs, v);
+  return cell;
+}
+
 class TableRenderer final : public Renderer {
  public:
   TableRenderer(const RenderOptions& opt, std::FILE* out) : Renderer(out), opt_(opt) {}
@@ -138,34 +148,55 @@ class TableRenderer final : public Renderer {
       append_single(buf_, rs);
       return;
     }
-    std::vector<std::string> cells;
     if (columns_.empty()) {
       for (const auto& s : opt_.swept) columns_.push_back(s);
-      // A result that repeats a swept input (roofline's intensity) is shown once.
-      for (const auto& it : rs.items)
-        if (std::find(opt_.swept.begin(), opt_.swept.end(), it.key) == opt_.swept.end())
-          columns_.emplace_back(it.key);
-      first_ = rs;  // its assumptions are printed at the end
+      // A result that repeats a swept input (roofline's intensity) is shown once. A comparison
+      // names every result any of its rows has (RenderOptions::items).
+      auto add_key = [&](std::string_view key) {
+        if (std::find(opt_.swept.begin(), opt_.swept.end(), key) == opt_.swept.end() &&
+            std::find(columns_.begin(), columns_.end(), key) == columns_.end())
+          columns_.emplace_back(key);
+      };
+      for (const auto& key : opt_.items) add_key(key);
+      for (const auto& it : rs.items) add_key(it.key);
+      // The first row's assumptions, as text now: the strings they point into may not outlive
+      // the row (a comparison loads the next model over the first).
+      append_assumptions(assumptions_, rs, opt_.compare ? "Assumptions (first configuration)" : "Assumptions (first row)");
     }
+    std::vector<std::string> cells;
     for (std::size_t c = 0; c < columns_.size(); ++c) {
       std::string cell;
       if (c < opt_.swept.size()) {
-        if (const Input* in = rs.find_input(opt_.swept[c])) {
-          if (in->value.kind == Value::Kind::number)
-            append_compact(cell, in->value.num, in->value.dim);
-          else
-            cell = human_value(rs, in->value);
-        }
+        if (const Input* in = rs.find_input(opt_.swept[c])) cell = cell_text(rs, in->value);
       } else if (const Item* it = rs.find(columns_[c])) {
-        if (it->value.kind == Value::Kind::number)
-          append_compact(cell, it->value.num, it->value.dim);
-        else
-          cell = human_value(rs, it->value);
+        cell = cell_text(rs, it->value);
       }
       cells.push_back(std::move(cell));
     }
+    if (opt_.compare) {
+      compared_.push_back(std::move(cells));
+      return;
+    }
+    add_cells(cells);
+  }
+
+  void finish() override {
+    if (opt_.sweep) {
+      if (opt_.compare && !side_by_side()) {
+        for (const auto& cells : compared_) add_cells(cells);  // too wide: one row per configuration
+      }
+      if (!opt_.compare || !compared_printed_) {
+        if (!widths_fixed_) fix_widths();
+      }
+      buf_ += assumptions_;
+    }
+    flush();
+  }
+
+ private:
+  void add_cells(const std::vector<std::string>& cells) {
     if (!widths_fixed_) {
-      for (auto& cell : cells) {
+      for (const auto& cell : cells) {
         pending_ += cell;
         pending_ends_.push_back(pending_.size());
       }
@@ -184,15 +215,37 @@ class TableRenderer final : public Renderer {
     }
   }
 
-  void finish() override {
-    if (opt_.sweep) {
-      if (!widths_fixed_) fix_widths();
-      append_assumptions(buf_, first_, "Assumptions (first row)");
+  // The configurations side by side: a line per swept input (its values head the columns), then
+  // a line per result. False, printing nothing, when that is wider than a 100-column terminal.
+  bool side_by_side() {
+    constexpr std::size_t kTerminal = 100;
+    const std::size_t n = compared_.size();
+    std::size_t wk = 0;
+    for (const auto& k : columns_) wk = std::max(wk, display_width(k));
+    std::vector<std::size_t> w(n, 0);
+    for (std::size_t r = 0; r < n; ++r)
+      for (const auto& cell : compared_[r]) w[r] = std::max(w[r], display_width(cell));
+    std::size_t total = 2 + wk;
+    for (std::size_t x : w) total += 2 + x;
+    if (total > kTerminal) return false;
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      if (c == opt_.swept.size()) {
+        buf_ += "  ";
+        buf_.append(total - 2, '-');
+        buf_ += '\n';
+      }
+      buf_ += "  ";
+      pad_to(buf_, columns_[c], wk, false);
+      for (std::size_t r = 0; r < n; ++r) {
+        buf_ += "  ";
+        pad_to(buf_, compared_[r][c], w[r], true);
+      }
+      buf_ += '\n';
     }
-    flush();
+    compared_printed_ = true;
+    return true;
   }
 
- private:
   // Rows held to size the columns: 100k rows of ~10 cells are ~15 MB, flat.
   static constexpr std::size_t kWindow = 100000;
 
@@ -237,7 +290,9 @@ class TableRenderer final : public Renderer {
   std::string pending_;                    // the held rows' cells, end to end
   std::vector<std::size_t> pending_ends_;  // where each cell ends in pending_, row by row
   bool widths_fixed_ = false;
-  ResultSet first_;
+  std::string assumptions_;                      // the first row's, rendered
+  std::vector<std::vector<std::string>> compared_;  // a comparison's rows, held to the end
+  bool compared_printed_ = false;
 };
 
 }  // namespace

@@ -19,6 +19,11 @@ struct RenderOptions {
   Format format = Format::table;
   bool sweep = false;                     // more than one result set will follow
   std::vector<std::string> swept;         // names of the swept inputs, in sweep order
+  // A comparison of configurations (models, GPUs): the union of the inputs and results every
+  // row may have, in first-seen order, so that no row's result is dropped (table, CSV); and
+  // whether the table shows them side by side (keys as rows, one column per configuration).
+  std::vector<std::string> inputs, items;
+  bool compare = false;
 };
 
 class Renderer {
