@@ -79,3 +79,16 @@ TEST_CASE("dtypes compare as configurations; a comparison is not charted", "[cli
   CHECK(p.code == 2);
   CHECK(p.out.find("--plot: 'c.svg': expected a numeric sweep") != std::string::npos);
 }
+
+TEST_CASE("ZeRO stages compare as configurations; a stage outside 0-3 is refused", "[cli][compare]") {
+  const auto r = run_shell(std::string(NAPKIN_BINARY) +
+                           " memory llama-3.1-8b --train --zero 0,3 --dp 8 --seq 4096 --json");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.size() == 2);
+  CHECK(j[0]["inputs"]["zero"] == 0);
+  CHECK(j[1]["results"]["per_gpu"]["value"].get<double>() < j[0]["results"]["per_gpu"]["value"].get<double>());
+  const auto bad = run_napkin("memory llama-3.1-8b --train --zero 1,5 --dp 8");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.find("--zero: '5': expected a ZeRO stage 0, 1, 2 or 3") != std::string::npos);
+}

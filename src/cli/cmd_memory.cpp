@@ -34,6 +34,7 @@ struct MemoryCmd {
               grad_dtype, recompute = "none", max, lora_targets = "attention";
   ActivationFlags act;  // --dropout, --no-dropout, --attention, --flash-attention
   int zero = 0;
+  std::string zero_text = "0";  // --zero as typed (a comma list compares stages)
   HardwareOption hw;
   std::string engine;    // --engine
   LlamaCppFlags llama;   // --v-dtype, --ubatch, --parallel, --swa-full, --no-flash-attention
@@ -160,7 +161,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   sub->add_option("--grad-dtype", c->grad_dtype, "Gradient storage, overriding the precision recipe")
       ->type_name("DTYPE")->group("Training");
   sub->add_flag("--no-master-weights", c->no_master, "No separate FP32 master copy")->group("Training");
-  sub->add_option("--zero", c->zero, "ZeRO stage 0-3 (3 = FSDP full sharding)")->type_name("0-3")->group("Training");
+  sub->add_option("--zero", c->zero_text, "ZeRO stage 0-3 (3 = FSDP full sharding)")->type_name("0-3")->group("Training");
   c->dp = c->nf.add(sub, "--dp", "dp", kCount, Constraint::positive_integer, "Data-parallel GPUs the ZeRO stage shards over",
                     "COUNT", 1.0);
   sub->get_option("--dp")->group("Parallelism");
@@ -191,7 +192,8 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                                           {"weights_dtype", "--weights-dtype", &c->weights_dtype},
                                           {"kv_dtype", "--kv-dtype", &c->kv_dtype},
                                           {"engine", "--engine", &c->engine},
-                                          {"recompute", "--recompute", &c->recompute}};
+                                          {"recompute", "--recompute", &c->recompute},
+                                          {"zero", "--zero", &c->zero_text}};
     exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
       int exit_code = 0;
       reject_extras(sub);
@@ -201,7 +203,9 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         throw InputError("memory: give MODEL (a preset, config.json or model directory) or --params P");
       if (!bare && !flags[c->params].raw.empty())
         throw InputError("--params", flags[c->params].raw, "either MODEL or --params, not both");
-      if (c->zero < 0 || c->zero > 3) throw InputError("--zero", std::to_string(c->zero), "a ZeRO stage 0, 1, 2 or 3");
+      if (c->zero_text.size() != 1 || c->zero_text[0] < '0' || c->zero_text[0] > '3')
+        throw InputError("--zero", c->zero_text, "a ZeRO stage 0, 1, 2 or 3");
+      c->zero = c->zero_text[0] - '0';
       const Engine engine = parse_engine(c->engine);
       const bool llamacpp = engine == Engine::llamacpp;
       if (llamacpp && bare) throw InputError("--engine", c->engine, "MODEL with it (llama.cpp's buffers need an architecture)");

@@ -31,6 +31,7 @@ struct TrainCmd {
   std::string formula = "6pd", dtype = "bf16", precision = "mixed", optimizer = "adamw", recompute = "none",
               params_count;
   int zero = 0;
+  std::string zero_text = "0";  // --zero as typed (a comma list compares stages)
   bool sequence_parallel = false, require_fit = false;
   ActivationFlags act;  // --dropout, --no-dropout, --attention, --flash-attention
   HardwareOption hw;
@@ -92,7 +93,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
   for (const char* f : {"--gpus", "--tp", "--pp", "--dp", "--ep"}) sub->get_option(f)->group("Parallelism");
   sub->add_flag("--sequence-parallel", c->sequence_parallel, "Megatron sequence parallelism over --tp")
       ->group("Parallelism");
-  sub->add_option("--zero", c->zero, "ZeRO stage 0-3 over dp (3 = FSDP full sharding)")->type_name("0-3")
+  sub->add_option("--zero", c->zero_text, "ZeRO stage 0-3 over dp (3 = FSDP full sharding)")->type_name("0-3")
       ->group("Training");
 
   c->micro_batch = c->nf.add(sub, "--micro-batch", "micro_batch", kCount, Constraint::positive_integer,
@@ -141,11 +142,14 @@ void add_train_command(CLI::App& app, int& exit_code) {
     const TrainCmd saved = *c;
     const std::vector<ChoiceAxis> axes = {{"model", "MODEL", &c->model},
                                           {"hw", "--hw", &c->hw.arg},
-                                          {"recompute", "--recompute", &c->recompute}};
+                                          {"recompute", "--recompute", &c->recompute},
+                                          {"zero", "--zero", &c->zero_text}};
     exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
       int exit_code = 0;
       reject_extras(sub);
-      if (c->zero < 0 || c->zero > 3) throw InputError("--zero", std::to_string(c->zero), "a ZeRO stage 0, 1, 2 or 3");
+      if (c->zero_text.size() != 1 || c->zero_text[0] < '0' || c->zero_text[0] > '3')
+        throw InputError("--zero", c->zero_text, "a ZeRO stage 0, 1, 2 or 3");
+      c->zero = c->zero_text[0] - '0';
       const FlopsFormula formula = parse_flops_formula(c->formula, "--flops-formula");
       std::optional<ParamsCount> params_count;
       if (!c->params_count.empty()) params_count = parse_params_count(c->params_count, "--params-count");
