@@ -141,6 +141,104 @@ TEST_CASE("Qwen2.5-3B f16 at 4096 cells: KV 144.00 MiB, compute 300.75 MiB (logi
   CHECK(mib(llamacpp_compute_buffer(m, in, kv).total()) == 300.75);
 }
 
+// https://github.com/ggml-org/llama.cpp/issues/11200 (bitbottrap, mainline build 4462 (c05e8c99),
+// two RTX 3090 Ti): llama-server -m qwen2.5-coder:32b-instruct-q8_0.gguf -ngl 99 -c 32768 -b 512
+// -ub 256 --flash-attn --cache-type-k q8_0 --cache-type-v q8_0 -ts 10,6. Printed: qwen2
+// head_count 40, head_count_kv 8, n_vocab 152064; "kv_size = 32768, offload = 1, type_k = 'q8_0',
+// type_v = 'q8_0', n_layer = 64"; "CUDA0 KV buffer size = 2788.00 MiB", "CUDA1 KV buffer size =
+// 1564.00 MiB", "KV self size = 4352.00 MiB, K (q8_0): 2176.00 MiB, V (q8_0): 2176.00 MiB".
+// Qwen2.5-Coder-32B's other hparams (n_embd 5120, head_dim 128, n_ff 27648) are its config.json's.
+// The compute buffers (233.00 and 237.51 MiB) are per GPU under pipeline parallelism (n_copies=4)
+// over two GPUs, a layout napkin does not model, so only the KV cache (the sum over the GPUs) is compared.
+TEST_CASE("Qwen2.5-Coder-32B at -c 32768 q8_0/q8_0 over two GPUs: KV 4352.00 MiB in all, as logged",
+          "[engine][llamacpp]") {
+  const auto m = shape(64, 5120, 40, 8, 128, 27648, 152064);
+  auto in = run(32768, CacheType::q8_0, CacheType::q8_0, true);
+  in.n_ubatch = 256.0 * one;
+  const LlamaCppKv kv = llamacpp_kv(m, in);
+  CHECK(kv.n_ctx == 32768);
+  CHECK(mib(kv.k) == 2176.0);  // 64 layers · 32768 cells · 1024 / 32 · 34 B
+  CHECK(mib(kv.v) == 2176.0);
+  CHECK(mib(kv.total()) == 4352.0);
+  CHECK(mib(kv.total()) == 2788.0 + 1564.0);  // the two CUDA KV buffers
+}
+
+// https://github.com/fedora-copr/logdetective/pull/106 (TomasTomecek, 2025-01-13): the
+// llama-cpp-python 0.2.85 server (its vendored mainline llama.cpp) with --n_gpu_layers -1, before
+// and after "--n_ctx 32768"; the model is the repository's MODEL_FILEPATH at that commit (.env:
+// mistral-7b-instruct-v0.2.Q4_K_S.gguf; Mistral-7B-Instruct-v0.2: 32 layers, n_embd 4096, 32 heads,
+// 8 KV heads of 128, n_ff 14336, n_vocab 32000, rope_theta 1e6 = the logged freq_base 1000000.0).
+// Printed: n_batch 512, n_ubatch 512, flash_attn 0;
+//   n_ctx 2048:  "CUDA0 KV buffer size = 256.00 MiB", "KV self size = 256.00 MiB, K (f16): 128.00
+//                MiB, V (f16): 128.00 MiB", "CUDA0 compute buffer size = 164.00 MiB";
+//   n_ctx 32768: "CUDA0 KV buffer size = 4096.00 MiB", "KV self size = 4096.00 MiB, K (f16): 2048.00
+//                MiB, V (f16): 2048.00 MiB", "CUDA0 compute buffer size = 2144.00 MiB".
+// One GPU holds every layer (the CUDA_Host compute buffers, 12.01 and 72.01 MiB, are not counted).
+TEST_CASE("Mistral-7B-Instruct-v0.2 f16 without flash attention: KV 256 / 4096 MiB at 2048 / 32768 cells, "
+          "compute 164 / 2144 MiB",
+          "[engine][llamacpp]") {
+  const auto m = shape(32, 4096, 32, 8, 128, 14336, 32000);
+  auto in = run(2048, CacheType::f16, CacheType::f16, false);
+  LlamaCppKv kv = llamacpp_kv(m, in);
+  CHECK(mib(kv.k) == 128.0);
+  CHECK(mib(kv.total()) == 256.0);
+  LlamaCppCompute c = llamacpp_compute_buffer(m, in, kv);
+  CHECK(c.peak() == "attention");
+  CHECK(mib(c.scores) == 128.0);  // 32 heads · 2048 · 512 · 4 B
+  CHECK_THAT(mib(c.total()), Catch::Matchers::WithinRel(164.0, 0.25));
+  CHECK_THAT(mib(c.total()), Catch::Matchers::WithinRel(164.0, 0.03));  // 160.00
+
+  in = run(32768, CacheType::f16, CacheType::f16, false);
+  kv = llamacpp_kv(m, in);
+  CHECK(mib(kv.k) == 2048.0);
+  CHECK(mib(kv.v) == 2048.0);
+  CHECK(mib(kv.total()) == 4096.0);
+  c = llamacpp_compute_buffer(m, in, kv);
+  CHECK(mib(c.scores) == 2048.0);  // 32 heads · 32768 · 512 · 4 B
+  CHECK_THAT(mib(c.total()), Catch::Matchers::WithinRel(2144.0, 0.25));
+  CHECK_THAT(mib(c.total()), Catch::Matchers::WithinRel(2144.0, 0.01));  // 2140.00
+}
+
+// https://github.com/ggml-org/llama.cpp/pull/6122 (comment by Wuzzooy; mainline of 2024-03, an
+// RTX 4070 Ti and an RTX 3090 Ti): Command-R (freq_base 8000000.0, 41/41 layers offloaded), n_ctx 4096,
+// n_ubatch 512, f16 cache. Printed: "CUDA0 KV buffer size = 1536.00 MiB", "CUDA1 KV buffer size =
+// 3584.00 MiB", "KV self size = 5120.00 MiB, K (f16): 2560.00 MiB, V (f16): 2560.00 MiB"; the
+// token embeddings kept on the CPU, "CPU buffer size = 1640.62 MiB", are 256000 × 8192 Q6_K
+// (6.5625 bits) = 1640.62 MiB. Command-R v01 (c4ai-command-r-v01 config.json): 40 layers, n_embd
+// 8192, 64 heads and 64 KV heads of 128 (no GQA), n_ff 22528. 40 × 4096 × 8192 × 2 B = 2560 MiB
+// for K. The compute buffers are per GPU under pipeline parallelism: not compared.
+TEST_CASE("Command-R (35B, no GQA) f16 at 4096 cells over two GPUs: KV 5120.00 MiB in all, as logged",
+          "[engine][llamacpp]") {
+  const auto m = shape(40, 8192, 64, 64, 128, 22528, 256000);
+  const auto in = run(4096, CacheType::f16, CacheType::f16, false);
+  const LlamaCppKv kv = llamacpp_kv(m, in);
+  CHECK(mib(kv.k) == 2560.0);
+  CHECK(mib(kv.v) == 2560.0);
+  CHECK(mib(kv.total()) == 1536.0 + 3584.0);
+}
+
+// https://github.com/mozilla-ai/llamafile/pull/552 (ikawrakow, 2024-08-23; the FP16 perplexity run,
+// mainline llama.cpp "build = 3403 (bd99ed7d)", one RTX 4080, 31/31 layers offloaded):
+// TriLM_3.9B_Unpacked F16, block_count 30, embedding_length 3072, feed_forward_length 9216;
+// n_ctx 512, n_batch 512, n_ubatch 512, flash_attn 0. Printed: "CUDA0 KV buffer size = 180.00 MiB",
+// "KV self size = 180.00 MiB, K (f16): 90.00 MiB, V (f16): 90.00 MiB", "CUDA0 compute buffer size =
+// 105.00 MiB"; "CPU buffer size = 297.00 MiB" is the F16 token embedding, 297 MiB / (3072 · 2 B) =
+// 50688 tokens. 90 MiB / (30 · 512 · 2 B) = 3072 = n_embd_k_gqa = n_embd: no GQA. The excerpt does
+// not print the head count; 24 heads of 128 is assumed, and any count below 74 leaves the scores
+// (H · 512 · 512 · 4 B = H MiB) under the output moment, so the compute buffer does not depend on it.
+TEST_CASE("TriLM-3.9B f16 at 512 cells without flash attention: KV 180.00 MiB, compute 105.00 MiB as logged",
+          "[engine][llamacpp]") {
+  const auto m = shape(30, 3072, 24, 24, 128, 9216, 50688);
+  const auto in = run(512, CacheType::f16, CacheType::f16, false);
+  const LlamaCppKv kv = llamacpp_kv(m, in);
+  CHECK(mib(kv.k) == 90.0);
+  CHECK(mib(kv.total()) == 180.0);
+  const LlamaCppCompute c = llamacpp_compute_buffer(m, in, kv);
+  CHECK(c.peak() == "output");
+  CHECK_THAT(mib(c.total()), Catch::Matchers::WithinRel(105.0, 0.25));
+  CHECK(mib(c.total()) == 105.0);  // logits 50688 · 512 · 4 B + final norm 3072 · 512 · 4 B
+}
+
 TEST_CASE("sliding layers keep PAD(min(n_ctx, window + ubatch), 256) cells; --swa-full keeps n_ctx",
           "[engine][llamacpp]") {
   // Gemma-2-like: 4 layers, every other one slides a 4096 window; 2 KV heads of 256.
