@@ -107,3 +107,11 @@ TEST_CASE("a repository id not in the cache is its bundled preset, or an error s
   CHECK(missing.out.find(empty + "/models--acme--unknown-model/refs/main (cache from HF_HUB_CACHE)") !=
         std::string::npos);
 }
+
+TEST_CASE("a cached repository's quantized checkpoint is counted at its stored bytes", "[hf_cache][cli]") {
+  // tests/quant-configs/tiny-llama-fp8: 36,864 B of F8_E4M3, 33,152 B of BF16, 28 B of F32 scales.
+  const auto r = napkin_with("HF_HUB_CACHE", kHub, "memory acme/tiny-fp8 --context 1024 --json");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\"weights\":{\"value\":70044,") != std::string::npos);
+  CHECK(r.out.find("weights as stored in acme/tiny-fp8") != std::string::npos);
+}

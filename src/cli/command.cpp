@@ -12,6 +12,7 @@
 #include "napkin/report/human_units.h"
 #include "napkin/specs/checkpoint.h"
 #include "napkin/specs/files.h"
+#include "napkin/specs/hf_cache.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/report/output.h"
 #include "model_arg.h"
@@ -166,11 +167,16 @@ void report_check_failure(std::string_view check, const std::string& why) {
 namespace {
 
 // The checkpoint MODEL names beside its config: a model directory, or a checkpoint file.
+// A repository id is its snapshot in the Hugging Face cache, when one is there.
 std::optional<specs::StoredWeights> checkpoint_in(const std::string& model_arg) {
   const specs::FileStatus status = specs::file_status(model_arg);
   if (status.kind == specs::FileKind::directory ||
       (status.kind == specs::FileKind::regular && is_checkpoint_path(model_arg)))
     return specs::stored_weights(model_arg);
+  if (status.kind == specs::FileKind::missing)
+    if (const auto ref = specs::parse_repo_id(model_arg))
+      if (const auto found = specs::find_in_hub_cache(*ref, specs::HubEnv::from_environment()); found.snapshot)
+        return specs::stored_weights(*found.snapshot);
   return std::nullopt;
 }
 
