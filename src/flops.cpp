@@ -306,6 +306,11 @@ void report_training_flops(const TrainingFlopsInput& in, const PSource& src, Res
     out.item("training_flops", "training FLOP", value(r.total()), "C = forward + backward + recompute",
              text("{} + {} + {}", r.forward, r.backward, r.recompute));
   out.items.back().is_total = true;
+  // GPT-3's unit (Brown et al. 2020, appendix D, table D.1): 1 petaflop/s-day = 1e15 FLOP/s ·
+  // 86400 s = 8.64e19 FLOP; its 175B on 300B tokens, 3.14e23 FLOP, is 3640 PF-days.
+  constexpr Flops kPetaflopSDay = PFLOP_per_s * day;
+  out.item("petaflop_s_days", "petaflop/s-days", value(r.total() / kPetaflopSDay), "C / (1e15 FLOP/s · 86400 s)",
+           text("{} / {}", r.total(), kPetaflopSDay));
 
   out.assume("backward_factor",
              text("backward = {} × forward (gradients w.r.t. inputs and weights; 2 gives 6PD)",

@@ -77,6 +77,16 @@ Layout layout(const TrainInput& in) {
   return {model_parallel * num(dp) * one, dp};
 }
 
+// The run given by what it took (--tokens-per-second, --gpu-hours or --time): the rate follows.
+bool inverse(const TrainInput& in) { return in.tokens_per_second || in.gpu_hours || in.time; }
+
+std::string flag_name(std::string_view field) {
+  std::string f = "--" + std::string(field);
+  for (char& ch : f)
+    if (ch == '_') ch = '-';
+  return f;
+}
+
 void check(const TrainInput& in) {
   require_positive(in.tokens, "tokens");
   if (in.tokens.in(token) < 1.0)
@@ -90,13 +100,27 @@ void check(const TrainInput& in) {
     throw InputError("params_count", std::string(to_string(*in.params_count)),
                      "--flops-formula 6pd or palm (megatron's eq. 3 counts its own parameters from l, h and V)");
   if (in.vocab) require_positive_integer(*in.vocab, "vocab");
-  if (in.mfu && in.achieved)
-    throw InputError("achieved", "(given with --mfu)", "either --mfu (a fraction of the peak) or --achieved, not both");
+  // One way of saying how fast the run goes: a rate (mfu, achieved) or what it took (the inverse).
+  const char* speed = nullptr;
+  for (const auto& [given, name] : {std::pair{in.mfu.has_value(), "mfu"}, {in.achieved.has_value(), "achieved"},
+                                    {in.tokens_per_second.has_value(), "tokens_per_second"},
+                                    {in.gpu_hours.has_value(), "gpu_hours"}, {in.time.has_value(), "time"}}) {
+    if (!given) continue;
+    if (speed != nullptr)
+      throw InputError(name, "(given with " + flag_name(speed) + ")",
+                       "one of --mfu, --achieved, --tokens-per-second, --gpu-hours or --time (how fast the run "
+                       "goes, or what it took), not two");
+    speed = name;
+  }
+  if (in.tokens_per_second) require_positive(*in.tokens_per_second, "tokens_per_second");
+  if (in.gpu_hours && !(*in.gpu_hours > 0.0 && std::isfinite(*in.gpu_hours)))
+    throw InputError("gpu_hours", format_plain_number(*in.gpu_hours), "a positive number of GPU-hours, e.g. 30.84M");
+  if (in.time) require_positive(*in.time, "time");
   if (in.mfu && !(*in.mfu > 0.0 && *in.mfu <= 1.0))
     throw InputError("mfu", format_plain_number(*in.mfu), "a fraction of the peak in (0, 1], e.g. 0.4");
   if (in.peak) require_positive(*in.peak, "peak");
   if (in.achieved) require_positive(*in.achieved, "achieved");
-  if (!in.achieved && !in.peak)
+  if (!in.achieved && !inverse(in) && !in.peak)
     throw InputError("peak", "(missing)",
                      "a per-GPU peak FLOP/s (--peak, or --hw with a preset) to apply --mfu to, or --achieved "
                      "(an achieved per-GPU rate such as 140TFLOP/s)");
@@ -289,15 +313,40 @@ TrainEstimate estimate(const specs::ModelSpec* mp, const TrainInput& in) {
   const double n = num(r.gpus);
   // MFU divides model FLOP by the peak; an achieved rate already counts every FLOP executed.
   Flops counted{};
-  if (in.achieved) {
-    r.rate = n * *in.achieved;
+  if (inverse(in)) {
+    // What the run took gives the time; the rate is every FLOP executed over it.
+    if (in.tokens_per_second) r.time = in.tokens / *in.tokens_per_second;
+    else if (in.gpu_hours) r.time = (*in.gpu_hours / n) * hour;
+    else r.time = *in.time;
     counted = r.flops.total();
+    r.rate = counted / r.time;
   } else {
-    r.rate = n * *in.peak * in.mfu.value_or(kDefaultMfu);
-    counted = r.model_flops;
+    if (in.achieved) {
+      r.rate = n * *in.achieved;
+      counted = r.flops.total();
+    } else {
+      r.rate = n * *in.peak * in.mfu.value_or(kDefaultMfu);
+      counted = r.model_flops;
+    }
+    r.time = counted / r.rate;
   }
-  r.time = counted / r.rate;
-  if (in.peak) r.mfu = r.model_flops / (r.time * n * *in.peak);
+  r.achieved = r.flops.total() / (r.time * n);
+  if (in.peak) {
+    r.mfu = r.model_flops / (r.time * n * *in.peak);
+    r.hfu = r.flops.total() / (r.time * n * *in.peak);
+  }
+  // A run faster than the hardware allows: the figures given (or the FLOP count) are off.
+  if (inverse(in) && in.peak && r.achieved > *in.peak) {
+    const char* field = in.tokens_per_second ? "tokens_per_second" : in.gpu_hours ? "gpu_hours" : "time";
+    const std::string given = in.tokens_per_second ? format_plain_number(in.tokens_per_second->in(token / second))
+                              : in.gpu_hours      ? format_plain_number(*in.gpu_hours)
+                                                  : format_plain_number(in.time->in(second)) + " s";
+    throw InputError(field, given,
+                     "a run no faster than the peak: it implies " +
+                         format_plain_number(r.achieved.in(TFLOP_per_s)) + " TFLOP/s per GPU (every FLOP executed), " +
+                         "above the peak " + format_plain_number(in.peak->in(TFLOP_per_s)) + " TFLOP/s (check --gpus "
+                         "and --tokens)");
+  }
   r.gpu_hours = n * r.time.in(hour);
   if (in.gpu_power) r.it_power = n * *in.gpu_power;
   if (in.node_power) r.it_power = std::ceil(n / num(in.gpus_per_node)) * *in.node_power;
@@ -355,6 +404,9 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
   if (c.model_p) out.input("params_count", verdict(to_string(c.which)));
   if (in.formula == FlopsFormula::megatron) out.input("vocab", value(c.v));
   if (in.achieved) out.input("achieved", value(*in.achieved));
+  else if (in.tokens_per_second) out.input("tokens_per_second", value(*in.tokens_per_second));
+  else if (in.gpu_hours) out.input("gpu_hours", value(*in.gpu_hours));
+  else if (in.time) out.input("time", value(*in.time));
   else out.input("mfu", value(in.mfu.value_or(kDefaultMfu)));
   if (in.peak) out.input("peak", value(*in.peak));
   if (in.gpu_power) out.input("power", value(*in.gpu_power));
@@ -409,23 +461,38 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
   }
 
   // ---- time
-  if (in.achieved)
-    out.item("throughput", "cluster rate", value(r.rate), "R = N_gpu · X", text("{} · {}", r.gpus, *in.achieved));
-  else
-    out.item("throughput", "cluster rate", value(r.rate), "R = N_gpu · peak · MFU",
-             text("{} · {} · {}", r.gpus, *in.peak, in.mfu.value_or(kDefaultMfu)));
-  if (in.achieved || !extra)
-    out.item("time", "wall-clock time", value(r.time), "t = C / R", text("{} / {}", r.flops.total(), r.rate));
-  else
-    out.item("time", "wall-clock time", value(r.time), "t = C_model / R", text("{} / {}", r.model_flops, r.rate));
+  if (inverse(in)) {
+    // What the run took: the time first, then the rates it implies.
+    if (in.tokens_per_second)
+      out.item("time", "wall-clock time", value(r.time), "t = D_tok / R_tok",
+               text("{} / {}", in.tokens, *in.tokens_per_second));
+    else if (in.gpu_hours)
+      out.item("time", "wall-clock time", value(r.time), "t = GPU-hours / N_gpu",
+               text("{} GPU-h / {}", *in.gpu_hours, r.gpus));
+    else
+      out.item("time", "wall-clock time", value(r.time), "t (given)", text("{}", r.time));
+    out.item("throughput", "cluster rate", value(r.rate), "R = C / t", text("{} / {}", r.flops.total(), r.time));
+    out.item("achieved", "achieved per GPU", value(r.achieved), "X = C / (t · N_gpu)",
+             text("{} / ({} · {})", r.flops.total(), r.time, r.gpus));
+  } else {
+    if (in.achieved)
+      out.item("throughput", "cluster rate", value(r.rate), "R = N_gpu · X", text("{} · {}", r.gpus, *in.achieved));
+    else
+      out.item("throughput", "cluster rate", value(r.rate), "R = N_gpu · peak · MFU",
+               text("{} · {} · {}", r.gpus, *in.peak, in.mfu.value_or(kDefaultMfu)));
+    if (in.achieved || !extra)
+      out.item("time", "wall-clock time", value(r.time), "t = C / R", text("{} / {}", r.flops.total(), r.rate));
+    else
+      out.item("time", "wall-clock time", value(r.time), "t = C_model / R", text("{} / {}", r.model_flops, r.rate));
+  }
   out.item("tokens_per_second", "tokens per second", value(in.tokens / r.time), "D_tok / t",
            text("{} / {}", in.tokens, r.time));
   out.item("gpu_hours", "GPU-hours", value(r.gpu_hours), "N_gpu · t", text("{} · {}", r.gpus, r.time));
-  if (in.peak && in.achieved)
+  if (in.peak && (in.achieved || inverse(in)))
     out.item("mfu", "model FLOP utilisation", value(r.mfu), "C_model / (t · N_gpu · peak)",
              text("{} / ({} · {} · {})", r.model_flops, r.time, r.gpus, *in.peak));
   if (in.peak && extra)
-    out.item("hfu", "hardware FLOP utilisation", value(r.flops.total() / (r.time * num(r.gpus) * *in.peak)),
+    out.item("hfu", "hardware FLOP utilisation", value(r.hfu),
              "C / (t · N_gpu · peak)", text("{} / ({} · {} · {})", r.flops.total(), r.time, r.gpus, *in.peak));
 
   // ---- energy and money
@@ -537,7 +604,15 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
                               in.memory.pp, r.dp));
   if (mp != nullptr)
     out.assume("seq", text("training sequence length s = {}, micro-batch {}", s, in.memory.micro_batch));
-  if (in.achieved) {
+  if (inverse(in)) {
+    out.assume("implied_rate", text("{}: the rates follow from it; MFU counts model FLOP (PaLM, appendix B), HFU "
+                                    "recomputation too",
+                                    in.tokens_per_second ? std::string_view("tokens/s as measured over the run")
+                                    : in.gpu_hours       ? std::string_view("GPU-hours of the whole run, all GPUs busy")
+                                                         : std::string_view("wall-clock time of the whole run")));
+    if (!in.peak)
+      out.assume("peak", text("no peak given: MFU and HFU not computed (give --peak or --hw)"));
+  } else if (in.achieved) {
     out.assume("utilization", text("{} per GPU achieved, counting every FLOP executed (recomputation included), as "
                                    "Narayanan et al. report 140 TFLOP/s", *in.achieved));
   } else if (in.mfu) {
@@ -582,8 +657,13 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
   if (in.carbon_intensity)
     out.assume("carbon_intensity", text("grid carbon intensity {} kgCO2e/kWh, applied to facility energy",
                                         in.carbon_intensity->in(kg_co2e / kWh)));
-  out.assume("train_overheads", text("bubbles and communication sit inside the MFU or achieved rate; failures, restarts and "
-                                     "checkpoints are not counted (Llama 3 405B: > 90% effective time)"));
+  if (inverse(in))
+    out.assume("train_overheads", text("bubbles, communication and whatever else the run spent (failures, restarts, "
+                                       "checkpoints) lower the implied MFU: a per-step MFU is higher (Llama 3 405B: "
+                                       "38-43%)"));
+  else
+    out.assume("train_overheads", text("bubbles and communication sit inside the MFU or achieved rate; failures, restarts and "
+                                       "checkpoints are not counted (Llama 3 405B: > 90% effective time)"));
 }
 
 }  // namespace

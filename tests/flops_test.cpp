@@ -143,3 +143,17 @@ TEST_CASE("a zero or negative size is an input error naming the input", "[flops]
   CHECK_THROWS_WITH(training_flops({.params = -1.0 * param, .tokens = 1.0 * token}),
                     "params: '-1': expected a positive finite number");
 }
+
+TEST_CASE("flops train in petaflop/s-days: GPT-3 175B on 300B tokens is 3.14e23 FLOP = 3640 PF-days", "[flops]") {
+  // Brown et al. 2020, appendix D, table D.1: GPT-3 175B (174,600M params, 300B tokens), total
+  // train compute 3.14E+23 FLOP = 3.64E+03 PF-days; 1 PF-day = 1e15 FLOP/s · 86400 s = 8.64e19 FLOP.
+  ResultSet rs;
+  training_flops({.params = 174.6e9 * param, .tokens = 300e9 * token}, rs);
+  const double c = rs.find("training_flops")->value.num;
+  CHECK(std::round(c / 1e21) == 314.0);
+  const Item* pf = rs.find("petaflop_s_days");
+  REQUIRE(pf != nullptr);
+  CHECK(pf->value.num == c / 8.64e19);
+  CHECK(std::round(pf->value.num / 10.0) == 364.0);
+  CHECK(pf->value.dim == DimRt{});
+}

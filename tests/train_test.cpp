@@ -278,9 +278,123 @@ TEST_CASE("bad train input is exit 2 with one line naming the flag, the value an
   SECTION("--mfu with --achieved") {
     const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --mfu 0.4 --achieved 400TFLOP/s");
     CHECK(r.code == 2);
-    CHECK(r.out == "napkin: error: --achieved: '(given with --mfu)': expected either --mfu (a fraction of the "
-                   "peak) or --achieved, not both\n");
+    CHECK(r.out == "napkin: error: --achieved: '(given with --mfu)': expected one of --mfu, --achieved, "
+                   "--tokens-per-second, --gpu-hours or --time (how fast the run goes, or what it took), not two\n");
   }
+  SECTION("--mfu with --time") {
+    const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --mfu 0.4 --time 30d");
+    CHECK(r.code == 2);
+    CHECK(r.out.rfind("napkin: error: --time: '(given with --mfu)': expected one of --mfu", 0) == 0);
+  }
+  SECTION("GPU-hours with a unit") {
+    const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --gpu-hours 1h");
+    CHECK(r.code == 2);
+    CHECK(r.out.rfind("napkin: error: --gpu-hours: '1h'", 0) == 0);
+  }
+  SECTION("a run faster than the peak") {
+    const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --gpus 8 --time 1h");
+    CHECK(r.code == 2);
+    CHECK(r.out.rfind("napkin: error: --time: '3600 s': expected a run no faster than the peak: it implies", 0) == 0);
+  }
+}
+
+namespace {
+
+// PaLM 540B (Chowdhery et al. 2022, table 1 and appendix B): 118 layers, d_model 18432, 48 heads of
+// 256, multi-query, SwiGLU 4·d_model, 256k shared vocabulary, trained at 2048 tokens; N = 540.35B
+// as appendix B counts it.
+specs::ModelSpec palm_540b() {
+  const auto j = nlohmann::json::parse(R"({"model_type": "llama", "num_hidden_layers": 118, "hidden_size": 18432,
+    "num_attention_heads": 48, "num_key_value_heads": 1, "head_dim": 256, "intermediate_size": 73728,
+    "vocab_size": 256000, "tie_word_embeddings": true, "max_position_embeddings": 2048})");
+  return specs::from_hf_config(j, "config.json");
+}
+
+}  // namespace
+
+TEST_CASE("PaLM 540B at 238.3k tokens/s on 6144 TPU v4 chips: MFU 45.7% with 6N, 46.2% with attention", "[train]") {
+  // Chowdhery et al. 2022, appendix B: 238.3K tokens/s, 6144 TPU v4 chips of 275 TFLOP/s bf16,
+  // "45.7% without the attention term" (6N), 46.2% with 6N + 12·L·H·Q·T (table 3).
+  const specs::ModelSpec m = palm_540b();
+  TrainInput in;
+  in.tokens = 780e9 * token;  // §3: 780B training tokens
+  in.params = 540.35e9 * param;
+  in.gpus = 6144.0 * one;
+  in.memory.seq = 2048.0 * one;
+  in.peak = 275.0 * TFLOP_per_s;
+  in.tokens_per_second = 238.3e3 * token / second;
+  const TrainEstimate six = train(m, in);
+  CHECK(std::round(six.mfu * 1000.0) == 457.0);
+  CHECK_THAT(six.mfu, WithinRel(6.0 * 540.35e9 * 238.3e3 / (6144.0 * 275e12), 1e-12));
+  CHECK_THAT(six.time.in(second), WithinRel(780e9 / 238.3e3, 1e-12));
+  CHECK(six.hfu == six.mfu);  // no recomputation: every FLOP is a model FLOP
+  in.formula = FlopsFormula::palm;
+  const TrainEstimate palm = train(m, in);
+  CHECK(std::round(palm.mfu * 1000.0) == 462.0);
+  CHECK_THAT(palm.mfu, WithinRel((6.0 * 540.35e9 + 12.0 * 118 * 48 * 256 * 2048) * 238.3e3 / (6144.0 * 275e12), 1e-12));
+  // The achieved rate per GPU is MFU · peak without recomputation: 127.1 TFLOP/s.
+  CHECK_THAT(palm.achieved.in(TFLOP_per_s), WithinRel(palm.mfu * 275.0, 1e-12));
+  // Full recomputation adds a forward pass: HFU grows by 8/6 on the 6N part, MFU stays.
+  in.memory.recompute = Recompute::full;
+  const TrainEstimate full = train(m, in);
+  CHECK_THAT(full.mfu, WithinRel(palm.mfu, 1e-12));
+  CHECK_THAT(full.hfu, WithinRel((8.0 * 540.35e9 + 16.0 * 118 * 48 * 256 * 2048) * 238.3e3 / (6144.0 * 275e12), 1e-12));
+}
+
+TEST_CASE("Llama 3.1 405B: 30.84M H100-hours for 15.6T tokens implies MFU 34.6%", "[train]") {
+  // Llama 3.1 model card (github.com/meta-llama/llama-models, models/llama3_1/MODEL_CARD.md): 30.84M
+  // H100-80GB GPU-hours for 405B; 15.6T tokens (Llama 3 paper, §3.3: 3.8e25 FLOP); H100 SXM dense
+  // bf16 peak 989 TFLOP/s (the h100-sxm preset's 989.5).
+  const specs::ModelSpec m = specs::load_model_preset("llama-3.1-405b");
+  TrainInput in;
+  in.tokens = 15.6e12 * token;
+  in.gpus = 16384.0 * one;
+  in.memory.tp = 8.0 * one;
+  in.memory.pp = 16.0 * one;
+  in.memory.seq = 8192.0 * one;
+  in.params_count = ParamsCount::total;  // 405.85B: 6 · 405.85B · 15.6T = 3.80e25, the paper's figure
+  in.gpu_hours = 30.84e6;
+  for (double peak : {989.0, 989.5}) {
+    in.peak = peak * TFLOP_per_s;
+    const TrainEstimate r = train(m, in);
+    CHECK(std::round(r.mfu * 1000.0) == 346.0);
+    CHECK_THAT(r.mfu, WithinRel(6.0 * 405853388800.0 * 15.6e12 / (30.84e6 * 3600.0 * peak * 1e12), 1e-12));
+    CHECK_THAT(r.gpu_hours, WithinRel(30.84e6, 1e-12));
+    CHECK_THAT(r.time.in(day), WithinRel(30.84e6 / 16384.0 / 24.0, 1e-12));
+  }
+  // The same run as a time: 30.84M GPU-hours on 16384 GPUs is 78.4 days.
+  in.gpu_hours.reset();
+  in.time = (30.84e6 / 16384.0) * hour;
+  CHECK(std::round(train(m, in).mfu * 1000.0) == 346.0);
+}
+
+TEST_CASE("train --gpu-hours reports mfu, achieved and the rows' formulas; no peak gives the achieved rate only",
+          "[train][cli]") {
+  const auto r = napkin_test::run_shell(std::string(NAPKIN_BINARY) +
+                                        " train llama-3.1-405b --tokens 15.6T --hw h100-sxm --gpus 16384 --tp 8 --pp 16 "
+                                        "--seq 8192 --gpu-hours 30.84M --params-count total --json 2>/dev/null");
+  REQUIRE(r.code == 0);
+  const auto j = specs::parse_json_text(r.out, "output");
+  const auto& res = j.at("results");
+  CHECK(std::round(res.at("mfu").at("value").get<double>() * 1000.0) == 346.0);
+  CHECK(res.at("achieved").at("unit") == "FLOP/s");
+  CHECK(res.at("time").at("formula").get<std::string>().rfind("t = GPU-hours / N_gpu", 0) == 0);
+  CHECK(!res.contains("hfu"));
+  CHECK(j.at("inputs").at("gpu_hours").get<double>() == 30.84e6);
+  // stdout only: the layouts below do not fit and say so on stderr.
+  const auto bare = napkin_test::run_shell(std::string(NAPKIN_BINARY) +
+                                           " train --params 175B --tokens 300B --gpus 1024 --time 34d --json 2>/dev/null");
+  REQUIRE(bare.code == 0);
+  const auto b = specs::parse_json_text(bare.out, "output").at("results");
+  CHECK(!b.contains("mfu"));
+  CHECK_THAT(b.at("achieved").at("value").get<double>(), WithinRel(6.0 * 175e9 * 300e9 / (34.0 * 86400.0 * 1024.0), 1e-12));
+  const auto tps = napkin_test::run_shell(std::string(NAPKIN_BINARY) +
+                                          " train llama-3.1-8b --tokens 1T --hw h100-sxm --gpus 8 --recompute full "
+                                          "--tokens-per-second 30k --json 2>/dev/null");
+  REQUIRE(tps.code == 0);
+  const auto t = specs::parse_json_text(tps.out, "output").at("results");
+  CHECK(t.contains("hfu"));
+  CHECK_THAT(t.at("hfu").at("value").get<double>() / t.at("mfu").at("value").get<double>(), WithinRel(8.0 / 6.0, 1e-12));
 }
 
 TEST_CASE("a swept --gpus gives one result set per GPU count, time halving as GPUs double", "[train][cli]") {

@@ -18,12 +18,19 @@
 //             t = C / (N_gpu · X)                   X an achieved per-GPU rate that counts every
 //                                                   FLOP executed, recomputation included (as
 //                                                   Narayanan et al.'s 140 TFLOP/s does).
+//   inverse   what a run took instead of how fast it went (--tokens-per-second R, --gpu-hours H or
+//             --time T): t = D_tok / R, t = H / N_gpu or t = T; then the achieved rate per GPU
+//             X = C / (t · N_gpu) (every FLOP executed), MFU = C_model / (t · N_gpu · peak) (PaLM
+//             app. B: PaLM 540B, 238.3k tokens/s on 6144 TPU v4 chips, is 45.7% with 6N and 46.2%
+//             with the attention term; Llama 3 405B: 3.8e25 FLOP in 30.84M H100-hours is 34.6% of
+//             989 TFLOP/s) and HFU = C / (t · N_gpu · peak) where recomputation adds work.
 //   energy    E = P_IT · t, E_fac = PUE · E; cost = GPU-hours · price + E_fac · price/kWh;
 //             CO2 = E_fac · carbon intensity (course notes 7.9, energy.h).
 //
 // Layout: gpus = tp · pp · dp. With gpus and no dp, dp = gpus / (tp · pp).
 // Preconditions (InputError naming the input): tokens at least 1; 0 < mfu ≤ 1; mfu needs a peak;
-// mfu and achieved exclusive; gpus consistent with tp · pp (· dp); power and node_power
+// at most one of mfu, achieved, tokens_per_second, gpu_hours and time, each positive; an implied
+// rate at most the peak; gpus consistent with tp · pp (· dp); power and node_power
 // exclusive; prices and carbon intensity need a power figure; params and params_count exclusive,
 // params_count not with megatron. The run's shape (train.cpp, check_run: one table of rules):
 // every data-parallel rank gets at least one sequence (dp · seq ≤ tokens), else InputError;
@@ -43,6 +50,7 @@
 namespace napkin {
 
 using UsdPerSecond = Quantity<Dim<0, 0, -1, 0, 0, 0, 1, 0>>;  // a rental price (per GPU)
+using TokenRate = Quantity<Dim<0, 0, -1, 0, 1, 0>>;            // tokens/s of the whole cluster
 
 enum class FlopsFormula { six_pd, palm, megatron };
 
@@ -67,6 +75,10 @@ struct TrainInput {
   std::optional<double> mfu{};
   std::optional<FlopRate> peak{};      // dense peak of one GPU at the training dtype
   std::optional<FlopRate> achieved{};  // per GPU, every FLOP executed
+  // The inverse: what the run took, instead of mfu or achieved; MFU and the rate follow.
+  std::optional<TokenRate> tokens_per_second{};  // training throughput of the whole cluster
+  std::optional<double> gpu_hours{};             // N_gpu · t, in GPU-hours
+  std::optional<Seconds> time{};                 // wall-clock time of the run
   std::string_view peak_dtype = "bf16";
   std::optional<Watts> gpu_power{};   // average draw of one GPU
   std::optional<Watts> node_power{};  // average draw of one whole node
@@ -85,6 +97,8 @@ struct TrainEstimate {
   Flops model_flops{};    // forward + backward: what MFU counts
   Count gpus{}, dp{};
   double mfu = 0.0;       // used, or implied by an achieved rate (0 when no peak is known)
+  double hfu = 0.0;       // every FLOP executed over time · peak (= mfu without recomputation)
+  FlopRate achieved{};    // per GPU, every FLOP executed: C / (t · N_gpu)
   FlopRate rate{};        // the cluster rate the time divides by
   Seconds time{};
   double gpu_hours = 0.0;

@@ -25,7 +25,8 @@ struct TrainCmd {
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   NumericFlags nf;
   std::size_t tokens = 0, params = 0, vocab = 0, gpus = 0, tp = 0, pp = 0, dp = 0, ep = 0, micro_batch = 0, seq = 0,
-              cuda = 0, frag = 0, capacity = 0, mfu = 0, achieved = 0, peak = 0, power = 0, node_power = 0,
+              cuda = 0, frag = 0, capacity = 0, mfu = 0, achieved = 0, tokens_per_second = 0,
+              gpu_hours = 0, time = 0, peak = 0, power = 0, node_power = 0,
               gpus_per_node = 0, price_gpu_hour = 0, dropout = 0;
   EnergyPriceFlags priced;
   std::string formula = "6pd", dtype = "bf16", precision = "mixed", optimizer = "adamw", recompute = "none",
@@ -68,11 +69,22 @@ void add_train_command(CLI::App& app, int& exit_code) {
                      "Model FLOP utilisation, a fraction of --peak (default 0.4)", "RATIO");
   c->achieved = c->nf.add(sub, "--achieved", "achieved", dim_rt<FlopRate::dim>(), Constraint::positive,
                           "Achieved rate per GPU, every FLOP executed, instead of --mfu, e.g. 140TFLOP/s", "FLOP/s");
+  // The inverse: what a run took (papers report these); the MFU and the achieved rate follow.
+  // Tokens per second and GPU-hours are plain counts (238.3k, 30.84M), so a unit there is refused.
+  c->tokens_per_second = c->nf.add(sub, "--tokens-per-second", "tokens_per_second", dim_rt<Tokens::dim>(),
+                                   Constraint::positive,
+                                   "Measured training throughput of the whole cluster instead of --mfu; the implied "
+                                   "MFU is reported, e.g. 238.3k", "TOKENS/S");
+  c->gpu_hours = c->nf.add(sub, "--gpu-hours", "gpu_hours", kCount, Constraint::positive,
+                           "GPU-hours the whole run took instead of --mfu (a plain number), e.g. 30.84M", "GPU-H");
+  c->time = c->nf.add(sub, "--time", "time", dim_rt<Seconds::dim>(), Constraint::positive,
+                      "Wall-clock time the run took instead of --mfu, e.g. 50d or 1200h", "TIME");
   c->peak = c->nf.add(sub, "--peak", "peak", dim_rt<FlopRate::dim>(), Constraint::positive,
                       "Dense peak of one GPU (default: --hw at --dtype), e.g. 989TFLOP/s", "FLOP/s");
   sub->add_option("--dtype", c->dtype, "Training math type whose --hw peak is used (default bf16; fp8, fp16, tf32)")
       ->type_name("DTYPE")->group("Hardware");
-  for (const char* f : {"--mfu", "--achieved"}) sub->get_option(f)->group("Compute");
+  for (const char* f : {"--mfu", "--achieved", "--tokens-per-second", "--gpu-hours", "--time"})
+    sub->get_option(f)->group("Compute");
   sub->get_option("--peak")->group("Hardware");
   add_hw_option(sub, c->hw);
   c->capacity = c->nf.add(sub, "--gpu-memory,--memory", "gpu_memory", kBytes, Constraint::positive,
@@ -134,6 +146,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
       "         napkin train gpt3-175b --tokens 300B --hw a100-sxm-80gb --gpus 1024 --tp 8 --pp 8 \\\n"
       "                --achieved 140TFLOP/s --flops-formula megatron --recompute full --seq 2048\n"
       "         napkin train --params 70B --tokens 2T --hw h100-sxm --gpus 1024 --tp 8 --zero 1\n"
+      "         napkin train llama-3.1-405b --tokens 15.6T --hw h100-sxm --gpu-hours 30.84M --params-count total\n"
       "         napkin train llama-3.1-70b --tokens 2T --hw h100-sxm --gpus 512,1024,2048 --tp 8 --zero 1 \\\n"
       "                --price-per-gpu-hour 2.5 --pue 1.2 --carbon-intensity 400gCO2e/kWh");
   sub->callback([c, sub, &exit_code] {
@@ -169,7 +182,9 @@ void add_train_command(CLI::App& app, int& exit_code) {
       const bool peak_given = !flags[c->peak].raw.empty(), power_given = !flags[c->power].raw.empty();
       if (c->hw.spec) {
         const auto peak = c->hw.spec->peak(dtype);
-        if (!peak && !peak_given && flags[c->achieved].raw.empty())
+        const bool rate_given = !flags[c->achieved].raw.empty() || !flags[c->tokens_per_second].raw.empty() ||
+                                !flags[c->gpu_hours].raw.empty() || !flags[c->time].raw.empty();
+        if (!peak && !peak_given && !rate_given)
           throw InputError("--dtype", c->dtype, "a type " + c->hw.spec->name + " publishes a peak for (or give --peak)");
         c->hw.fill(flags[c->peak], peak ? std::optional<double>(peak->in_base_units()) : std::nullopt);
         c->hw.fill(flags[c->capacity], c->hw.spec->memory.in_base_units());
@@ -228,6 +243,9 @@ void add_train_command(CLI::App& app, int& exit_code) {
         in.memory.capacity = p.maybe<Bytes>(c->capacity);
         if (p.has(c->mfu)) in.mfu = p[c->mfu];
         in.achieved = p.maybe<FlopRate>(c->achieved);
+        if (const auto r = p.maybe<Tokens>(c->tokens_per_second)) in.tokens_per_second = *r / units::second;
+        if (p.has(c->gpu_hours)) in.gpu_hours = p[c->gpu_hours];
+        in.time = p.maybe<Seconds>(c->time);
         in.peak = p.maybe<FlopRate>(c->peak);
         in.peak_dtype = dtype_name(dtype);
         in.gpu_power = p.maybe<Watts>(c->power);

@@ -109,6 +109,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"layout", "--gpus/--tp/--pp/--dp"},
     {"seq", "--seq/--micro-batch"},
     {"utilization", "--mfu/--achieved"},
+    {"implied_rate", "--tokens-per-second/--gpu-hours/--time"},
     {"price_per_gpu_hour", "--price-per-gpu-hour"},
     {"train_overheads", ""},
     // serve
