@@ -11,6 +11,7 @@
 #include "napkin/error.h"
 #include "napkin/parallel.h"
 #include "napkin/params.h"
+#include "napkin/memory_deepspeed.h"
 
 // ---- the training ledger of a model -----------------------------------------------------------
 
@@ -396,6 +397,14 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
                  ? text("MoE layers: each token's k routed and shared experts' intermediates kept; token dispatch "
                         "buffers and router logits not counted; embedding-dropout activations not counted")
                  : text("embedding-dropout activations and the final norm's input not counted"));
+}
+
+}  // namespace napkin
+
+namespace napkin {
+
+std::int64_t zero3_largest_module_params(const specs::ModelSpec& m) {
+  return static_cast<std::int64_t>(largest_module_params(m, 1.0));
 }
 
 }  // namespace napkin

@@ -13,6 +13,7 @@
 #include "napkin/engine_vllm.h"
 #include "napkin/error.h"
 #include "napkin/memory.h"
+#include "napkin/memory_deepspeed.h"
 
 namespace napkin::cli {
 
@@ -32,6 +33,7 @@ struct MemoryCmd {
               gpus_per_node = 0;
   std::string weights_dtype = "bf16", kv_dtype = "bf16", precision = "mixed", optimizer = "adamw",
               grad_dtype, recompute = "none", max, lora_targets = "attention";
+  std::string zero_accounting = "paper";  // --zero-accounting paper (napkin) | deepspeed
   ActivationFlags act;  // --dropout, --no-dropout, --attention, --flash-attention
   int zero = 0;
   std::string zero_text = "0";  // --zero as typed (a comma list compares stages)
@@ -75,6 +77,52 @@ std::string key_line(const ResultSet& rs) {
     if (const Input* in = rs.find_input(k); in != nullptr && in->value.kind == Value::Kind::number)
       s += std::string(" ") + k + " " + format_plain_number(in->value.num);
   return s;
+}
+
+// --zero-accounting deepspeed counts what DeepSpeed's estimator counts: model states of a purely
+// data-parallel run in mixed precision with Adam. Flags it has no term for are refused by name.
+void check_deepspeed_flags(CLI::App* sub, const MemoryCmd& c) {
+  for (const char* f : {"--tp", "--pp", "--ep", "--max", "--min-gpus", "--precision", "--optimizer", "--grad-dtype",
+                        "--no-master-weights", "--lora-rank", "--qlora", "--seq", "--micro-batch", "--recompute",
+                        "--sequence-parallel", "--attention", "--flash-attention", "--dropout", "--no-dropout",
+                        "--cuda-context", "--fragmentation"})
+    if (const CLI::Option* o = sub->get_option_no_throw(f); o != nullptr && o->count() > 0)
+      throw InputError(f, o->as<std::string>(), std::string("no ") + f + " with --zero-accounting deepspeed (DeepSpeed's "
+                       "estimator counts the model states of pure data parallelism in mixed precision with Adam)");
+  if (c.zero != 2 && c.zero != 3)
+    throw InputError("--zero", c.zero_text, "2 or 3 with --zero-accounting deepspeed (its estimators cover ZeRO-2 and "
+                                            "ZeRO-3)");
+  if (c.model.empty() && c.zero == 3)
+    throw InputError("--params", "(with --zero 3 --zero-accounting deepspeed)",
+                     "MODEL (ZeRO-3's estimate needs the largest layer, from the architecture)");
+}
+
+// DeepSpeed's estimate for one sweep point: N = --dp GPUs, --gpus-per-node of them per node
+// (default: all on one node).
+void deepspeed_ledger(const MemoryCmd& c, const Point& p, ResultSet& rs) {
+  const auto& flags = c.nf.flags();
+  const std::int64_t n = static_cast<std::int64_t>(p[c.dp]);
+  const std::int64_t g = flags[c.gpus_per_node].raw.empty() ? n : static_cast<std::int64_t>(p[c.gpus_per_node]);
+  if (g > n || n % g != 0)
+    throw InputError("--gpus-per-node", format_plain_number(static_cast<double>(g)),
+                     "a divisor of --dp " + format_plain_number(static_cast<double>(n)) +
+                         " (DeepSpeed's estimator takes whole nodes)");
+  DeepSpeedInput in;
+  in.total_params = c.counts.total;
+  in.largest_layer_params = c.model.empty() ? 0 : zero3_largest_module_params(c.spec);
+  in.zero_stage = c.zero;
+  in.gpus_per_node = g;
+  in.nodes = n / g;
+  in.offload_optimizer = c.offload_optimizer || c.offload_params;
+  in.offload_params = c.offload_params;
+  rs.command = "memory";
+  if (c.model.empty()) rs.input("params", value(static_cast<double>(c.counts.total) * units::param));
+  else rs.input("model", verdict(c.spec.name));
+  rs.input("train", boolean(true));
+  rs.input("dp", value(static_cast<double>(n)));
+  rs.input("zero", value(static_cast<double>(c.zero)));
+  deepspeed_memory(in, rs);
+  if (const auto cap = p.maybe<Bytes>(c.capacity)) fit_items(deepspeed_memory(in).per_gpu, *cap, rs);
 }
 
 }  // namespace
@@ -126,7 +174,9 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                                            "when nothing fits")
       ->group("Solver");
   c->gpus_per_node = c->nf.add(sub, "--gpus-per-node", "gpus_per_node", kCount, Constraint::positive_integer,
-                               "GPUs of one node, the largest TP degree --min-gpus tries (default 8)", "COUNT", 8.0);
+                               "GPUs of one node: the largest TP degree --min-gpus tries; with --train and offload "
+                               "or --zero-accounting deepspeed, the node host memory is sized for (default 8)",
+                               "COUNT", 8.0);
   sub->get_option("--gpus-per-node")->group("Solver");
   sub->add_flag("--require-fit", c->require_fit, "Exit 1 when the ledger does not fit --gpu-memory")->group("Hardware");
   sub->add_flag("--train", c->train, "The training ledger: weights, gradients, master weights, optimizer states "
@@ -150,6 +200,10 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--offload-params", c->offload_params,
                 "ZeRO-Infinity: the 16-bit weights in CPU memory too (needs --zero 3; implies --offload-optimizer)")
       ->group("Training");
+  sub->add_option("--zero-accounting", c->zero_accounting,
+                  "paper (default; napkin's ledger) or deepspeed (DeepSpeed's estimate_zero2/3_model_states_mem_needs: "
+                  "model states only, host memory per node x 1.5)")
+      ->type_name("paper|deepspeed")->group("Training");
   c->dropout = add_activation_flags(sub, c->nf, c->act);
   sub->add_flag("--qlora", c->qlora, "QLoRA: frozen base in NF4 (4.127 bits/param), bf16 adapters")->group("Fine-tuning");
   sub->add_flag("--sequence-parallel", c->sequence_parallel, "Megatron sequence parallelism (splits the rest of the "
@@ -216,12 +270,12 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       check_flag_needs(sub,
                        {{"--as", A}, {"--batch", A | I}, {"--context", A | I}, {"--kv-dtype", A | I}, {"--prefill-chunk", A | I},
                         {"--quantize-all", A | I}, {"--weights-dtype", I}, {"--group-size", I}, {"--zero-points", I},
-                        {"--max", A}, {"--min-gpus", A}, {"--gpus-per-node", A}, {"--seq", A | T}, {"--micro-batch", A | T},
+                        {"--max", A}, {"--min-gpus", A}, {"--gpus-per-node", c->min_gpus ? A : 0u}, {"--seq", A | T}, {"--micro-batch", A | T},
                         {"--recompute", A | T}, {"--attention", A | T}, {"--flash-attention", llamacpp ? A : A | T},
                         {"--dropout", A | T}, {"--no-dropout", A | T}, {"--sequence-parallel", A | T},
                         {"--lora-rank", A | T}, {"--lora-targets", A | T}, {"--qlora", A | T}, {"--ep", A | T},
                         {"--offload-optimizer", T}, {"--offload-params", T}, {"--precision", T}, {"--optimizer", T},
-                        {"--grad-dtype", T}, {"--no-master-weights", T}, {"--zero", T}, {"--dp", T}},
+                        {"--grad-dtype", T}, {"--no-master-weights", T}, {"--zero", T}, {"--dp", T}, {"--zero-accounting", T}},
                        !bare, c->train);
       const bool vllm = engine == Engine::vllm;
       check_vllm_flags(sub, vllm);
@@ -272,8 +326,18 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         if (c->train) train_solve = TrainSolveFor::min_gpus;
         else solve = SolveFor::min_gpus;
       }
-      if (!flags[c->gpus_per_node].raw.empty() && !c->min_gpus)
-        throw InputError("--gpus-per-node", flags[c->gpus_per_node].raw, "--min-gpus with it (the TP limit of its search)");
+      if (c->zero_accounting == "napkin") c->zero_accounting = "paper";
+      if (c->zero_accounting != "paper" && c->zero_accounting != "deepspeed")
+        throw InputError("--zero-accounting", c->zero_accounting, "paper or deepspeed");
+      const bool deepspeed = c->zero_accounting == "deepspeed";
+      const bool offload = c->offload_optimizer || c->offload_params;
+      const bool per_node = !flags[c->gpus_per_node].raw.empty() && !c->min_gpus;
+      if (per_node && !(c->train && (offload || deepspeed)))
+        throw InputError("--gpus-per-node", flags[c->gpus_per_node].raw,
+                         "--min-gpus (the TP limit of its search), or --train with --offload-optimizer, "
+                         "--offload-params or --zero-accounting deepspeed (host memory per node)");
+      if (deepspeed)
+        check_deepspeed_flags(sub, *c);
       if (c->min_gpus && !flags[c->tp].raw.empty() && !flags[c->pp].raw.empty() &&
           (!c->train || c->zero == 0 || !flags[c->dp].raw.empty()))
         throw InputError("--min-gpus", "(with every parallel degree given)",
@@ -321,7 +385,9 @@ void add_memory_command(CLI::App& app, int& exit_code) {
           c->spec = specs::bare_model(static_cast<std::int64_t>(p[c->params]));
           c->counts = count_params(c->spec);
         }
-        if (c->train) {
+        if (c->train && deepspeed) {
+          deepspeed_ledger(*c, p, rs);
+        } else if (c->train) {
           TrainingMemoryInput in;
           in.states = states_of(*c, p);
           in.micro_batch = p.get<Count>(c->micro_batch);
@@ -347,6 +413,11 @@ void add_memory_command(CLI::App& app, int& exit_code) {
             solve_training(c->spec, in, *train_solve, rs, layout_search(*c, p));
           else
             training_memory(c->spec, in, rs);
+          if (per_node && offload)
+            cpu_memory_per_node(training_memory(c->spec, in).cpu_memory, static_cast<std::int64_t>(p[c->gpus_per_node]),
+                                static_cast<std::int64_t>(in.tp.in(units::one) * in.pp.in(units::one) *
+                                                          in.states.dp.in(units::one)),
+                                rs);
         } else {
           InferenceMemoryInput in;
           in.weights_dtype = wd;
