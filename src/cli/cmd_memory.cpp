@@ -30,6 +30,7 @@ struct MemoryCmd {
   std::size_t params = 0, batch = 0, context = 0, tp = 0, pp = 0, group = 0, chunk = 0, cuda = 0, frag = 0,
               capacity = 0, dp = 0, micro_batch = 0, seq = 0, lora_rank = 0, ep = 0, dropout = 0,
               gpus_per_node = 0;
+  std::size_t virtual_stages = 0, cp = 0, recompute_layers = 0;  // pipeline schedule, context parallelism
   std::string weights_dtype = "bf16", kv_dtype = "bf16", precision = "mixed", optimizer = "adamw",
               grad_dtype, recompute = "none", max, lora_targets = "attention";
   ActivationFlags act;  // --dropout, --no-dropout, --attention, --flash-attention
@@ -169,6 +170,15 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                     "Expert-parallel ranks for the routed experts of an MoE model, taken from --dp (default 1)",
                     "COUNT", 1.0);
   sub->get_option("--ep")->group("Parallelism");
+  c->virtual_stages = c->nf.add(sub, "--virtual-stages", "virtual_stages", kCount, Constraint::positive_integer,
+                                "Interleaved 1F1B: model chunks per pipeline stage (default 1, plain 1F1B)", "COUNT", 1.0);
+  c->cp = c->nf.add(sub, "--cp", "cp", kCount, Constraint::positive_integer,
+                    "Context-parallel GPUs each sequence is split over (default 1)", "COUNT", 1.0);
+  c->recompute_layers = c->nf.add(sub, "--recompute-layers", "recompute_layers", kCount, Constraint::non_negative_integer,
+                                  "Layers per stage fully recomputed, the rest as --recompute says (default 0)", "COUNT", 0.0);
+  sub->get_option("--virtual-stages")->group("Parallelism");
+  sub->get_option("--cp")->group("Parallelism");
+  sub->get_option("--recompute-layers")->group("Training");
   add_engine_option(sub, c->engine);
   add_llamacpp_flags(sub, c->nf, c->llama, false);  // --flash-attention: add_activation_flags
   c->vllm = add_vllm_flags(sub, c->nf);
@@ -221,8 +231,14 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                         {"--dropout", A | T}, {"--no-dropout", A | T}, {"--sequence-parallel", A | T},
                         {"--lora-rank", A | T}, {"--lora-targets", A | T}, {"--qlora", A | T}, {"--ep", A | T},
                         {"--offload-optimizer", T}, {"--offload-params", T}, {"--precision", T}, {"--optimizer", T},
-                        {"--grad-dtype", T}, {"--no-master-weights", T}, {"--zero", T}, {"--dp", T}},
+                        {"--grad-dtype", T}, {"--no-master-weights", T}, {"--zero", T}, {"--dp", T},
+                        {"--virtual-stages", A | T}, {"--cp", A | T}, {"--recompute-layers", A | T}},
                        !bare, c->train);
+      if (c->min_gpus && !flags[c->cp].raw.empty())
+        throw InputError("--cp", flags[c->cp].raw, "no --cp with --min-gpus (the search does not vary context parallelism)");
+      if (c->min_gpus && !flags[c->virtual_stages].raw.empty() && flags[c->pp].raw.empty())
+        throw InputError("--virtual-stages", flags[c->virtual_stages].raw,
+                         "--pp with it under --min-gpus (the chunks must divide each stage the search would try)");
       const bool vllm = engine == Engine::vllm;
       check_vllm_flags(sub, vllm);
       if (vllm) {
@@ -340,6 +356,9 @@ void add_memory_command(CLI::App& app, int& exit_code) {
           in.offload_optimizer = c->offload_optimizer;
           in.offload_params = c->offload_params;
           in.ep = p.get<Count>(c->ep);
+          in.virtual_stages = p.get<Count>(c->virtual_stages);
+          in.cp = p.get<Count>(c->cp);
+          in.recompute_layers = p.get<Count>(c->recompute_layers);
           if (c->act.no_dropout) in.dropout = 0.0;
           else if (p.has(c->dropout)) in.dropout = p[c->dropout];
           in.counts = &c->counts;
