@@ -1,8 +1,7 @@
 // The training ledger's pipeline schedule (interleaved 1F1B), partial recomputation and context
 // parallelism, against Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
 // Transformer Models" (arXiv:2205.05198).
-#include <catch2/catch_test_macros.hpp>
-#include <catch2/matchers/catch_matchers_floating_point.hpp>
+#include <catch2/catch.hpp>
 
 #include <cmath>
 
