@@ -85,7 +85,7 @@ TEST_CASE("interleaving needs pp ≥ 2 and chunks that divide each stage", "[pip
   CHECK_THROWS_AS(training_memory(gpt3, korthikanti_run(8, 5)), InputError);  // 12 layers per stage
 }
 
-TEST_CASE("--cp 4 cuts activations per GPU four ways at 32Ki tokens; ZeRO shards over dp·cp", "[pipeline]") {
+TEST_CASE("context parallelism: --cp 4 cuts activations per GPU four ways at 32Ki tokens; ZeRO shards over dp·cp", "[pipeline]") {
   const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
   TrainingMemoryInput in;
   in.seq = 32768.0 * one;
@@ -103,7 +103,7 @@ TEST_CASE("--cp 4 cuts activations per GPU four ways at 32Ki tokens; ZeRO shards
   CHECK_THROWS_AS(training_memory(m, in), InputError);
 }
 
-TEST_CASE("--recompute-layers K keeps only the input of K layers per stage and adds their forward to HFU",
+TEST_CASE("partial recomputation: --recompute-layers K keeps only the input of K layers per stage and adds their forward to HFU",
           "[pipeline]") {
   const specs::ModelSpec gpt3 = specs::load_model_preset("gpt3-175b");
   TrainingMemoryInput in = korthikanti_run(8, 1);
