@@ -229,6 +229,14 @@ TrainingFlops training_flops(const TrainingFlopsInput& in) {
   return r;
 }
 
+TrainingFlops partial_recompute(const TrainingFlops& rest, const TrainingFlops& full, double fraction) {
+  if (!(fraction >= 0.0 && fraction <= 1.0))
+    throw InputError("recompute_layers", format_plain_number(fraction), "a share of the layers in [0, 1]");
+  TrainingFlops r = rest;
+  r.recompute = fraction * full.recompute + (1.0 - fraction) * rest.recompute;
+  return r;
+}
+
 TrainingFlops megatron_training_flops(const MegatronFlopsInput& in) {
   require_positive_integer(in.layers, "layers");
   require_positive_integer(in.hidden, "hidden");

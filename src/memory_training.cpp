@@ -43,6 +43,8 @@ struct TrainingParts {
   ModelStatesInput expert_states;   // the routed experts' (params 0 without EP/MoE)
   Bytes frozen{};  // LoRA: the frozen base weights of the shown stage
   Bytes per_layer{};
+  Bytes per_layer_full{};  // --recompute-layers: a fully recomputed layer's activations
+  Bytes output_tensor{};   // one micro-batch's stage output (pipeline_buffers)
   double in_flight = 1;
   Bytes logits{};
   double largest_module = 0;  // parameters of the largest module per GPU (ZeRO-3 gather)
@@ -79,6 +81,71 @@ ActivationInput activation_input(const specs::ModelSpec& m, const TrainingMemory
                          .gated = m.ffn_kind == specs::FfnKind::gated,
                          .dropout = in.dropout ? *in.dropout > 0.0 : m.hidden_dropout > 0.0,
                          .attention_dropout = in.dropout ? *in.dropout > 0.0 : m.attention_dropout > 0.0};
+}
+
+// ---- pipeline schedule, partial recomputation, context parallelism ----------------------------
+
+// Micro-batches in flight on stage i of p, in units of the stage's whole layer set. Plain 1F1B:
+// stage i holds p − i (Narayanan et al. 2021, §2.2.1). Interleaved 1F1B with M chunks per stage:
+// Megatron-LM's warm-up runs (p − i − 1)·2 + (M − 1)·p chunk forwards before the steady state,
+// plus the one in progress (megatron/core/pipeline_parallel/schedules.py,
+// forward_backward_pipelining_with_interleaving), each chunk L_stage / M layers; on stage 0 that is
+// p·(1 + (p − 1)/(p·M)) stages' worth, Korthikanti et al. 2022, §4.2.3.
+double in_flight_micro_batches(double pp, double i, double virtual_stages) {
+  if (virtual_stages <= 1.0) return pp - i;
+  return ((pp - i - 1.0) * 2.0 + (virtual_stages - 1.0) * pp + 1.0) / virtual_stages;
+}
+
+// The flags of this block, checked against the model and its stages.
+void check_schedule_flags(const specs::ModelSpec& m, const TrainingMemoryInput& in, const std::vector<StageShard>& stages) {
+  require_positive_integer(in.virtual_stages, "virtual_stages");
+  require_positive_integer(in.cp, "cp");
+  require_non_negative(in.recompute_layers, "recompute_layers");
+  const double vs = in.virtual_stages.in(one), cp = in.cp.in(one), k = in.recompute_layers.in(one);
+  if (k != std::floor(k))
+    throw InputError("--recompute-layers", format_plain_number(k), "a whole number of layers per stage");
+  const bool bare = m.count_only();
+  if (bare && (vs > 1.0 || cp > 1.0 || k > 0.0))
+    throw InputError(vs > 1.0 ? "--virtual-stages" : cp > 1.0 ? "--cp" : "--recompute-layers",
+                     format_plain_number(vs > 1.0 ? vs : cp > 1.0 ? cp : k),
+                     "a MODEL architecture (they change activations; a bare --params has none)");
+  if (vs > 1.0) {
+    if (in.pp.in(one) < 2.0)
+      throw InputError("--virtual-stages", format_plain_number(vs), "1 without pipelining (interleaving needs --pp 2 or more)");
+    for (const StageShard& st : stages)
+      if (std::fmod(static_cast<double>(st.layers), vs) != 0.0)
+        throw InputError("--virtual-stages", format_plain_number(vs),
+                         "a divisor of every stage's layers (a stage holds " + std::to_string(st.layers) +
+                             "; Megatron-LM splits each stage into equal chunks)");
+  }
+  if (k > 0.0) {
+    if (in.recompute == Recompute::full)
+      throw InputError("--recompute-layers", format_plain_number(k),
+                       "--recompute none or selective (full already recomputes every layer)");
+    std::int64_t widest = 0;
+    for (const StageShard& st : stages) widest = std::max(widest, st.layers);
+    if (k > static_cast<double>(widest))
+      throw InputError("--recompute-layers", format_plain_number(k),
+                       "at most the layers of a stage, " + std::to_string(widest));
+  }
+  if (cp > 1.0) {
+    if (std::fmod(in.seq.in(one), 2.0 * cp) != 0.0)
+      throw InputError("--cp", format_plain_number(cp),
+                       "a degree whose 2·cp chunks divide --seq " + format_plain_number(in.seq.in(one)) +
+                           " (Megatron-LM splits each sequence into 2·cp load-balanced chunks)");
+    if (!in.flash_attention)
+      throw InputError("--cp", format_plain_number(cp),
+                       "fused attention (context parallelism runs ring attention in Transformer Engine's fused "
+                       "kernels; --attention eager is not supported)");
+    if (in.ep.in(one) > 1.0)
+      throw InputError("--cp", format_plain_number(cp), "1 with --ep (experts over context-parallel ranks are not modelled)");
+  }
+}
+
+// Activations of one stage: K layers fully recomputed (their input only), the rest at per_layer.
+Bytes stage_activations(const StageShard& st, double recompute_layers, Bytes per_layer, Bytes per_layer_full) {
+  const double full = std::min(recompute_layers, static_cast<double>(st.layers));
+  return full * per_layer_full + (static_cast<double>(st.layers) - full) * per_layer;
 }
 
 TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
@@ -121,11 +188,21 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
   const ParamCount counted = in.counts != nullptr ? ParamCount{} : count_params(m);
   const ParamCount& c = in.counts != nullptr ? *in.counts : counted;
   const std::vector<StageShard> stages = shard_stages(m, c, in.tp, in.pp, in.ep);
+  check_schedule_flags(m, in, stages);
+  const double cp = in.cp.in(one), vs = in.virtual_stages.in(one), k_full = in.recompute_layers.in(one);
   // A bare parameter count has no layers to keep activations of (the CLI refuses the flags).
-  const ActivationInput act = m.count_only() ? ActivationInput{} : activation_input(m, in);
+  ActivationInput act = m.count_only() ? ActivationInput{} : activation_input(m, in);
+  act.seq = act.seq / cp;  // context parallelism: each GPU keeps the activations of s / cp tokens
   const Bytes per_layer = m.count_only() ? Bytes{} : activations_per_layer(act);
+  ActivationInput act_full = act;
+  act_full.recompute = Recompute::full;
+  const Bytes per_layer_full = m.count_only() || k_full == 0.0 ? Bytes{} : activations_per_layer(act_full);
   // The cross-entropy input: fp32 logits of every position, vocabulary split over TP.
-  const Bytes logits = in.seq.in(one) * in.micro_batch.in(one) * std::ceil(static_cast<double>(m.vocab) / t) * 4.0 * byte;
+  const Bytes logits = in.seq.in(one) / cp * in.micro_batch.in(one) * std::ceil(static_cast<double>(m.vocab) / t) * 4.0 * byte;
+  // A stage's output tensor: one s·b·h hidden state at 2 B, split over TP under sequence parallelism.
+  const Bytes output_tensor = m.count_only() ? Bytes{}
+                                             : in.seq.in(one) / cp * in.micro_batch.in(one) * static_cast<double>(m.hidden) *
+                                                   2.0 / (in.sequence_parallel ? t : 1.0) * byte;
   const double largest = largest_module_params(m, t);
 
   TrainingParts best;
@@ -133,6 +210,7 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const StageShard& st = stages[i];
     ModelStatesInput s = in.states;
+    s.dp = dp * cp * one;  // the distributed optimizer shards over dp · cp (Megatron-LM)
     ModelStatesInput se = in.states;  // routed experts: ZeRO shards them over the dp / ep ranks holding them
     se.dp = dp / ep * one;
     s.params = std::ceil(st.params - st.expert_params) * param;
@@ -150,7 +228,7 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
       const double frozen_bytes = in.qlora ? (std::ceil(st.params) - std::ceil(st.kept_params)) * kQloraBitsPerParam / 8.0 +
                                                  std::ceil(st.kept_params) * 2.0
                                            : std::ceil(st.params) * base_bytes;
-      frozen = std::ceil(in.states.zero_stage >= 3 ? frozen_bytes / dp : frozen_bytes) * byte;
+      frozen = std::ceil(in.states.zero_stage >= 3 ? frozen_bytes / (dp * cp) : frozen_bytes) * byte;
     }
     ModelStates ms = s.params.in(param) > 0.0 ? model_states(s) : ModelStates{};
     if (se.params.in(param) > 0.0) {
@@ -165,10 +243,11 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
     r.gradients = ms.gradients;
     r.master_weights = ms.master_weights;
     r.optimizer_states = ms.optimizer_states;
-    if (in.states.zero_stage == 3 && dp > 1.0)
+    if (in.states.zero_stage == 3 && dp * cp > 1.0)
       r.gathered_params = 4.0 * largest * byte;
-    const double in_flight = pp - static_cast<double>(i);  // 1F1B warm-up depth of stage i
-    r.activations = static_cast<double>(st.layers) * in_flight * per_layer + (st.has_head ? logits : Bytes{});
+    const double in_flight = in_flight_micro_batches(pp, static_cast<double>(i), vs);  // 1F1B warm-up depth of stage i
+    r.activations = in_flight * stage_activations(st, k_full, per_layer, per_layer_full) + (st.has_head ? logits : Bytes{});
+    if (pp > 1.0) r.pipeline_buffers = in_flight * output_tensor;
     if (offload_states) {
       // ZeRO-Offload (Ren et al. 2021, §4.1): gradients, fp32 master weights and optimizer states
       // go to CPU memory and the update runs there; ZeRO-Infinity parameter offload moves the
@@ -185,7 +264,7 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
     const Bytes rows = r.weights + r.gradients + r.master_weights + r.optimizer_states + r.gathered_params + r.activations;
     r.runtime_reserve = std::ceil((in.cuda_context + in.fragmentation * rows).in(byte)) * byte;
     r.stage = static_cast<std::int64_t>(i);
-    total += t * dp * r.per_gpu();
+    total += t * dp * cp * r.per_gpu();
     if (i == 0 || r.per_gpu() > best.mem.per_gpu()) {
       best.mem = r;
       best.stage = st;
@@ -196,6 +275,8 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
     }
   }
   best.per_layer = per_layer;
+  best.per_layer_full = per_layer_full;
+  best.output_tensor = output_tensor;
   best.logits = best.stage.has_head ? logits : Bytes{};
   best.largest_module = largest;
   best.act = act;
@@ -208,6 +289,18 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
 
 TrainingMemory training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
   return compute_training(m, in).mem;
+}
+
+double recompute_layers_fraction(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
+  if (in.recompute == Recompute::full) return 1.0;
+  const double k = in.recompute_layers.in(one);
+  if (k <= 0.0 || m.count_only() || m.layers <= 0) return 0.0;
+  const ParamCount c = in.counts != nullptr ? *in.counts : count_params(m);
+  const std::vector<StageShard> stages = shard_stages(m, c, in.tp, in.pp, in.ep);
+  check_schedule_flags(m, in, stages);
+  double full = 0;
+  for (const StageShard& st : stages) full += std::min(k, static_cast<double>(st.layers));
+  return full / static_cast<double>(m.layers);
 }
 
 std::int64_t lora_params(const specs::ModelSpec& m, std::int64_t rank, bool all_linear) {
@@ -236,6 +329,49 @@ void add_expert_states(const ModelStatesInput& experts, ResultSet& out) {
       }
 }
 
+// ---- pipeline schedule, partial recomputation, context parallelism: the rows -----------------
+
+void schedule_activations_item(const TrainingMemoryInput& in, const TrainingParts& p, ResultSet& out) {
+  const double k = std::min(in.recompute_layers.in(one), static_cast<double>(p.stage.layers));
+  const double rest = static_cast<double>(p.stage.layers) - k;
+  if (p.stage.has_head)
+    out.item("activations", "activations saved for backward", value(p.mem.activations),
+             "in-flight · (K · fully recomputed layer + (L_stage − K) · per layer) + logits",
+             text("{} · ({} · {} + {} · {}) + {}", p.in_flight, k, p.per_layer_full, rest, p.per_layer, p.logits));
+  else
+    out.item("activations", "activations saved for backward", value(p.mem.activations),
+             "in-flight · (K · fully recomputed layer + (L_stage − K) · per layer)",
+             text("{} · ({} · {} + {} · {})", p.in_flight, k, p.per_layer_full, rest, p.per_layer));
+}
+
+void schedule_buffers_item(const TrainingMemoryInput& in, const TrainingParts& p, ResultSet& out) {
+  out.item("pipeline_buffers", "pipeline output tensors (freed after send; not in per GPU)",
+           value(p.mem.pipeline_buffers),
+           in.sequence_parallel ? "in-flight · 2 B · s·b·h / t" : "in-flight · 2 B · s·b·h",
+           text("{} · {}", p.in_flight, p.output_tensor));
+}
+
+void schedule_assumptions(const TrainingMemoryInput& in, const TrainingParts& p, ResultSet& out) {
+  if (in.virtual_stages.in(one) > 1.0)
+    out.assume("pipeline_schedule",
+               text("interleaved 1F1B, {} model chunks per stage: stage {} of {} holds {} stages' worth of "
+                    "micro-batches, (2·(p − i − 1) + (M − 1)·p + 1) / M chunks (Megatron-LM's warm-up); on stage 0 "
+                    "p·(1 + (p − 1)/(p·M)) (Korthikanti et al. 2022, §4.2.3)",
+                    in.virtual_stages, static_cast<double>(p.mem.stage), in.pp, p.in_flight));
+  else
+    out.assume("pipeline_schedule", text("1F1B schedule: stage {} of {} holds {} micro-batch(es) in flight",
+                                         static_cast<double>(p.mem.stage), in.pp, p.in_flight));
+  if (in.recompute_layers.in(one) > 0.0)
+    out.assume("recompute_layers",
+               text("{} layer(s) of each stage fully recomputed (Megatron-LM --recompute-method block), only their "
+                    "input kept; train counts their forward rerun on top of --recompute's", in.recompute_layers));
+  if (in.cp.in(one) > 1.0)
+    out.assume("cp", text("context parallelism {}: each GPU keeps activations and logits of {} of the {} tokens; "
+                          "ZeRO and the distributed optimizer shard over dp · cp = {} ranks; ring attention's K/V "
+                          "exchange buffers not counted",
+                          in.cp, in.seq / in.cp, in.seq, in.states.dp * in.cp.in(one)));
+}
+
 void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, ResultSet& out) {
   const TrainingParts p = compute_training(m, in);
   const TrainingMemory& r = p.mem;
@@ -256,6 +392,9 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
   out.input("tp", value(in.tp));
   out.input("pp", value(in.pp));
   if (in.ep.in(one) > 1.0) out.input("ep", value(in.ep));
+  if (in.cp.in(one) > 1.0) out.input("cp", value(in.cp));
+  if (in.virtual_stages.in(one) > 1.0) out.input("virtual_stages", value(in.virtual_stages));
+  if (in.recompute_layers.in(one) > 0.0) out.input("recompute_layers", value(in.recompute_layers));
   out.input("zero", value(static_cast<double>(in.states.zero_stage)));
   const bool lora = in.lora_rank.in(one) > 0.0;
   if (lora) {
@@ -283,7 +422,9 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
              "4 B · largest module's params per GPU", text("4 B · {}", p.largest_module * param));
   if (bare) {
     // No activations row: they need an architecture (bare_params assumption below).
-  } else if (p.stage.has_head)
+  } else if (in.recompute_layers.in(one) > 0.0)
+    schedule_activations_item(in, p, out);
+  else if (p.stage.has_head)
     out.item("activations", "activations saved for backward", value(r.activations),
              "L_stage · in-flight micro-batches · per layer + logits",
              text("{} · {} · {} + {}", static_cast<double>(p.stage.layers), p.in_flight, p.per_layer, p.logits));
@@ -326,7 +467,9 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
                   r.activations, r.runtime_reserve))
         .is_total = true;
   out.item("total", "all GPUs", value(r.total), "Σ over stages · tp · dp",
-           text("{} GPU(s)", in.tp.in(one) * in.pp.in(one) * in.states.dp.in(one)));
+           text("{} GPU(s)", in.tp.in(one) * in.pp.in(one) * in.states.dp.in(one) * in.cp.in(one)));
+  // Below the total: Megatron frees each output tensor once it is sent, so it is not in per GPU.
+  if (r.pipeline_buffers.in(byte) > 0.0) schedule_buffers_item(in, p, out);
   if (offload_states)
     out.item("cpu_memory", "CPU memory per GPU rank (offloaded)", value(r.cpu_memory),
              in.offload_params ? "weights + gradients + master weights + optimizer states"
@@ -390,6 +533,9 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
   else
     out.assume("dropout", text("no dropout: the model's config has attention and hidden dropout 0 (or none), as "
                                "Llama, Qwen and Mistral configs do"));
+  if (in.virtual_stages.in(one) > 1.0 || in.cp.in(one) > 1.0 || in.recompute_layers.in(one) > 0.0)
+    schedule_assumptions(in, p, out);
+  else
   out.assume("pipeline_schedule", text("1F1B schedule: stage {} of {} holds {} micro-batch(es) in flight",
                                        static_cast<double>(r.stage), in.pp, p.in_flight));
   out.assume("activation_shape",

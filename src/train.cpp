@@ -307,6 +307,9 @@ TrainEstimate estimate(const specs::ModelSpec* mp, const TrainInput& in) {
   r.gpus = lay.gpus;
   r.dp = lay.dp;
   r.flops = count_flops(mp, in).flops;
+  if (mp != nullptr && in.memory.recompute_layers.in(one) > 0.0)  // --recompute-layers: K per stage rerun in full
+    r.flops = partial_recompute(r.flops, count_flops(mp, [&] { TrainInput f = in; f.memory.recompute = Recompute::full; return f; }()).flops,
+                                recompute_layers_fraction(*mp, in.memory));
   r.memory = mp != nullptr ? training_memory(*mp, memory_input(in, lay.dp))
                            : training_memory(bare_spec(in), memory_input(in, lay.dp));
   r.model_flops = r.flops.forward + r.flops.backward;

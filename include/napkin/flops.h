@@ -138,6 +138,11 @@ ModelP model_p(const specs::ModelSpec& m);
 void describe_params_count(const ModelP& p, ParamsCount used, std::string_view why_default, Flops other_flops,
                            ResultSet& out);
 
+/// Partial recomputation: a fraction f of the layers fully recomputed, the others as `rest` was
+/// counted. Forward and backward are rest's; recompute = f · full.recompute + (1 − f) · rest.recompute,
+/// `full` being the same count under Recompute::full. f in [0, 1].
+TrainingFlops partial_recompute(const TrainingFlops& rest, const TrainingFlops& full, double fraction);
+
 /// flops train MODEL: P is the model's count under `which` (default non-embedding, the course
 /// notes'; in.params is ignored); otherwise as training_flops(in, out), with the params_count
 /// assumption and the other convention's FLOP as a note. The spec must outlive `out`.

@@ -293,6 +293,19 @@ struct TrainingMemoryInput {
   // live in CPU memory too and each GPU holds only the gathered working set.
   bool offload_params = false;
   const ParamCount* counts = nullptr;  // as InferenceMemoryInput::counts
+  // ---- pipeline schedule, partial recomputation, context parallelism
+  // Interleaved 1F1B (Narayanan et al. 2021, §2.2.2): each pipeline stage holds M model chunks of
+  // L_stage / M layers. 1: the plain 1F1B schedule. M > 1 needs pp ≥ 2 and M dividing every
+  // stage's layers (Megatron-LM asserts the same).
+  Count virtual_stages = 1.0 * units::one;
+  // Megatron's --recompute-method block --recompute-num-layers K: K layers of each stage fully
+  // recomputed (only their input kept), the others as `recompute` says. 0: none. Needs recompute
+  // none or selective.
+  Count recompute_layers{};
+  // Context parallelism (Megatron-LM --context-parallel-size): every sequence split over cp GPUs
+  // (2·cp chunks, load-balanced for causal masks), so each GPU keeps activations of s / cp tokens;
+  // the distributed optimizer shards over dp · cp ranks. Needs fused attention, s divisible by 2·cp.
+  Count cp = 1.0 * units::one;
 };
 
 /// Trainable LoRA parameters of the whole model (all layers, no sharding).
@@ -310,6 +323,10 @@ struct TrainingMemory {
   Bytes total{};
   std::optional<bool> fits{};
   std::int64_t stage = 0;  // the pipeline stage shown (the most loaded)
+  // The stage's output tensors of the micro-batches in flight, 2 B·s·b·h (÷ t under sequence
+  // parallelism) each: autograd would keep them, Megatron-LM frees their data once sent
+  // (deallocate_output_tensor), so they are shown and not in per_gpu. 0 without pipelining.
+  Bytes pipeline_buffers{};
 };
 
 /// Per pipeline stage: model states of the stage's per-GPU parameters (ZeRO over dp), plus
@@ -318,6 +335,11 @@ struct TrainingMemory {
 /// and the total is every stage's ledger × tp × dp.
 TrainingMemory training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in);
 void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, ResultSet& out);
+
+/// The share of the model's layers that --recompute-layers K recomputes in full: Σ over the pp
+/// stages of min(K, L_stage), over L. 0 when K is 0; 1 under recompute full. What train scales
+/// full recomputation's extra FLOP by (the rest as in.recompute says): see partial_recompute().
+double recompute_layers_fraction(const specs::ModelSpec& m, const TrainingMemoryInput& in);
 
 enum class TrainSolveFor { max_micro_batch, max_seq, min_gpus };
 

@@ -31,6 +31,7 @@ struct MemoryCmd {
   std::size_t params = 0, batch = 0, context = 0, tp = 0, pp = 0, group = 0, chunk = 0, cuda = 0, frag = 0,
               capacity = 0, dp = 0, micro_batch = 0, seq = 0, lora_rank = 0, ep = 0, dropout = 0,
               gpus_per_node = 0;
+  std::size_t virtual_stages = 0, cp = 0, recompute_layers = 0;  // pipeline schedule, context parallelism
   std::string weights_dtype = "bf16", kv_dtype = "bf16", precision = "mixed", optimizer = "adamw",
               grad_dtype, recompute = "none", max, lora_targets = "attention";
   std::string zero_accounting = "paper";  // --zero-accounting paper (napkin) | deepspeed
@@ -85,7 +86,7 @@ void check_deepspeed_flags(CLI::App* sub, const MemoryCmd& c) {
   for (const char* f : {"--tp", "--pp", "--ep", "--max", "--min-gpus", "--precision", "--optimizer", "--grad-dtype",
                         "--no-master-weights", "--lora-rank", "--qlora", "--seq", "--micro-batch", "--recompute",
                         "--sequence-parallel", "--attention", "--flash-attention", "--dropout", "--no-dropout",
-                        "--cuda-context", "--fragmentation"})
+                        "--cuda-context", "--fragmentation", "--virtual-stages", "--cp", "--recompute-layers"})
     if (const CLI::Option* o = sub->get_option_no_throw(f); o != nullptr && o->count() > 0)
       throw InputError(f, o->as<std::string>(), std::string("no ") + f + " with --zero-accounting deepspeed (DeepSpeed's "
                        "estimator counts the model states of pure data parallelism in mixed precision with Adam)");
@@ -223,6 +224,15 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                     "Expert-parallel ranks for the routed experts of an MoE model, taken from --dp (default 1)",
                     "COUNT", 1.0);
   sub->get_option("--ep")->group("Parallelism");
+  c->virtual_stages = c->nf.add(sub, "--virtual-stages", "virtual_stages", kCount, Constraint::positive_integer,
+                                "Interleaved 1F1B: model chunks per pipeline stage (default 1, plain 1F1B)", "COUNT", 1.0);
+  c->cp = c->nf.add(sub, "--cp", "cp", kCount, Constraint::positive_integer,
+                    "Context-parallel GPUs each sequence is split over (default 1)", "COUNT", 1.0);
+  c->recompute_layers = c->nf.add(sub, "--recompute-layers", "recompute_layers", kCount, Constraint::non_negative_integer,
+                                  "Layers per stage fully recomputed, the rest as --recompute says (default 0)", "COUNT", 0.0);
+  sub->get_option("--virtual-stages")->group("Parallelism");
+  sub->get_option("--cp")->group("Parallelism");
+  sub->get_option("--recompute-layers")->group("Training");
   add_engine_option(sub, c->engine);
   add_llamacpp_flags(sub, c->nf, c->llama, false);  // --flash-attention: add_activation_flags
   c->vllm = add_vllm_flags(sub, c->nf);
@@ -275,8 +285,14 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                         {"--dropout", A | T}, {"--no-dropout", A | T}, {"--sequence-parallel", A | T},
                         {"--lora-rank", A | T}, {"--lora-targets", A | T}, {"--qlora", A | T}, {"--ep", A | T},
                         {"--offload-optimizer", T}, {"--offload-params", T}, {"--precision", T}, {"--optimizer", T},
-                        {"--grad-dtype", T}, {"--no-master-weights", T}, {"--zero", T}, {"--dp", T}, {"--zero-accounting", T}},
+                        {"--grad-dtype", T}, {"--no-master-weights", T}, {"--zero", T}, {"--dp", T}, {"--zero-accounting", T},
+                        {"--virtual-stages", A | T}, {"--cp", A | T}, {"--recompute-layers", A | T}},
                        !bare, c->train);
+      if (c->min_gpus && !flags[c->cp].raw.empty())
+        throw InputError("--cp", flags[c->cp].raw, "no --cp with --min-gpus (the search does not vary context parallelism)");
+      if (c->min_gpus && !flags[c->virtual_stages].raw.empty() && flags[c->pp].raw.empty())
+        throw InputError("--virtual-stages", flags[c->virtual_stages].raw,
+                         "--pp with it under --min-gpus (the chunks must divide each stage the search would try)");
       const bool vllm = engine == Engine::vllm;
       check_vllm_flags(sub, vllm);
       if (vllm) {
@@ -406,6 +422,9 @@ void add_memory_command(CLI::App& app, int& exit_code) {
           in.offload_optimizer = c->offload_optimizer;
           in.offload_params = c->offload_params;
           in.ep = p.get<Count>(c->ep);
+          in.virtual_stages = p.get<Count>(c->virtual_stages);
+          in.cp = p.get<Count>(c->cp);
+          in.recompute_layers = p.get<Count>(c->recompute_layers);
           if (c->act.no_dropout) in.dropout = 0.0;
           else if (p.has(c->dropout)) in.dropout = p[c->dropout];
           in.counts = &c->counts;

@@ -28,6 +28,7 @@ struct TrainCmd {
               cuda = 0, frag = 0, capacity = 0, mfu = 0, achieved = 0, tokens_per_second = 0,
               gpu_hours = 0, time = 0, peak = 0, power = 0, node_power = 0,
               gpus_per_node = 0, price_gpu_hour = 0, dropout = 0;
+  std::size_t virtual_stages = 0, recompute_layers = 0;  // pipeline schedule, partial recomputation
   EnergyPriceFlags priced;
   std::string formula = "6pd", dtype = "bf16", precision = "mixed", optimizer = "adamw", recompute = "none",
               params_count;
@@ -114,6 +115,12 @@ void add_train_command(CLI::App& app, int& exit_code) {
                      "Training sequence length (default 4096, or the model's context if shorter)", "COUNT", 4096.0);
   sub->add_option("--recompute", c->recompute, "Activation recomputation: none (default), selective or full")
       ->type_name("none|selective|full")->group("Training");
+  c->virtual_stages = c->nf.add(sub, "--virtual-stages", "virtual_stages", kCount, Constraint::positive_integer,
+                                "Interleaved 1F1B: model chunks per pipeline stage (default 1, plain 1F1B)", "COUNT", 1.0);
+  c->recompute_layers = c->nf.add(sub, "--recompute-layers", "recompute_layers", kCount, Constraint::non_negative_integer,
+                                  "Layers per stage fully recomputed, the rest as --recompute says (default 0)", "COUNT", 0.0);
+  sub->get_option("--virtual-stages")->group("Parallelism");
+  sub->get_option("--recompute-layers")->group("Training");
   sub->add_option("--precision", c->precision, "mixed (default: 2+2+4+8 B/param), fp32 or bf16")
       ->type_name("mixed|fp32|bf16")->group("Training");
   sub->add_option("--optimizer", c->optimizer, "adamw (default), adam-8bit, sgd, sgd-momentum, adafactor")
@@ -201,7 +208,8 @@ void add_train_command(CLI::App& app, int& exit_code) {
       constexpr unsigned A = kNeedsArchitecture;
       check_flag_needs(sub,
                        {{"--as", A}, {"--seq", A}, {"--micro-batch", A}, {"--attention", A}, {"--flash-attention", A}, {"--dropout", A},
-                        {"--no-dropout", A}, {"--sequence-parallel", A}, {"--ep", A}},
+                        {"--no-dropout", A}, {"--sequence-parallel", A}, {"--ep", A},
+                        {"--virtual-stages", A}, {"--recompute-layers", A}},
                        !bare, true);
       if (sub->get_option("--gpus-per-node")->count() > 0 && flags[c->node_power].raw.empty())
         throw InputError("--gpus-per-node", flags[c->gpus_per_node].raw,
@@ -233,6 +241,8 @@ void add_train_command(CLI::App& app, int& exit_code) {
         in.memory.tp = p.get<Count>(c->tp);
         in.memory.pp = p.get<Count>(c->pp);
         in.memory.ep = p.get<Count>(c->ep);
+        in.memory.virtual_stages = p.get<Count>(c->virtual_stages);
+        in.memory.recompute_layers = p.get<Count>(c->recompute_layers);
         if (c->act.no_dropout) in.memory.dropout = 0.0;
         else if (p.has(c->dropout)) in.memory.dropout = p[c->dropout];
         in.memory.sequence_parallel = c->sequence_parallel;

@@ -77,6 +77,8 @@ constexpr KeyFlag kKeyFlags[] = {
     {"bare_params", "--params"},
     {"batch_context", "--batch/--context"},
     {"pipeline_schedule", "--pp"},
+    {"recompute_layers", "--recompute-layers"},
+    {"cp", "--cp"},
     {"solver", "--max/--min-gpus"},
     {"lora", "--lora-rank/--lora-targets"},
     {"qlora", "--qlora"},
