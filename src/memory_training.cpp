@@ -392,9 +392,9 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
   out.input("tp", value(in.tp));
   out.input("pp", value(in.pp));
   if (in.ep.in(one) > 1.0) out.input("ep", value(in.ep));
-  if (in.cp.in(one) > 1.0) out.input("cp", value(in.cp));
-  if (in.virtual_stages.in(one) > 1.0) out.input("virtual_stages", value(in.virtual_stages));
-  if (in.recompute_layers.in(one) > 0.0) out.input("recompute_layers", value(in.recompute_layers));
+  out.input("cp", value(in.cp));
+  out.input("virtual_stages", value(in.virtual_stages));
+  out.input("recompute_layers", value(in.recompute_layers));
   out.input("zero", value(static_cast<double>(in.states.zero_stage)));
   const bool lora = in.lora_rank.in(one) > 0.0;
   if (lora) {
