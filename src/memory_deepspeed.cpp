@@ -85,9 +85,22 @@ void deepspeed_memory(const DeepSpeedInput& in, ResultSet& out) {
       out.item("sharded_states", "weights, gradients, master weights, optimizer states (ZeRO-3 shard)",
                value(r.sharded_states), "int(18 B · P / N)", text("int(18 B · {} / {})", p, n));
   }
-  out.item("per_gpu", "per GPU (model states)", value(r.per_gpu), "sum of the rows above",
-           text("{} + {} + {}", r.weights, r.sharded_states, r.gathered_params))
-      .is_total = true;
+  // The sum names the rows shown above it, and only those.
+  if (in.zero_stage == 2 && out.find("sharded_states") == nullptr)
+    out.item("per_gpu", "per GPU (model states)", value(r.per_gpu), "sum of the rows above", text("{}", r.weights))
+        .is_total = true;
+  else if (in.zero_stage == 2)
+    out.item("per_gpu", "per GPU (model states)", value(r.per_gpu), "sum of the rows above",
+             text("{} + {}", r.weights, r.sharded_states))
+        .is_total = true;
+  else if (out.find("sharded_states") == nullptr)
+    out.item("per_gpu", "per GPU (model states)", value(r.per_gpu), "sum of the rows above",
+             text("{}", r.gathered_params))
+        .is_total = true;
+  else
+    out.item("per_gpu", "per GPU (model states)", value(r.per_gpu), "sum of the rows above",
+             text("{} + {}", r.gathered_params, r.sharded_states))
+        .is_total = true;
   out.item("total", "all GPUs", value(n * r.per_gpu), "per GPU · N", text("{} · {}", r.per_gpu, n));
   const double k = in.buffer_factor;
   if (in.zero_stage == 2 && in.offload_optimizer)
