@@ -54,8 +54,11 @@ TEST_CASE("a comparison is validated whole before a row is printed", "[cli][comp
   CHECK(r.out.empty());
   const auto e = run_napkin("memory llama-3.1-8b,,qwen2.5-7b");
   CHECK(e.code == 2);
-  CHECK(e.out.find("MODEL: 'llama-3.1-8b,,qwen2.5-7b': expected a comma list without empty entries") !=
+  CHECK(e.out.find("napkin: error: MODEL: 'llama-3.1-8b,,qwen2.5-7b': expected a comma list without empty entries") !=
         std::string::npos);
+  const auto h = run_napkin("memory llama-3.1-8b --hw h100,");
+  CHECK(h.code == 2);
+  CHECK(h.out.find("napkin: error: --hw: 'h100,': expected a comma list without empty entries") != std::string::npos);
 }
 
 TEST_CASE("a comparison's CSV has every column any configuration has", "[cli][compare]") {

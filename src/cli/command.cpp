@@ -477,7 +477,8 @@ std::vector<std::string> choice_values(const ChoiceAxis& a) {
   while (true) {
     const std::size_t end = text.find(',', begin);
     std::string v = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-    if (v.empty()) throw InputError(a.flag, text, "a comma list without empty entries");
+    // The whole message here: MODEL is not a flag that main would spell "--MODEL".
+    if (v.empty()) throw InputError(a.flag + ": '" + text + "': expected a comma list without empty entries");
     out.push_back(std::move(v));
     if (end == std::string::npos) break;
     begin = end + 1;
@@ -503,11 +504,16 @@ struct SessionGuard {
 
 int run_choices(const std::vector<ChoiceAxis>& axes, const OutputOptions& out, const std::function<void()>& reset,
                 const std::function<int()>& body) {
+  // Each configuration loads its model and hardware: a comparison is bounded, like a sweep.
+  constexpr std::size_t kMaxConfigurations = 10000;
   std::vector<std::vector<std::string>> values;
   std::size_t combos = 1;
   for (const ChoiceAxis& a : axes) {
     values.push_back(choice_values(a));
     combos *= values.back().size();
+    if (combos > kMaxConfigurations)
+      throw InputError(a.flag + ": '" + *a.value + "': expected at most " + std::to_string(kMaxConfigurations) +
+                       " configurations in one comparison (the lists' product)");
   }
   if (combos == 1) return body();
   const report::Format format = output_format(out);
