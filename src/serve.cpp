@@ -402,6 +402,25 @@ double expected_experts_touched(double experts, double top_k, double tokens) {
   return experts * (1.0 - std::pow(1.0 - top_k / experts, tokens));
 }
 
+InferenceMemoryInput serve_memory_input(const ServeInput& in) {
+  InferenceMemoryInput mi;
+  mi.weights_dtype = in.weights_dtype;
+  mi.group_size = in.group_size;
+  mi.scale_dtype = in.scale_dtype;
+  mi.zero_points = in.zero_points;
+  mi.quantize_all = in.quantize_all;
+  mi.experts_only = in.experts_only;
+  mi.stored_weights = in.stored_weights;
+  mi.stored_source = in.stored_source;
+  mi.stored_detail = in.stored_detail;
+  mi.kv_dtype = in.kv_dtype;
+  mi.batch = in.batch;
+  mi.context = in.prompt + in.generate;
+  mi.tp = in.tp;
+  mi.capacity = in.capacity;
+  return mi;
+}
+
 Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
   check(m, in);
   const Setup s = make_setup(m, in);
@@ -465,21 +484,7 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
   r.compute_bound_batch = crossing(false, r.decode_limit_intensity);
   r.matmul_compute_bound_batch = crossing(true, r.matmul_limit_intensity);
 
-  InferenceMemoryInput mi;
-  mi.weights_dtype = in.weights_dtype;
-  mi.group_size = in.group_size;
-  mi.scale_dtype = in.scale_dtype;
-  mi.zero_points = in.zero_points;
-  mi.quantize_all = in.quantize_all;
-  mi.experts_only = in.experts_only;
-  mi.stored_weights = in.stored_weights;
-  mi.stored_source = in.stored_source;
-  mi.stored_detail = in.stored_detail;
-  mi.kv_dtype = in.kv_dtype;
-  mi.batch = in.batch;
-  mi.context = in.prompt + in.generate;
-  mi.tp = in.tp;
-  mi.capacity = in.capacity;
+  const InferenceMemoryInput mi = serve_memory_input(in);
   r.memory = inference_memory(m, mi);
   if (in.capacity) r.max_batch = solve_inference(m, mi, SolveFor::max_batch);
   return r;

@@ -9,28 +9,16 @@
 #include "napkin/memory.h"
 #include "napkin/params.h"
 #include "napkin/specs/hf_config.h"
+#include "real_configs.h"
 
 using namespace napkin;
 using namespace napkin::units;
-
-namespace {
-
-specs::ModelSpec real(const std::string& name) {
-  const std::string path = std::string(NAPKIN_SOURCE_DIR) + "/tests/real-configs/" + name + "/config.json";
-  return specs::read_hf_config(path);
-}
-
-// Whole-model KV cache of one sequence of 32Ki tokens in bf16, windowed layers capped.
-double kv_32k(const specs::ModelSpec& m) {
-  return kv_cache(m, KvCacheInput{.batch = 1.0 * one, .context = 32768.0 * one, .kv_dtype = Dtype::bf16}).in(byte);
-}
-
-}  // namespace
+using napkin_test::kv_32k;
 
 TEST_CASE("Granite 3.3 8B: Llama's tensors, multipliers add nothing, tied head, 8,170,864,640", "[families]") {
   // HF's safetensors total for ibm-granite/granite-3.3-8b-instruct @ 51dd4bc (SOURCE.md):
   // 40 · (4096·(32 + 16)·128 + 4096·4096 + 3·4096·12800 + 2·4096) + 49159·4096 + 4096.
-  const auto m = real("granite-3.3-8b-instruct");
+  const auto m = napkin_test::real_config("granite-3.3-8b-instruct");
   CHECK(m.family == "granite");
   CHECK(m.tied_embeddings);
   CHECK(count_params(m).total == 8170864640);
@@ -42,7 +30,7 @@ TEST_CASE("Cohere (Aya Expanse 8B): one weight-only LayerNorm per parallel block
           "[families]") {
   // HF's safetensors parameter_count for CohereForAI/aya-expanse-8b (SOURCE.md):
   // 32 · (4096·(32 + 16)·128 + 4096·4096 + 3·4096·14336 + 4096) + 256000·4096 + 4096.
-  const auto m = real("aya-expanse-8b");
+  const auto m = napkin_test::real_config("aya-expanse-8b");
   CHECK(m.family == "cohere");
   CHECK(m.norms_per_layer == 1);
   CHECK_FALSE(m.norm_bias);
@@ -104,7 +92,7 @@ TEST_CASE("GPT-J 6B: one LayerNorm per parallel block, unbiased attention, lm_he
   // pytorch_model.bin @ 47e1693: 285 parameter tensors, the 56 attn.bias / masked_bias buffers left
   // out (SOURCE.md): 28 · (4·4096² + 2·4096·16384 + 16384 + 4096 + 2·4096) + 2·50400·4096 + 50400
   // + 2·4096.
-  const auto m = real("gpt-j-6b");
+  const auto m = napkin_test::real_config("gpt-j-6b");
   CHECK(m.family == "gptj");
   CHECK(m.ffn == 16384);
   CHECK(count_params(m).total == 6050882784);
@@ -116,7 +104,7 @@ TEST_CASE("StableLM 2 1.6B: LayerNorm with bias, q/k/v biases, gated MLP, untied
           "[families]") {
   // The checkpoint's count as the H2O-Danube comparison quotes it (SOURCE.md):
   // 24 · (3·2048·2048 + 3·2048 + 2048·2048 + 3·2048·5632 + 4·2048) + 2·100352·2048 + 2·2048.
-  const auto m = real("stablelm-2-1_6b");
+  const auto m = napkin_test::real_config("stablelm-2-1_6b");
   CHECK(m.family == "stablelm");
   CHECK(count_params(m).total == 1644515328);
   CHECK(kv_32k(m) == 24.0 * 32768 * 2 * 32 * 64 * 2);

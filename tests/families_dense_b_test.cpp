@@ -10,28 +10,16 @@
 #include "napkin/memory.h"
 #include "napkin/params.h"
 #include "napkin/specs/hf_config.h"
+#include "real_configs.h"
 
 using namespace napkin;
 using namespace napkin::units;
-
-namespace {
-
-specs::ModelSpec real(const std::string& name) {
-  const std::string path = std::string(NAPKIN_SOURCE_DIR) + "/tests/real-configs/" + name + "/config.json";
-  return specs::read_hf_config(path);
-}
-
-// Whole-model KV cache of one sequence of 32Ki tokens in bf16, windowed layers capped.
-double kv_32k(const specs::ModelSpec& m) {
-  return kv_cache(m, KvCacheInput{.batch = 1.0 * one, .context = 32768.0 * one, .kv_dtype = Dtype::bf16}).in(byte);
-}
-
-}  // namespace
+using napkin_test::kv_32k;
 
 TEST_CASE("OLMo-2 13B: post-norms and full-width q_norm/k_norm give the checkpoint's 13,716,198,400",
           "[families]") {
   // model.safetensors.index.json total_size 54,864,793,600 B in fp32 / 4 (SOURCE.md).
-  const auto m = real("olmo-2-1124-13b");
+  const auto m = napkin_test::real_config("olmo-2-1124-13b");
   CHECK(m.family == "olmo2");
   CHECK(count_params(m).total == 13716198400);
   // 40 layers, 40 KV heads of 128: 2 · 40 · 128 · 2 B = 20480 B per token and layer.
@@ -69,7 +57,7 @@ TEST_CASE("ChatGLM2-6B: fused QKV with bias over 2 KV groups, SwiGLU, padded voc
           "[families]") {
   // pytorch_model.bin.index.json total_size 12,487,168,064 B in fp16 = 6,243,584,032 stored, less the
   // 32-entry rotary inv_freq buffer (SOURCE.md).
-  const auto m = real("chatglm2-6b");
+  const auto m = napkin_test::real_config("chatglm2-6b");
   CHECK(m.family == "chatglm");
   CHECK(m.kv_heads == 2);
   CHECK(count_params(m).total == 6243584000);
@@ -102,7 +90,7 @@ TEST_CASE("GLM (glm-4-9b-chat-hf layout) and GLM-4-0414: q/k/v biases, no o_proj
 TEST_CASE("Phi-2: parallel block, one LayerNorm, biases everywhere, lm_head with bias: 2,779,683,840",
           "[families]") {
   // model.safetensors.index.json total_size 5,559,367,680 B in fp16 / 2 (SOURCE.md).
-  const auto m = real("phi-2");
+  const auto m = napkin_test::real_config("phi-2");
   CHECK(m.family == "phi");
   CHECK(count_params(m).total == 2779683840);
   // 32 layers, 32 heads of 80 (MHA): 2 · 32 · 80 · 2 B = 10240 B per token and layer.

@@ -10,21 +10,14 @@
 #include "napkin/params.h"
 #include "napkin/serve.h"
 #include "napkin/specs/hf_config.h"
+#include "real_configs.h"
 #include "run_napkin.h"
 
 using namespace napkin;
 using namespace napkin::units;
+using napkin_test::kv_32k;
 
 namespace {
-
-specs::ModelSpec llama4(const std::string& name) {
-  return specs::read_hf_config(std::string(NAPKIN_SOURCE_DIR) + "/tests/real-configs/" + name + "/config.json");
-}
-
-// Whole-model KV cache of one sequence of 32Ki tokens in bf16.
-double kv_32k(const specs::ModelSpec& m) {
-  return kv_cache(m, KvCacheInput{.batch = 1.0 * one, .context = 32768.0 * one, .kv_dtype = Dtype::bf16}).in(byte);
-}
 
 // One layer's attention: q and o 5120·(40·128), k and v 5120·(8·128), no biases.
 constexpr std::int64_t kAttention = 2 * 5120 * 5120 + 2 * 5120 * 1024;
@@ -38,7 +31,7 @@ TEST_CASE("Llama 4 Scout's text model: 48 MoE layers of 16 experts and a shared 
   // The checkpoint (meta-llama/Llama-4-Scout-17B-16E-Instruct) holds 108,641,793,536 bf16
   // parameters (Hugging Face's safetensors.total); the vision tower and projector are 871,932,416
   // of them (SOURCE.md).
-  const auto m = llama4("llama-4-scout-17b-16e-instruct");
+  const auto m = napkin_test::real_config("llama-4-scout-17b-16e-instruct");
   CHECK(m.family == "llama4_text");
   const ParamCount c = count_params(m);
   CHECK(c.moe_layers == 48);
@@ -71,7 +64,7 @@ TEST_CASE("Llama 4 Maverick's text model: 24 dense and 24 MoE layers of 128 expe
           "[families]") {
   // The checkpoint (meta-llama/Llama-4-Maverick-17B-128E-Instruct) holds 401,583,781,376 bf16
   // parameters (Hugging Face's API figure); the same vision tower and projector, 871,932,416.
-  const auto m = llama4("llama-4-maverick-17b-128e-instruct");
+  const auto m = napkin_test::real_config("llama-4-maverick-17b-128e-instruct");
   const ParamCount c = count_params(m);
   // interleave_moe_layer_step 2: the MoE layers are 1, 3, ..., 47.
   CHECK(c.moe_layers == 24);
@@ -184,7 +177,7 @@ TEST_CASE("Llama 4 with no fields but its model_type is Llama4TextConfig's defau
 }
 
 TEST_CASE("serve runs on Llama 4 Scout: chunked layers read at most one chunk of keys", "[families]") {
-  const auto m = llama4("llama-4-scout-17b-16e-instruct");
+  const auto m = napkin_test::real_config("llama-4-scout-17b-16e-instruct");
   ServeInput in;
   in.prompt = 32768.0 * one;
   in.generate = 2.0 * one;

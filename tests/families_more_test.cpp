@@ -8,25 +8,15 @@
 #include "napkin/memory.h"
 #include "napkin/params.h"
 #include "napkin/specs/hf_config.h"
+#include "real_configs.h"
 
 using namespace napkin;
 using namespace napkin::units;
-
-namespace {
-
-specs::ModelSpec real(const std::string& name) {
-  return specs::read_hf_config(std::string(NAPKIN_SOURCE_DIR) + "/tests/real-configs/" + name + "/config.json");
-}
-
-double kv_32k(const specs::ModelSpec& m) {
-  return kv_cache(m, KvCacheInput{.batch = 1.0 * one, .context = 32768.0 * one, .kv_dtype = Dtype::bf16}).in(byte);
-}
-
-}  // namespace
+using napkin_test::kv_32k;
 
 TEST_CASE("Phi-3-mini-4k: 3,821,079,552 as its index, every layer windowed at 2047 keys", "[families]") {
   // index total_size 7,642,159,104 B in bf16 / 2.
-  const auto m = real("phi-3-mini-4k-instruct");
+  const auto m = napkin_test::real_config("phi-3-mini-4k-instruct");
   CHECK(count_params(m).total == 3821079552);
   // 32 layers, 32 KV heads of 96: 2 · 32 · 96 · 2 B = 12,288 B per token and layer, 2047 kept.
   CHECK(kv_32k(m) == 32.0 * 2047 * 12288);
@@ -34,7 +24,7 @@ TEST_CASE("Phi-3-mini-4k: 3,821,079,552 as its index, every layer windowed at 20
 
 TEST_CASE("Phi-4: 14,659,507,200 as its index, 10 KV heads, window of 16384", "[families]") {
   // index total_size 29,319,014,400 B in bf16 / 2.
-  const auto m = real("phi-4");
+  const auto m = napkin_test::real_config("phi-4");
   CHECK(count_params(m).total == 14659507200);
   CHECK(kv_32k(m) == 40.0 * 16384 * (2 * 10 * 128 * 2));
 }
@@ -42,45 +32,45 @@ TEST_CASE("Phi-4: 14,659,507,200 as its index, 10 KV heads, window of 16384", "[
 TEST_CASE("Mistral-Small-3.1 (mistral3): the text model, 23,572,403,200, without the Pixtral tower", "[families]") {
   // 24,011,361,280 for the whole checkpoint less the vision tower 403,305,472 and projector
   // 35,652,608 (SOURCE.md).
-  const auto m = real("mistral-small-3.1-24b-instruct-2503");
+  const auto m = napkin_test::real_config("mistral-small-3.1-24b-instruct-2503");
   CHECK(count_params(m).total == 23572403200);
   CHECK(kv_32k(m) == 40.0 * 32768 * (2 * 8 * 128 * 2));
 }
 
 TEST_CASE("OLMoE-1B-7B: 64 experts with full-width q/k norms, 6,919,161,856", "[families]") {
-  const auto m = real("olmoe-1b-7b-0924");
+  const auto m = napkin_test::real_config("olmoe-1b-7b-0924");
   CHECK(count_params(m).total == 6919161856);
   CHECK(kv_32k(m) == 16.0 * 32768 * (2 * 16 * 128 * 2));
 }
 
 TEST_CASE("DeepSeek-MoE 16B: one dense layer, 64 routed and 2 shared experts, 16,375,728,128", "[families]") {
-  const auto m = real("deepseek-moe-16b-base");
+  const auto m = napkin_test::real_config("deepseek-moe-16b-base");
   CHECK(count_params(m).total == 16375728128);
   CHECK(kv_32k(m) == 28.0 * 32768 * (2 * 16 * 128 * 2));
 }
 
 TEST_CASE("StarCoder2 3B and 15B (by hand): biases, plain MLP, 15B's untied head, 4096-token windows",
           "[families]") {
-  const auto s3 = real("starcoder2-3b");
+  const auto s3 = napkin_test::real_config("starcoder2-3b");
   // 30 layers: q/k/v/o with biases (24 + 2·2 heads of 128), c_fc/c_proj 3072↔12288 with biases,
   // two LayerNorms with bias; tied embedding 49152·3072; final LayerNorm.
   const std::int64_t layer3 = 3072LL * (24 + 4) * 128 + (24 + 4) * 128 + 3072LL * 3072 + 3072 +
                               2 * 3072LL * 12288 + 12288 + 3072 + 2 * 2 * 3072;
   CHECK(count_params(s3).total == 30 * layer3 + 49152LL * 3072 + 2 * 3072);
   CHECK(kv_32k(s3) == 30.0 * 4096 * (2 * 2 * 128 * 2));
-  const auto s15 = real("starcoder2-15b");
+  const auto s15 = napkin_test::real_config("starcoder2-15b");
   const std::int64_t layer15 = 6144LL * (48 + 8) * 128 + (48 + 8) * 128 + 6144LL * 6144 + 6144 +
                                2 * 6144LL * 24576 + 24576 + 6144 + 2 * 2 * 6144;
   CHECK(count_params(s15).total == 40 * layer15 + 2 * 49152LL * 6144 + 2 * 6144);
   CHECK(kv_32k(s15) == 40.0 * 4096 * (2 * 4 * 128 * 2));
   // No checkpoint total confirms StarCoder2 yet: every command says so.
   CHECK(s3.unverified.find("no checkpoint total has confirmed it yet") != std::string::npos);
-  CHECK(real("phi-4").unverified.empty());
+  CHECK(napkin_test::real_config("phi-4").unverified.empty());
 }
 
 TEST_CASE("Command A (cohere2, by hand): 16 global and 48 windowed layers of weight-only LayerNorms",
           "[families]") {
-  const auto m = real("command-a-03-2025");
+  const auto m = napkin_test::real_config("command-a-03-2025");
   // 64 layers: q (96·128), k and v (8·128 each), o; gated MLP 12288↔36864; one weight-only
   // LayerNorm; tied embedding 256000·12288; final weight-only LayerNorm.
   const std::int64_t layer = 12288LL * (96 + 16) * 128 + 96LL * 128 * 12288 + 3 * 12288LL * 36864 + 12288;
@@ -89,14 +79,14 @@ TEST_CASE("Command A (cohere2, by hand): 16 global and 48 windowed layers of wei
 }
 
 TEST_CASE("mamba-2.8b-hf: 64 Mamba-1 layers, 2,768,345,600 as the loaded checkpoint counts", "[families]") {
-  const auto m = real("mamba-2.8b-hf");
+  const auto m = napkin_test::real_config("mamba-2.8b-hf");
   CHECK(count_params(m).total == 2768345600);
   CHECK(kv_32k(m) == 0.0);
 }
 
 TEST_CASE("GLM-4-9B-chat (chatglm): 2 KV groups, q/k/v biases, untied output layer, 9,399,951,360", "[families]") {
   // The loaded checkpoint's trainable parameters (SOURCE.md); its 32 more values are inv_freq.
-  const auto m = real("glm-4-9b-chat");
+  const auto m = napkin_test::real_config("glm-4-9b-chat");
   CHECK(count_params(m).total == 9399951360);
   CHECK(kv_32k(m) == 40.0 * 32768 * (2 * 2 * 128 * 2));
 }

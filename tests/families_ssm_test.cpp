@@ -11,21 +11,13 @@
 #include "napkin/params.h"
 #include "napkin/specs/checkpoint.h"
 #include "napkin/specs/hf_config.h"
+#include "real_configs.h"
 
 using namespace napkin;
 using namespace napkin::units;
+using napkin_test::kv_32k;
 
 namespace {
-
-specs::ModelSpec real(const std::string& name) {
-  const std::string path = std::string(NAPKIN_SOURCE_DIR) + "/tests/real-configs/" + name + "/config.json";
-  return specs::read_hf_config(path);
-}
-
-// Whole-model KV cache of one sequence of 32Ki tokens in bf16.
-double kv_32k(const specs::ModelSpec& m) {
-  return kv_cache(m, KvCacheInput{.batch = 1.0 * one, .context = 32768.0 * one, .kv_dtype = Dtype::bf16}).in(byte);
-}
 
 // The inference ledger's ssm_state row: one sequence of 32Ki tokens on one GPU.
 double ssm_32k(const specs::ModelSpec& m) {
@@ -38,7 +30,7 @@ double ssm_32k(const specs::ModelSpec& m) {
 
 TEST_CASE("mamba-130m-hf: 24 Mamba-1 layers and a tied head give the checkpoint's 129,135,360", "[families]") {
   // Loaded checkpoint's numel sum 129,135,360 (242 fp32 tensors, 516,541,440 B / 4; SOURCE.md).
-  const auto m = real("mamba-130m-hf");
+  const auto m = napkin_test::real_config("mamba-130m-hf");
   CHECK(m.family == "mamba");
   const ParamCount c = count_params(m);
   CHECK(c.total == 129135360);
@@ -55,7 +47,7 @@ TEST_CASE("mamba-130m-hf: 24 Mamba-1 layers and a tied head give the checkpoint'
 
 TEST_CASE("Falcon-Mamba 7B: Mamba-1 with weightless B/C/dt norms, untied head, 7,272,665,088 by hand", "[families]") {
   // No checkpoint total was found (SOURCE.md): the count is the modeling file's, by hand.
-  const auto m = real("falcon-mamba-7b");
+  const auto m = napkin_test::real_config("falcon-mamba-7b");
   CHECK(m.family == "falcon_mamba");
   CHECK(m.mamba.d_inner == 8192);  // intermediate_size, not the stale "expand": 16
   const std::int64_t mixer = 4096LL * 16384 + (8192 * 4 + 8192) + 8192LL * (256 + 32) + (256LL * 8192 + 8192) +
@@ -68,7 +60,7 @@ TEST_CASE("Falcon-Mamba 7B: Mamba-1 with weightless B/C/dt norms, untied head, 7
 TEST_CASE("Jamba: attention on every 8th layer, MoE on odd layers, dt/B/C norms, 51,570,323,328", "[families]") {
   // AI21-Jamba-1.5-Mini's config (Jamba-v0.1's shapes). No checkpoint index was found; a third
   // party reports reproducing 51,570,323,328 exactly (SOURCE.md); the paper says 52B.
-  const auto m = real("jamba-v0.1");
+  const auto m = napkin_test::real_config("jamba-v0.1");
   CHECK(m.family == "jamba");
   const ParamCount c = count_params(m);
   CHECK(c.total == 51570323328);
@@ -87,7 +79,7 @@ TEST_CASE("Jamba: attention on every 8th layer, MoE on odd layers, dt/B/C norms,
 
 TEST_CASE("Nemotron-H 8B: Mamba-2, attention and MLP blocks by pattern give 8,100,852,736", "[families]") {
   // The loaded model's named_parameters sum to 8,100,852,736 (SOURCE.md).
-  const auto m = real("nemotron-h-8b-base-8k");
+  const auto m = napkin_test::real_config("nemotron-h-8b-base-8k");
   CHECK(m.family == "nemotron_h");
   const ParamCount c = count_params(m);
   CHECK(c.total == 8100852736);
@@ -119,7 +111,7 @@ TEST_CASE("A config's mamba_ssm_cache_dtype float32 keeps the SSM state at 4 byt
 
 TEST_CASE("Mamba models: the training ledger and serve refuse them; a checkpoint's mixer tensors group as ssm",
           "[families]") {
-  const auto m = real("mamba-130m-hf");
+  const auto m = napkin_test::real_config("mamba-130m-hf");
   TrainingMemoryInput t;
   t.seq = 1024.0 * one;
   CHECK_THROWS_AS(training_memory(m, t), InputError);

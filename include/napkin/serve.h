@@ -117,6 +117,10 @@ struct Serve {
 /// Expected distinct experts n tokens touch when each picks k of E uniformly: E·(1 − (1 − k/E)^n).
 double expected_experts_touched(double experts, double top_k, double tokens);
 
+/// The inference ledger's input for a serving run: its weights' storage, KV dtype, batch, the
+/// context P + G, TP and capacity (what serve's memory rows and the engines' weights read).
+InferenceMemoryInput serve_memory_input(const ServeInput& in);
+
 /// The prefill pass, one decode step at the mean context, the batch at which decode turns
 /// compute-bound and the memory ledger (inference_memory at context P + G).
 Serve serve(const specs::ModelSpec& m, const ServeInput& in);

@@ -267,9 +267,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         throw InputError("memory: give MODEL (a preset, config.json or model directory) or --params P");
       if (!bare && !flags[c->params].raw.empty())
         throw InputError("--params", flags[c->params].raw, "either MODEL or --params, not both");
-      if (c->zero_text.size() != 1 || c->zero_text[0] < '0' || c->zero_text[0] > '3')
-        throw InputError("--zero", c->zero_text, "a ZeRO stage 0, 1, 2 or 3");
-      c->zero = c->zero_text[0] - '0';
+      c->zero = parse_zero_stage(c->zero_text);
       const Engine engine = parse_engine(c->engine);
       const bool llamacpp = engine == Engine::llamacpp;
       if (llamacpp && bare) throw InputError("--engine", c->engine, "MODEL with it (llama.cpp's buffers need an architecture)");

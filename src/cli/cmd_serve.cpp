@@ -216,16 +216,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
           li.n_ctx = li.n_parallel.in(units::one) * (in.prompt + in.generate);
           li.n_ubatch = p.get<Count>(c->llama.ubatch);
           li.capacity = in.capacity;
-          InferenceMemoryInput w;
-          w.weights_dtype = wd;
-          w.group_size = in.group_size;
-          w.scale_dtype = in.scale_dtype;
-          w.zero_points = in.zero_points;
-          w.experts_only = in.experts_only;
-          w.stored_weights = in.stored_weights;
-          w.stored_source = in.stored_source;
-          w.stored_detail = in.stored_detail;
-          llamacpp_ledger(li, c->spec, w, rs, true);
+          llamacpp_ledger(li, c->spec, serve_memory_input(in), rs, true);
           if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
           rs.assume("llamacpp_kv_reads", text("decode reads the KV cache at {} bits per element (the nearest napkin dtype "
                                               "to {}/{}); the ledger uses llama.cpp's block sizes",
@@ -233,17 +224,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
                                               cache_type_name(llama.type_v)));
         } else if (vllm) {
           // vLLM's pool beside the serving estimate: the weights as the inference ledger holds them.
-          InferenceMemoryInput mi;
-          mi.weights_dtype = in.weights_dtype;
-          mi.group_size = in.group_size;
-          mi.scale_dtype = in.scale_dtype;
-          mi.zero_points = in.zero_points;
-          mi.quantize_all = in.quantize_all;
-          mi.experts_only = in.experts_only;
-          mi.stored_weights = in.stored_weights;
-          mi.kv_dtype = kd;
-          mi.context = in.prompt + in.generate;
-          mi.tp = in.tp;
+          const InferenceMemoryInput mi = serve_memory_input(in);
           VllmInput v = vllm_input(c->vllm, p, *in.capacity, device);
           v.context = mi.context;
           v.tp = in.tp;

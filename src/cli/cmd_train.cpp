@@ -167,9 +167,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
     exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
       int exit_code = 0;
       reject_extras(sub);
-      if (c->zero_text.size() != 1 || c->zero_text[0] < '0' || c->zero_text[0] > '3')
-        throw InputError("--zero", c->zero_text, "a ZeRO stage 0, 1, 2 or 3");
-      c->zero = c->zero_text[0] - '0';
+      c->zero = parse_zero_stage(c->zero_text);
       const FlopsFormula formula = parse_flops_formula(c->formula, "--flops-formula");
       std::optional<ParamsCount> params_count;
       if (!c->params_count.empty()) params_count = parse_params_count(c->params_count, "--params-count");

@@ -159,6 +159,11 @@ std::string fit_failure(const ResultSet& rs) {
   return s;
 }
 
+int parse_zero_stage(const std::string& text) {
+  if (text.size() != 1 || text[0] < '0' || text[0] > '3') throw InputError("--zero", text, "a ZeRO stage 0, 1, 2 or 3");
+  return text[0] - '0';
+}
+
 void report_check_failure(std::string_view check, const std::string& why) {
   std::fflush(stdout);  // unchecked: main checks stdout once more before it exits
   print_stderr(fmt::format("napkin: {} failed: {}\n", check, why));

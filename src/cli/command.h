@@ -85,6 +85,10 @@ struct FlagRule {
 /// Throws InputError for the first given flag (in `rules` order) whose needs are not met.
 void check_flag_needs(CLI::App* sub, std::initializer_list<FlagRule> rules, bool architecture, bool train);
 
+/// --zero's text (one stage, or one of a comparison's list): 0, 1, 2 or 3, else InputError
+/// naming --zero.
+int parse_zero_stage(const std::string& text);
+
 /// Why a ledger row does not fit, in one line: the per-GPU total, the capacity, the shortfall
 /// and the largest item ("per GPU 64.61 GB > capacity 24.00 GB (short by 40.61 GB); largest item:
 /// activations 42.86 GB"). `rs` holds per_gpu and headroom.
