@@ -171,8 +171,8 @@ void roofline(const RooflineInput& in, ResultSet& out) {
                     in.op->accesses_per_element * dtype_size(in.dtype)));
       out.note(text("I = 1 op / {} = {} (op/B); in fp32 it is 1/8 = 0.125 and in fp16 1/4 = 0.25",
                     in.op->accesses_per_element * dtype_size(in.dtype), r.intensity));
-      out.note(text("erratum: the slides' body text says 8 (fp32) and 4 (fp16) FLOP/byte, which "
-                    "inverts the ratio; the table beside it is right"));
+      out.remark(text("erratum: the slides' body text says 8 (fp32) and 4 (fp16) FLOP/byte for ReLU, which "
+                      "inverts the ratio; the table beside it is right: 1/8 = 0.125 and 1/4 = 0.25 op/B (notes 7.5)"));
     }
   }
   if (in.launch_overhead)

@@ -4,7 +4,9 @@
 
 using namespace napkin;
 using namespace napkin::units;
+using napkin::report::compact;
 using napkin::report::human_value;
+using napkin::report::set_display_digits;
 
 TEST_CASE("bytes show decimal first, then binary: 16.06 GB (14.96 GiB)", "[report]") {
   CHECK(human_value(value(16060522496.0 * byte)) == "16.06 GB (14.96 GiB)");
@@ -30,9 +32,48 @@ TEST_CASE("energy shows kWh with joules in parentheses", "[report]") {
   CHECK(human_value(value(12.0 * joule)) == "12 J");
 }
 
-TEST_CASE("FLOP counts show a prefix and 4 significant digits", "[report]") {
-  CHECK(human_value(value(137438953472.0 * flop)) == "137.44 GFLOP (1.374e11 FLOP)");
+TEST_CASE("FLOP counts show a prefix and the exact integer, or 4 significant digits past 2^53", "[report]") {
+  CHECK(human_value(value(137438953472.0 * flop)) == "137.44 GFLOP (137438953472 FLOP)");
   CHECK(human_value(value(3.15e23 * flop)) == "315.00 ZFLOP (3.150e23 FLOP)");
+  CHECK(human_value(value(1.5e3 * flop)) == "1.50 kFLOP (1500 FLOP)");
+}
+
+TEST_CASE("plain integers are exact at any size below 2^53, not 2.07e6", "[report]") {
+  CHECK(compact(2070000.0, DimRt{}) == "2070000");
+  CHECK(compact(9007199254740991.0, DimRt{}) == "9007199254740991");
+  CHECK(compact(2.5e6, DimRt{}) == "2500000");
+  CHECK(compact(2.5e6 + 0.5, DimRt{}) == "2.50e6");  // not an integer: 3 significant digits
+}
+
+namespace {
+// --digits N for one check, restored after.
+struct Digits {
+  explicit Digits(int n) { set_display_digits(n); }
+  ~Digits() { set_display_digits(0); }
+};
+}  // namespace
+
+TEST_CASE("digits N gives significant digits to every readable figure, trailing zeros dropped", "[report][digits]") {
+  const Digits d(6);
+  CHECK(human_value(value(10000.0 * second)) == "2.77778 h (10000 s)");  // notes 7.9: 2.7778 h
+  CHECK(human_value(value(1.2e7 * joule)) == "3.33333 kWh (12 MJ)");
+  CHECK(human_value(value(137438953472.0 * flop)) == "137.439 GFLOP (137438953472 FLOP)");
+  CHECK(human_value(value(16060522496.0 * byte)) == "16.0605 GB (14.9575 GiB)");
+  CHECK(compact(1024.0 / 3.0, dim_rt<Intensity::dim>()) == "341.333 FLOP/B");
+  CHECK(compact(1.0 / 3.0, DimRt{}) == "0.333333");
+  CHECK(compact(1.0 / 3.0 * 1e7, DimRt{}) == "3.33333e6");
+  CHECK(compact(2070000.0, DimRt{}) == "2070000");  // integers stay exact
+  CHECK(human_value(value(3.15e23 * flop)) == "315 ZFLOP (3.15e23 FLOP)");
+}
+
+TEST_CASE("digits 2 rounds, and 0 restores the house style", "[report][digits]") {
+  {
+    const Digits d(2);
+    CHECK(human_value(value(10000.0 * second)) == "2.8 h (10000 s)");
+    CHECK(compact(0.126, DimRt{}) == "0.13");
+    CHECK(compact(999.7, DimRt{}) == "1000");
+  }
+  CHECK(human_value(value(10000.0 * second)) == "2.78 h (10000 s)");
 }
 
 TEST_CASE("parameter counts keep the exact integer beside the rounded one", "[report]") {

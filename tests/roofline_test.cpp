@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "napkin/report/human_units.h"
+#include "napkin/report/render.h"
 #include "napkin/roofline.h"
 
 using namespace napkin;
@@ -36,8 +37,11 @@ TEST_CASE("ReLU is 0.125 op/B in fp32 and 0.25 op/B in fp16, not 8 and 4", "[roo
   roofline({.peak = 100.0 * TFLOP_per_s, .bandwidth = 1.0 * TB_per_s, .op = relu, .dtype = Dtype::fp32}, rs);
   CHECK(report::human_value(rs.find("intensity")->value) == "0.125 FLOP/B");
   bool erratum = false;
-  for (const auto& n : rs.notes) erratum = erratum || report::expand(rs, n).find("erratum") != std::string::npos;
+  // A remark, not an --explain-only note: the table and JSON's "notes" show it too.
+  for (const auto& n : rs.remarks) erratum = erratum || report::expand(rs, n).find("erratum") != std::string::npos;
   CHECK(erratum);
+  CHECK(report::render_to_string(rs, report::Format::table).find("erratum") != std::string::npos);
+  CHECK(report::render_to_string(rs, report::Format::json).find("\"notes\":[\"erratum") != std::string::npos);
 }
 
 TEST_CASE("with FLOP and bytes the time is the larger of compute and memory time", "[roofline]") {

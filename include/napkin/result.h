@@ -142,7 +142,8 @@ class ResultSet {
   std::vector<Item> items;
   std::vector<Assumption> assumptions;
   std::vector<TextRef> warnings;
-  std::vector<TextRef> notes;  // shown by --explain only
+  std::vector<TextRef> notes;    // shown by --explain only
+  std::vector<TextRef> remarks;  // notes every format shows (JSON "notes"): errata, caveats
   std::vector<Operand> operands;  // the pool every TextRef points into
   std::vector<double> numbers;    // the pool of list values
   std::vector<Series> series;
@@ -154,6 +155,7 @@ class ResultSet {
     assumptions.clear();
     warnings.clear();
     notes.clear();
+    remarks.clear();
     operands.clear();
     numbers.clear();
     series.clear();
@@ -196,6 +198,11 @@ class ResultSet {
   template <class T>
   void note(const T& t) {
     if (details) notes.push_back(intern(t));
+  }
+  /// A note the table, JSON ("notes") and --explain all show (not CSV).
+  template <class T>
+  void remark(const T& t) {
+    if (details) remarks.push_back(intern(t));
   }
 
   TextView view(const TextRef& r) const { return TextView{r.pattern, operands.data() + r.first, r.n}; }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "command.h"
+#include "expect.h"
 #include "napkin/error.h"
 #include "napkin/params.h"
 #include "napkin/specs/hardware.h"
@@ -27,6 +28,7 @@ int run_presets_hardware(const PresetsCmd& c) {
   std::vector<specs::HardwareSpec> hw;
   for (const auto& name : specs::hardware_preset_names()) hw.push_back(specs::load_hardware(name));
   auto renderer = report::make_renderer(ropt, stdout);
+  Expectations expect(c.out.expect);
   ResultSet rs;
   for (const auto& h : hw) {
     rs.clear();
@@ -46,7 +48,9 @@ int run_presets_hardware(const PresetsCmd& c) {
     rs.assume("hardware_source", text("dense peaks (sparse datasheet figures halved), memory as the driver reports "
                                       "it (after ECC/firmware reservations) where known, peak bandwidth; each preset's sources are in data/presets/hardware/<name>.json"));
     for (auto& a : rs.assumptions) a.flag = flag_for_assumption(a.key);
+    expect.validate(rs);
     renderer->row(rs);
+    expect.check(rs, rs.inputs.front().value.str);
   }
   renderer->finish();
   return 0;
@@ -66,6 +70,7 @@ int run_presets_models(const PresetsCmd& c) {
     sources.push_back(specs::model_preset_source(name));
   }
   auto renderer = report::make_renderer(ropt, stdout);
+  Expectations expect(c.out.expect);
   ResultSet rs;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const specs::ModelSpec& m = specs[i];
@@ -85,7 +90,9 @@ int run_presets_models(const PresetsCmd& c) {
               text("counts from napkin's formula over each preset's config.json; \"matches\" compares with the "
                    "checkpoint total written, with its source, in data/presets/models/<name>.json"));
     for (auto& a : rs.assumptions) a.flag = flag_for_assumption(a.key);
+    expect.validate(rs);
     renderer->row(rs);
+    expect.check(rs, rs.inputs.front().value.str);
   }
   renderer->finish();
   return 0;

@@ -15,6 +15,7 @@
 #include "napkin/specs/hf_cache.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/report/output.h"
+#include "expect.h"
 #include "model_arg.h"
 #include "output.h"
 #include "plot.h"
@@ -36,6 +37,16 @@ void add_output_flags(CLI::App* sub, OutputOptions& o) {
                                        "flops, wave_efficiency, ...)")
       ->type_name("KEY")
       ->group("Output");
+  sub->add_option("--expect", o.expect, "Check a result: exit 1 when KEY differs from VALUE by more than TOL "
+                                        "(default: the precision VALUE is written with), e.g. flops=137.4GFLOP, "
+                                        "per_gpu=40GiB±5%, bound=compute; repeatable")
+      ->type_name("KEY=VALUE[±TOL]")
+      ->allow_extra_args(false)  // one value per --expect: a MODEL after it stays MODEL
+      ->group("Checks");
+  sub->add_option("--digits", o.digits, "Significant digits of the figures in the table and --explain, formulas "
+                                        "included (default: 2 decimals or 3-4 digits; integers are always exact)")
+      ->type_name("N")
+      ->group("Output");
 }
 
 report::Format output_format(const OutputOptions& o) {
@@ -45,6 +56,17 @@ report::Format output_format(const OutputOptions& o) {
     throw InputError("--plot", "", "a file name (FILE.svg)");
   if (!o.plot_y.empty() && o.plot.empty())
     throw InputError("--plot-y", o.plot_y, "--plot FILE.svg with it (the key a chart shows)");
+  int digits = 0;
+  if (!o.digits.empty()) {
+    const auto& d = o.digits;
+    if (d.size() > 2 || !std::all_of(d.begin(), d.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) ||
+        std::stoi(d) < 1 || std::stoi(d) > 17)
+      throw InputError("--digits", d, "a whole number of significant digits from 1 to 17");
+    digits = std::stoi(d);
+    if (o.json || o.jsonl || o.csv)
+      throw InputError("--digits", d, "the table or --explain with it (JSON and CSV carry every value exactly)");
+  }
+  report::set_display_digits(digits);
   if (o.json) return report::Format::json;
   if (o.jsonl) return report::Format::jsonl;
   if (o.csv) return report::Format::csv;
@@ -394,6 +416,18 @@ void add_choice_inputs(ResultSet& rs, const ChoiceSession& s) {
     if (rs.find_input(name) == nullptr) rs.input(name, verdict(value));
 }
 
+// Which row a failed --expect is about: the comparison's configuration and the swept inputs.
+std::string row_label(const ResultSet& rs, const std::string& configuration, const std::vector<std::string>& swept) {
+  // "(a, b) " -> "a, b"
+  std::string where = configuration.size() > 3 ? configuration.substr(1, configuration.size() - 3) : "";
+  for (const auto& name : swept)
+    if (const Input* in = rs.find_input(name)) {
+      if (!where.empty()) where += ", ";
+      where += name + "=" + report::human_value(in->value);
+    }
+  return where;
+}
+
 }  // namespace
 
 int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const Compute& compute) {
@@ -409,10 +443,12 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
                                            "table, JSON or CSV, not charted");
     ResultSet scratch;
     scratch.details = format != report::Format::csv;
+    Expectations expect(out.expect);
     sweep.probe([&](const Point& p) {
       scratch.clear();
       compute(p, scratch);
       require_finite(scratch, nf.flags(), p);
+      expect.validate(scratch);
       add_choice_inputs(scratch, *g_choices);
       for (const auto& in : scratch.inputs) add_unique(g_choices->inputs, in.name);
       for (const auto& it : scratch.items) add_unique(g_choices->items, it.key);
@@ -449,6 +485,8 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
   const auto warn = [&label](const std::string& w) { print_warning(label + w); };
   bool first_row = true;
   std::set<const char*> warned;
+  Expectations expect(out.expect);
+  const std::vector<std::string> swept = sweep.swept_names();
   ResultSet rs;
   rs.details = format != report::Format::csv;  // CSV shows neither formulas nor assumptions
   sweep.run([&](const Point& p) {
@@ -464,7 +502,13 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
     for (const auto& w : rs.warnings)
       if (warned.insert(w.pattern.data()).second) warn(report::expand(rs, w));
     if (plot) plot->add(p, rs);
-    renderer->row(rs);
+    if (!expect.empty()) {
+      expect.validate(rs);  // a key or unit error stops the run before its first row is printed
+      renderer->row(rs);
+      expect.check(rs, row_label(rs, label, swept));
+    } else {
+      renderer->row(rs);
+    }
   });
   if (own) own->finish();  // checked: the output is written before the plot replaces its file
   if (plot) plot->finish();

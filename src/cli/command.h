@@ -22,10 +22,13 @@ namespace napkin::cli {
 struct OutputOptions {
   bool json = false, jsonl = false, csv = false, explain = false;
   std::string plot, plot_y;  // --plot FILE.svg, --plot-y KEY (plot.h)
+  std::vector<std::string> expect;  // --expect KEY=VALUE[±TOL] (expect.h)
+  std::string digits;               // --digits N, as typed
   const CLI::Option* plot_option = nullptr;  // tells `--plot ''` (refused) from no --plot
 };
 void add_output_flags(CLI::App* sub, OutputOptions& o);
 /// Throws InputError when more than one format flag is given, or --plot is given an empty name.
+/// Applies --digits (report::set_display_digits) for the renderers.
 report::Format output_format(const OutputOptions& o);
 
 /// The numeric flags of one command, each parsed from its text only after CLI11 is done.

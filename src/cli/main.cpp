@@ -5,11 +5,13 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <string>
 
 #include "command.h"
+#include "expect.h"
 #include "napkin/error.h"
 #include "napkin/report/output.h"
 #include "napkin/sanitize.h"
@@ -171,7 +173,8 @@ int run(int argc, char** argv) {
                              napkin::sanitize_message(e.what())));
     return 2;
   }
-  return exit_code;
+  // A missed --expect is a failed check (its lines are on stderr), whatever else passed.
+  return std::max(exit_code, napkin::cli::report_expectation_misses() ? 1 : 0);
 }
 
 }  // namespace

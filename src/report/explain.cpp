@@ -59,13 +59,14 @@ void append_explain(std::string& out, const ResultSet& rs) {
     out += '\n';
   }
   append_series_tables(out, rs);
-  if (!rs.notes.empty()) {
+  if (!rs.notes.empty() || !rs.remarks.empty()) {
     out += "\nNotes\n";
-    for (const auto& n : rs.notes) {
-      out += "  ";
-      append_text(out, rs.view(n));
-      out += '\n';
-    }
+    for (const auto* list : {&rs.remarks, &rs.notes})
+      for (const auto& n : *list) {
+        out += "  ";
+        append_text(out, rs.view(n));
+        out += '\n';
+      }
   }
   if (!rs.assumptions.empty()) {
     out += "\nAssumptions\n";

@@ -66,12 +66,57 @@ constexpr double kExactLimit = 9007199254740992.0;  // 2^53
 
 bool is_integral(double v) { return std::isfinite(v) && std::floor(v) == v && std::fabs(v) < kExactLimit; }
 
+// --digits N: significant digits of every figure a person reads (0: the house style below).
+int g_digits = 0;
+
+// Drops a fraction's trailing zeros, and the point when nothing follows it: "2.50000" -> "2.5".
+void trim_zeros(std::string& out, std::size_t from) {
+  const std::size_t dot = out.find('.', from);
+  if (dot == std::string::npos) return;
+  std::size_t end = out.size();
+  while (end > dot + 1 && out[end - 1] == '0') --end;
+  if (end == dot + 1) --end;
+  out.resize(end);
+}
+
+// `n` significant digits in fixed notation, trailing zeros dropped: 2.777777 -> "2.77778" (n = 6).
+void append_sig(std::string& out, double v, int n) {
+  if (v == 0.0 || !std::isfinite(v)) {
+    fmt::format_to(std::back_inserter(out), "{}", v == 0.0 ? 0.0 : v);
+    return;
+  }
+  const int e = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  const std::size_t from = out.size();
+  fmt::format_to(std::back_inserter(out), "{:.{}f}", v, std::max(0, n - 1 - e));
+  trim_zeros(out, from);
+}
+
+// `n` significant digits in scientific notation without '+': 1.37438953e11 -> "1.37439e11" (n = 6).
+void append_sci(std::string& out, double v, int n) {
+  if (v == 0.0 || !std::isfinite(v)) {
+    fmt::format_to(std::back_inserter(out), "{}", v);
+    return;
+  }
+  int e = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  double m = v / std::pow(10.0, e);
+  const double unit = std::pow(10.0, n - 1);
+  if (std::fabs(std::round(m * unit) / unit) >= 10.0) {
+    m /= 10.0;
+    ++e;
+  }
+  const std::size_t from = out.size();
+  fmt::format_to(std::back_inserter(out), "{:.{}f}", m, n - 1);
+  trim_zeros(out, from);
+  fmt::format_to(std::back_inserter(out), "e{}", e);
+}
+
 // "12.35", or with 3 significant digits below 1 ("0.125"), never "-0.00".
 void append_fixed(std::string& out, double v) {
   if (v == 0.0) {
     out += "0";
     return;
   }
+  if (g_digits > 0) return append_sig(out, v, g_digits);
   if (std::fabs(v) < 0.995)  // below what rounds to 1.00
     fmt::format_to(std::back_inserter(out), "{:.3g}", v);
   else
@@ -102,7 +147,10 @@ void append_prefixed(std::string& out, double v, double step, const std::string_
   if (std::fabs(scaled) >= step * 1000.0) {
     // Past the largest prefix (1e36 FLOP, 1e21 T params): scientific notation in the base unit,
     // not a 20-digit mantissa.
-    fmt::format_to(std::back_inserter(out), "{:.3e}", v);
+    if (g_digits > 0)
+      append_sci(out, v, g_digits);
+    else
+      fmt::format_to(std::back_inserter(out), "{:.3e}", v);
     if (space) out += ' ';
     out += up[0];
     out += unit;
@@ -122,15 +170,23 @@ void append_si(std::string& out, double v, std::string_view unit, bool allow_dow
                   allow_down ? kSiDown.size() : 1, unit);
 }
 
-// Plain numbers: integers exactly up to a million, then 3 significant digits in scientific
-// notation without the '+' ("8.03e9"); fractions with up to 4 significant digits.
+// Plain numbers: integers exactly (below 2^53: "2070000", not "2.07e6"); others from a million
+// up, or below 0.001, with 3 significant digits in scientific notation without the '+' ("1.50e9");
+// fractions with up to 4 significant digits. --digits N: N significant digits instead.
 void append_plain(std::string& out, double v) {
-  if (is_integral(v) && std::fabs(v) < 1e6) {
+  if (is_integral(v)) {
     fmt::format_to(std::back_inserter(out), "{}", static_cast<std::int64_t>(v));
     return;
   }
   if (!std::isfinite(v)) {  // a finite base value can overflow in display units (per kWh)
     fmt::format_to(std::back_inserter(out), "{}", v);
+    return;
+  }
+  if (g_digits > 0) {
+    if (v != 0.0 && (std::fabs(v) >= 1e6 || std::fabs(v) < 1e-3))
+      append_sci(out, v, g_digits);
+    else
+      append_sig(out, v, g_digits);
     return;
   }
   if (v != 0.0 && (std::fabs(v) >= 1e6 || std::fabs(v) < 1e-3)) {
@@ -148,6 +204,7 @@ void append_plain(std::string& out, double v) {
 }
 
 void append_sci4(std::string& out, double v) {
+  if (g_digits > 0) return append_sci(out, v, g_digits);
   if (v == 0.0 || !std::isfinite(v)) {
     fmt::format_to(std::back_inserter(out), "{}", v);
     return;
@@ -166,6 +223,8 @@ void append_sci4(std::string& out, double v) {
 // significant digits: 1e300 FLOP at 1 FLOP/s takes "1.157e+295 d", not a 296-digit number.
 constexpr double kFixedLimit = 1e12;
 void append_fixed2(std::string& out, double v) {
+  if (g_digits > 0 && std::isfinite(v) && std::fabs(v) >= kFixedLimit) return append_sci(out, v, g_digits);
+  if (g_digits > 0) return append_sig(out, v, g_digits);
   if (std::isfinite(v) && std::fabs(v) >= kFixedLimit)
     fmt::format_to(std::back_inserter(out), "{:.3e}", v);  // as append_prefixed past its prefixes
   else
@@ -178,9 +237,11 @@ void append_time(std::string& out, double s) {
     append_fixed2(out, s / 86400.0);
     out += " d";
   } else if (a >= 3600.0) {
-    fmt::format_to(std::back_inserter(out), "{:.2f} h", s / 3600.0);
+    append_fixed2(out, s / 3600.0);
+    out += " h";
   } else if (a >= 60.0) {
-    fmt::format_to(std::back_inserter(out), "{:.2f} min", s / 60.0);
+    append_fixed2(out, s / 60.0);
+    out += " min";
   } else {
     append_prefixed(out, s, 1000.0, kSiUp.data(), 1, kSiDown.data(), kSiDown.size(), "s");
   }
@@ -224,6 +285,9 @@ std::string shown_text(std::string_view t) {
 
 }  // namespace
 
+void set_display_digits(int n) { g_digits = n; }
+int display_digits() { return g_digits; }
+
 std::string unit_symbol(DimRt d) {
   for (const auto& n : kSymbols)
     if (n.d == d) return std::string(n.symbol);
@@ -263,7 +327,8 @@ void append_compact(std::string& out, double v, DimRt d) {
       append_fixed2(out, v / 1000.0);
       out += " tCO2e";
     } else {
-      fmt::format_to(std::back_inserter(out), "{:.2f} kgCO2e", v);
+      append_fixed2(out, v);
+      out += " kgCO2e";
     }
     return;
   }
@@ -314,7 +379,9 @@ std::string human_value(const Value& v) {
     s += ')';
   } else if (v.dim == kSecond && a >= 60.0) {
     s += " (";
-    if (a >= kFixedLimit)
+    if (g_digits > 0)
+      append_fixed2(s, v.num);
+    else if (a >= kFixedLimit)
       fmt::format_to(std::back_inserter(s), "{:.3e}", v.num);
     else if (a >= 100.0)
       fmt::format_to(std::back_inserter(s), "{:.0f}", v.num);
@@ -328,7 +395,10 @@ std::string human_value(const Value& v) {
     s += ')';
   } else if (v.dim == kFlop && a >= 1000.0) {
     s += " (";
-    append_sci4(s, v.num);
+    if (is_integral(v.num))
+      fmt::format_to(std::back_inserter(s), "{}", static_cast<std::int64_t>(v.num));  // exact
+    else
+      append_sci4(s, v.num);
     s += " FLOP)";
   } else if ((v.dim == kParam || v.dim == kToken) && a >= 1e4) {
     s += " (";

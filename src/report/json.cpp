@@ -26,6 +26,19 @@ void append_value(std::string& out, const ResultSet& rs, const Value& v) {
   }
 }
 
+// A list of filled patterns as a JSON array of strings: ["...", "..."].
+void append_text_array(std::string& out, const ResultSet& rs, const std::vector<TextRef>& texts) {
+  out += '[';
+  std::string t;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    if (i) out += ',';
+    t.clear();
+    append_text(t, rs.view(texts[i]));
+    append_json_string(out, t);
+  }
+  out += ']';
+}
+
 void append_result_set(std::string& out, const ResultSet& rs, bool pretty) {
   const char* nl = pretty ? "\n  " : "";
   const char* nl2 = pretty ? "\n    " : "";
@@ -110,14 +123,12 @@ void append_result_set(std::string& out, const ResultSet& rs, bool pretty) {
   }
   out += pretty && !rs.assumptions.empty() ? "\n  ]," : "],";
   out += nl;
-  out += "\"warnings\":[";
-  for (std::size_t i = 0; i < rs.warnings.size(); ++i) {
-    if (i) out += ',';
-    t.clear();
-    append_text(t, rs.view(rs.warnings[i]));
-    append_json_string(out, t);
-  }
-  out += ']';
+  out += "\"notes\":";
+  append_text_array(out, rs, rs.remarks);
+  out += ',';
+  out += nl;
+  out += "\"warnings\":";
+  append_text_array(out, rs, rs.warnings);
   out += pretty ? "\n}" : "}";
 }
 

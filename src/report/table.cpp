@@ -31,6 +31,18 @@ void pad_to(std::string& out, std::string_view s, std::size_t width, bool right)
   if (!right) out.append(width > w ? width - w : 0, ' ');
 }
 
+void append_remarks(std::string& out, const ResultSet& rs, std::string_view heading) {
+  if (rs.remarks.empty()) return;
+  out += '\n';
+  out += heading;
+  out += '\n';
+  for (const auto& r : rs.remarks) {
+    out += "  ";
+    append_text(out, rs.view(r));
+    out += '\n';
+  }
+}
+
 void append_assumptions(std::string& out, const ResultSet& rs, std::string_view heading) {
   if (rs.assumptions.empty()) return;
   std::vector<std::string> texts;
@@ -126,6 +138,7 @@ void append_single(std::string& out, const ResultSet& rs) {
     out += '\n';
   }
   append_series_tables(out, rs);
+  append_remarks(out, rs, "Notes");
   append_assumptions(out, rs, "Assumptions");
 }
 
@@ -161,6 +174,7 @@ class TableRenderer final : public Renderer {
       for (const auto& it : rs.items) add_key(it.key);
       // The first row's assumptions, as text now: the strings they point into may not outlive
       // the row (a comparison loads the next model over the first).
+      append_remarks(assumptions_, rs, opt_.compare ? "Notes (first configuration)" : "Notes (first row)");
       append_assumptions(assumptions_, rs, opt_.compare ? "Assumptions (first configuration)" : "Assumptions (first row)");
     }
     std::vector<std::string> cells;

@@ -10,6 +10,12 @@
 
 namespace napkin::report {
 
+/// --digits N: every readable figure (values and the numbers in formulas) with N significant
+/// digits, trailing zeros dropped ("2.77778 h" at 6); 0 restores the house style (2 decimals
+/// or 3-4 significant digits). Integers are exact either way. Machine output is unaffected.
+void set_display_digits(int n);
+int display_digits();
+
 /// The base-unit symbol of a dimension as JSON writes it: "B", "FLOP/s", "W", "1", ...
 std::string unit_symbol(DimRt d);
 

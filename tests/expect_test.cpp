@@ -1,0 +1,109 @@
+// --expect KEY=VALUE[±TOL] and --digits N: the homework check and the CI budget (issue 16).
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "expect.h"
+#include "napkin/parse.h"
+#include "run_napkin.h"
+
+namespace {
+using napkin_test::Run;
+Run napkin_run(const std::string& args) { return napkin_test::run_napkin(args); }
+}  // namespace
+
+TEST_CASE("expect holds within the precision the value is written with: 137.4GFLOP is 137.44 GFLOP", "[expect]") {
+  const Run r = napkin_run("flops matmul --m 4096 --k 4096 --n 4096 --expect flops=137.4GFLOP");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("--expect") == std::string::npos);
+}
+
+TEST_CASE("expect misses exit 1 naming the key, both values and the relative difference", "[expect]") {
+  const Run r = napkin_run("flops matmul --m 4096 --k 4096 --n 4096 --expect flops=68.7GFLOP");
+  CHECK(r.code == 1);
+  // The table is still printed; one stderr line per miss.
+  CHECK(r.out.find("137.44 GFLOP (137438953472 FLOP)  C = 2·m·k·n") != std::string::npos);
+  CHECK(r.out.find("napkin: --expect failed: flops: expected 68.7GFLOP ± 50.00 MFLOP, napkin computed 137.44 GFLOP "
+                   "(137438953472 FLOP): +100.06%\n") != std::string::npos);
+}
+
+TEST_CASE("expect takes an absolute or relative tolerance, and verdicts as text", "[expect]") {
+  CHECK(napkin_run("flops matmul --m 4096 --k 4096 --n 4096 --expect flops=137GFLOP±1GFLOP").code == 0);
+  CHECK(napkin_run("flops matmul --m 4096 --k 4096 --n 4096 --expect flops=137GFLOP+-0.1GFLOP").code == 1);
+  CHECK(napkin_run("flops matmul --m 4096 --k 4096 --n 4096 --expect flops=130GFLOP±6%").code == 0);
+  CHECK(napkin_run("flops matmul --m 4096 --k 4096 --n 4096 --expect flops=130GFLOP±5%").code == 1);
+  CHECK(napkin_run("roofline --peak 100TFLOP/s --bandwidth 1TB/s --intensity 10 --expect bound=memory "
+                   "--expect attainable=10TFLOP/s")
+            .code == 0);
+  const Run r = napkin_run("roofline --peak 100TFLOP/s --bandwidth 1TB/s --intensity 10 --expect bound=Compute");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("--expect failed: bound: expected Compute, napkin computed memory") != std::string::npos);
+}
+
+TEST_CASE("every expectation is checked and each miss has its line", "[expect]") {
+  const Run r = napkin_run("energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --pue 1.2 "
+                           "--expect time=2.7778h --expect energy=2kWh --expect facility_energy=3.3333kWh "
+                           "--expect facility_energy=3.4kWh");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("--expect failed: time") == std::string::npos);
+  CHECK(r.out.find("--expect failed: energy: expected 2kWh ± 500 Wh, napkin computed 2.78 kWh (10.00 MJ): +38.89%") !=
+        std::string::npos);
+  CHECK(r.out.find("--expect failed: facility_energy: expected 3.4kWh ± 50 Wh, napkin computed 3.33 kWh (12.00 MJ): -1.96%") != std::string::npos);
+}
+
+TEST_CASE("expect in a sweep checks every row and names the row that missed", "[expect]") {
+  // m = 1024: 2.147483648 GFLOP, within 2.147 ± 0.0005; m = 2048: twice that.
+  const Run r = napkin_run("flops matmul --m 1024,2048 --k 1024 --n 1024 --expect flops=2.147GFLOP --csv");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("flops (m=2048): expected 2.147GFLOP ± 500.00 kFLOP, napkin computed 4.29 GFLOP") != std::string::npos);
+  CHECK(r.out.find("(m=1024)") == std::string::npos);
+  CHECK(r.out.find("m,k,n,fma_as_one,flops\n1024,1024,1024,false,2147483648\n2048,1024,1024,false,4294967296\nnapkin: --expect") != std::string::npos);
+}
+
+TEST_CASE("expect with --require-fit: both checks report, exit 1", "[expect]") {
+  const Run r = napkin_run("memory llama-3.1-70b --hw l4 --require-fit --expect weights=1GB");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("--require-fit failed") != std::string::npos);
+  CHECK(r.out.find("--expect failed: weights") != std::string::npos);
+}
+
+TEST_CASE("expect on a comparison names the configuration", "[expect]") {
+  const Run r = napkin_run("params llama-3.1-8b,qwen3-8b --expect total_params=8030261248");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("total_params (qwen3-8b): expected 8030261248 ± 0.5 params, napkin computed 8.19B params") !=
+        std::string::npos);
+}
+
+TEST_CASE("a key the command does not compute is exit 2 before anything is printed", "[expect]") {
+  const Run r = napkin_run("flops matmul --m 8 --k 8 --n 8 --expect flop=1024");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: --expect: 'flop=1024': expected a result key of flops matmul: flops\n");
+}
+
+TEST_CASE("the written precision is half a unit in the last digit, times the unit", "[expect]") {
+  using napkin::cli::written_precision;
+  const napkin::DimRt flop = napkin::dim_rt<napkin::Flops::dim>();
+  const napkin::DimRt one{};
+  CHECK(written_precision("137.4GFLOP", 137.4e9, flop) == Approx(0.05e9));
+  CHECK(written_precision("137.4G", 137.4e9, flop) == Approx(0.05e9));
+  CHECK(written_precision("8030261248", 8030261248.0, one) == 0.5);
+  CHECK(written_precision("1e18", 1e18, flop) == Approx(0.5e18));
+  CHECK(written_precision("1.25e18", 1.25e18, flop) == Approx(0.005e18));
+  CHECK(written_precision("2.7778h", 2.7778 * 3600, napkin::dim_rt<napkin::Seconds::dim>()) == Approx(0.00005 * 3600));
+  CHECK(written_precision("0GB", 0.0, napkin::dim_rt<napkin::Bytes::dim>()) == Approx(0.5e9));
+  CHECK(written_precision("8Ki", 8192.0, one) == Approx(512.0));
+}
+
+TEST_CASE("digits 6 shows the chapter's 2.7778 h and 3.3333 kWh to six digits", "[expect][digits][seed]") {
+  const Run r = napkin_run("energy --flops 1e18 --throughput 100TFLOP/s --power 1kW --pue 1.2 --digits 6");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("time             2.77778 h (10000 s)  t = C / R = 1 EFLOP / 100 TFLOP/s") != std::string::npos);
+  CHECK(r.out.find("facility_energy  3.33333 kWh (12 MJ)  E_fac = PUE · E = 1.2 · 2.77778 kWh") != std::string::npos);
+}
+
+TEST_CASE("digits applies to formulas in explain, and integers stay exact", "[expect][digits]") {
+  const Run r = napkin_run("kernel grid --n 2070000 --block 1024 --explain --digits 8");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("ceil(2070000 / 1024)") != std::string::npos);
+  CHECK(r.out.find("2.07e6") == std::string::npos);
+}
