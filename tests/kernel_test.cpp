@@ -4,11 +4,13 @@
 
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "command.h"
 #include "napkin/error.h"
 #include "napkin/kernel.h"
+#include "napkin/report/human_units.h"
 #include "run_napkin.h"
 
 using namespace napkin;
@@ -270,7 +272,8 @@ TEST_CASE("online softmax of [0, ln2, ln3] · [1, 2, 4] in blocks 2, 1 is 17/6 v
   CHECK_THAT(r.trace[0].l, WithinAbs(1.5, 1e-15));
   CHECK_THAT(r.trace[0].u[0], WithinAbs(2.5, 1e-15));
   CHECK_THAT(r.trace[1].m, WithinAbs(std::log(3.0), 1e-15));
-  CHECK_THAT(r.trace[1].rescale, WithinAbs(2.0 / 3.0, 1e-15));
+  REQUIRE(r.trace[1].rescale);
+  CHECK_THAT(*r.trace[1].rescale, WithinAbs(2.0 / 3.0, 1e-15));
   CHECK_THAT(r.trace[1].l, WithinAbs(2.0, 1e-15));
   CHECK_THAT(r.trace[1].u[0], WithinAbs(17.0 / 3.0, 1e-14));
   CHECK_THAT(r.output[0], WithinAbs(17.0 / 6.0, 1e-15));
@@ -289,7 +292,7 @@ TEST_CASE("online softmax matches the reference to 1e-12: single-element blocks,
     CHECK(r.trace[0].masked);
     CHECK(std::isinf(r.trace[0].m));
     CHECK(r.trace[0].l == 0);
-    CHECK(r.trace[1].rescale == 0);
+    CHECK_FALSE(r.trace[1].rescale);  // no old terms: nothing to rescale
     check_against_reference(r);
   }
   SECTION("a fully masked middle block leaves the state unchanged") {
@@ -309,6 +312,213 @@ TEST_CASE("online softmax matches the reference to 1e-12: single-element blocks,
     CHECK_THAT(r.output[0], WithinAbs(17.0 / 6.0, 1e-12));
     CHECK_THAT(r.output[1], WithinAbs(8.0 / 6.0, 1e-12));
   }
+}
+
+namespace {
+
+// The explain-only notes of one online-softmax run, each as the renderer expands it.
+std::vector<std::string> softmax_notes(const OnlineSoftmaxInput& in, ResultSet& rs) {
+  online_softmax(in, rs);
+  std::vector<std::string> lines;
+  for (const auto& n : rs.notes) lines.push_back(report::expand(rs, n));
+  return lines;
+}
+
+const TextRef* note_starting(const ResultSet& rs, std::string_view start) {
+  for (const auto& n : rs.notes)
+    if (report::expand(rs, n).rfind(start, 0) == 0) return &n;
+  return nullptr;
+}
+
+bool has_line(const std::vector<std::string>& lines, const std::string& line) {
+  for (const auto& l : lines)
+    if (l == line) return true;
+  return false;
+}
+
+OnlineSoftmaxInput seed_example() {
+  OnlineSoftmaxInput in;
+  in.scores = parse_score_list("0,ln2,ln3", "--scores");
+  in.values = {{1}, {2}, {4}};
+  in.blocks = {2, 1};
+  in.scores_text = "0,ln2,ln3";
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("each block records its rescale (none with no old terms) and exp(s − m') terms: notes 7.8's example",
+          "[kernel][seed]") {
+  const OnlineSoftmax r = online_softmax(seed_example());
+  REQUIRE(r.trace.size() == 2);
+  // First two scores: m' = ln2, nothing to rescale, exp(0 − ln2) = 0.5 and exp(0) = 1.
+  CHECK(r.trace[0].first == 0);
+  CHECK_FALSE(r.trace[0].rescale);
+  REQUIRE(r.trace[0].weights.size() == 2);
+  CHECK_THAT(r.trace[0].weights[0], WithinAbs(0.5, 1e-15));
+  CHECK(r.trace[0].weights[1] == 1);
+  // The last: m' = ln3, old terms × 2/3, exp(0) = 1; ℓ' = 1.5 · 2/3 + 1 = 2, u' = 2.5 · 2/3 + 4 = 17/3.
+  CHECK(r.trace[1].first == 2);
+  REQUIRE(r.trace[1].rescale);
+  CHECK_THAT(*r.trace[1].rescale, WithinAbs(2.0 / 3.0, 1e-15));
+  REQUIRE(r.trace[1].weights.size() == 1);
+  CHECK(r.trace[1].weights[0] == 1);
+  CHECK_THAT(r.trace[1].l, WithinAbs(2.0, 1e-15));
+  CHECK_THAT(r.trace[1].u[0], WithinAbs(17.0 / 3.0, 1e-14));
+}
+
+TEST_CASE("online softmax explain writes notes 7.8's worked example block by block: m', rescale, ℓ', u' substituted", "[kernel][seed]") {
+  const OnlineSoftmaxInput in = seed_example();
+  ResultSet rs;
+  const std::vector<std::string> lines = softmax_notes(in, rs);
+  const std::vector<std::string> expected{
+      "block by block, from m = −∞, ℓ = 0, u = 0:",
+      "block 1 (scores 1–2: 0, ln2)",
+      "  m' = max(−∞, 0, 0.6931) = 0.6931",
+      "  rescale: none, no old terms (first block: ℓ = 0, u = 0)",
+      "  ℓ' = exp(0 − 0.6931) + exp(0.6931 − 0.6931) = 0.5 + 1 = 1.5",
+      "  u' = 0.5 · 1 + 1 · 2 = 0.5 + 2 = 2.5",
+      "block 2 (score 3: ln3)",
+      "  m' = max(0.6931, 1.099) = 1.099",
+      "  rescale the old terms by exp(m − m') = exp(0.6931 − 1.099) = 0.6667",
+      "  ℓ' = 1.5 · 0.6667 + exp(1.099 − 1.099) = 1 + 1 = 2",
+      "  u' = 2.5 · 0.6667 + 1 · 4 = 1.667 + 4 = 5.667",
+      "output u / ℓ = 5.667 / 2 = 2.833; the full-row softmax gives 2.833",
+  };
+  REQUIRE(lines.size() > expected.size());
+  CHECK(std::vector<std::string>(lines.begin() + 1, lines.begin() + 1 + static_cast<long>(expected.size())) == expected);
+  // The numbers are operands (a renderer's precision applies), not text: block 2's ℓ' line
+  // holds ℓ = 1.5, the factor 2/3, s = m' = ln3, ℓ·factor = 1, exp(0) = 1 and ℓ' = 2.
+  const TextRef* l2 = note_starting(rs, "  ℓ' = 1.5");
+  REQUIRE(l2 != nullptr);
+  const TextView v = rs.view(*l2);
+  REQUIRE(v.n == 7);
+  CHECK(v.ops[0].num == 1.5);
+  CHECK_THAT(v.ops[1].num, WithinAbs(2.0 / 3.0, 1e-15));
+  CHECK(v.ops[2].num == std::log(3.0));
+  CHECK(v.ops[3].num == std::log(3.0));
+  CHECK_THAT(v.ops[4].num, WithinAbs(1.0, 1e-15));
+  CHECK(v.ops[5].num == 1);
+  CHECK_THAT(v.ops[6].num, WithinAbs(2.0, 1e-15));
+  // The trace's rescale cell of the first block is no value (JSON null), not 0.
+  REQUIRE(rs.series.size() == 1);
+  const Series& t = rs.series.front();
+  REQUIRE(t.columns[3] == "rescale");
+  CHECK(t.cells[3].kind == Value::Kind::none);
+  CHECK(t.cells[t.columns.size() + 3].kind == Value::Kind::number);
+}
+
+TEST_CASE("vector values: each block's u' is a row, (1, 0) · 1/3 + 2/3 · (2, 1) + 1 · (4, 2) = (17/3, 8/3)", "[kernel]") {
+  OnlineSoftmaxInput in;
+  in.scores = {0, std::log(2.0), std::log(3.0)};
+  in.values = {{1, 0}, {2, 1}, {4, 2}};
+  in.blocks = {1, 2};
+  const OnlineSoftmax r = online_softmax(in);
+  REQUIRE(r.trace.size() == 2);
+  CHECK_FALSE(r.trace[0].rescale);
+  CHECK(r.trace[0].m == 0);
+  CHECK(r.trace[0].l == 1);
+  CHECK(r.trace[0].u == std::vector<double>{1, 0});
+  REQUIRE(r.trace[1].rescale);
+  CHECK_THAT(*r.trace[1].rescale, WithinAbs(1.0 / 3.0, 1e-15));  // exp(0 − ln3)
+  REQUIRE(r.trace[1].weights.size() == 2);
+  CHECK_THAT(r.trace[1].weights[0], WithinAbs(2.0 / 3.0, 1e-15));  // exp(ln2 − ln3)
+  CHECK(r.trace[1].weights[1] == 1);
+  CHECK_THAT(r.trace[1].l, WithinAbs(2.0, 1e-15));
+  CHECK_THAT(r.trace[1].u[0], WithinAbs(17.0 / 3.0, 1e-14));
+  CHECK_THAT(r.trace[1].u[1], WithinAbs(8.0 / 3.0, 1e-14));
+  ResultSet rs;
+  const auto lines = softmax_notes(in, rs);
+  CHECK(has_line(lines, "  u' = 1 · (1, 0) = (1, 0)"));
+  CHECK(has_line(lines, "  u' = (1, 0) · 0.3333 + 0.6667 · (2, 1) + 1 · (4, 2) = (5.667, 2.667)"));
+  CHECK(has_line(lines, "output u / ℓ = (5.667, 2.667) / 2 = (2.833, 1.333); the full-row softmax gives (2.833, 1.333)"));
+}
+
+TEST_CASE("masked scores: leading masked blocks have no rescale, a later one rescales by 1, −∞ − (−∞) never appears",
+          "[kernel]") {
+  const double ninf = -INFINITY;
+  SECTION("a fully masked first block, then the first finite score") {
+    OnlineSoftmaxInput in;
+    in.scores = {ninf, ninf, 0, std::log(2.0)};
+    in.values = {{1, 0}, {2, 1}, {4, 2}, {3, 3}};
+    in.blocks = {2, 1, 1};
+    in.scores_text = "-inf,-inf,0,ln2";
+    const OnlineSoftmax r = online_softmax(in);
+    REQUIRE(r.trace.size() == 3);
+    CHECK(r.trace[0].masked);
+    CHECK_FALSE(r.trace[0].rescale);
+    CHECK(r.trace[0].weights == std::vector<double>{0, 0});
+    CHECK(r.trace[0].u == std::vector<double>{0, 0});
+    CHECK_FALSE(r.trace[1].rescale);  // the old terms are ℓ = 0, u = 0: nothing to rescale
+    CHECK(r.trace[1].m == 0);
+    CHECK(r.trace[1].l == 1);
+    CHECK(r.trace[1].u == std::vector<double>{4, 2});
+    REQUIRE(r.trace[2].rescale);
+    CHECK_THAT(*r.trace[2].rescale, WithinAbs(0.5, 1e-15));
+    CHECK_THAT(r.trace[2].l, WithinAbs(1.5, 1e-15));
+    CHECK_THAT(r.trace[2].u[0], WithinAbs(5.0, 1e-15));
+    CHECK_THAT(r.trace[2].u[1], WithinAbs(4.0, 1e-15));
+    ResultSet rs;
+    const auto lines = softmax_notes(in, rs);
+    CHECK(has_line(lines, "  m' = max(−∞, −∞, −∞) = −∞"));
+    CHECK(has_line(lines, "  rescale: none, no old terms (every earlier score is −∞: ℓ = 0, u = 0)"));
+    CHECK(has_line(lines, "  ℓ' = exp(0 − 0) = 1"));
+    CHECK(has_line(lines, "  ℓ' = 1 · 0.5 + exp(0.6931 − 0.6931) = 0.5 + 1 = 1.5"));
+    CHECK(has_line(lines, "  u' = (4, 2) · 0.5 + 1 · (3, 3) = (5, 4)"));
+    for (const auto& l : lines) {
+      CHECK(l.find("exp(−∞ −") == std::string::npos);
+      CHECK(l.find("− −∞") == std::string::npos);
+    }
+  }
+  SECTION("a fully masked middle block: exp(−∞) terms add 0, the old terms × exp(0) = 1") {
+    OnlineSoftmaxInput in;
+    in.scores = {std::log(2.0), ninf, ninf, std::log(3.0)};
+    in.values = {{2}, {9}, {9}, {4}};
+    in.blocks = {1, 2, 1};
+    const OnlineSoftmax r = online_softmax(in);
+    REQUIRE(r.trace[1].rescale);
+    CHECK(*r.trace[1].rescale == 1);
+    CHECK(r.trace[1].weights == std::vector<double>{0, 0});
+    CHECK(r.trace[1].l == r.trace[0].l);
+    CHECK(r.trace[1].u == r.trace[0].u);
+    ResultSet rs;
+    const auto lines = softmax_notes(in, rs);
+    CHECK(has_line(lines, "block 2 (scores 2–3: −∞, −∞)"));  // no text typed: the numbers
+    CHECK(has_line(lines, "  ℓ' = 1 · 1 + exp(−∞) + exp(−∞) = 1 + 0 + 0 = 1"));
+    CHECK(has_line(lines, "  u' = 2 · 1 + 0 · 9 + 0 · 9 = 2 + 0 + 0 = 2"));
+  }
+  SECTION("every score masked: the state stays (−∞, 0, 0) and the output is masked") {
+    OnlineSoftmaxInput in;
+    in.scores = {ninf, ninf};
+    in.values = {{1}, {2}};
+    in.blocks = {1, 1};
+    const OnlineSoftmax r = online_softmax(in);
+    CHECK_FALSE(r.trace[0].rescale);
+    CHECK_FALSE(r.trace[1].rescale);
+    ResultSet rs;
+    const auto lines = softmax_notes(in, rs);
+    CHECK(has_line(lines, "  m' = max(−∞, −∞) = −∞"));
+    CHECK(has_line(lines, "output: ℓ = 0 after the last block, every score is −∞: no softmax (reported as masked)"));
+  }
+}
+
+TEST_CASE("a long block's explain lines show 8 terms, then how many the block has", "[kernel]") {
+  OnlineSoftmaxInput in;
+  for (int j = 0; j < 12; ++j) {
+    in.scores.push_back(-j);
+    in.values.push_back({static_cast<double>(j)});
+  }
+  in.blocks = {12};
+  ResultSet rs;
+  softmax_notes(in, rs);
+  const TextRef* ll = note_starting(rs, "  ℓ' = ");
+  REQUIRE(ll != nullptr);
+  const std::string line = report::expand(rs, *ll);
+  std::size_t exps = 0;
+  for (auto p = line.find("exp("); p != std::string::npos; p = line.find("exp(", p + 1)) ++exps;
+  CHECK(exps == 8);
+  CHECK(line.find("+ … (12 in the block) = 1 + 0.3679 + ") != std::string::npos);
+  REQUIRE(note_starting(rs, "  m' = max(−∞, 0, -1, -2, -3, -4, -5, -6, -7, … (12 in the block)) = 0") != nullptr);
 }
 
 TEST_CASE("a fully masked row is reported as masked, with no NaN", "[kernel]") {

@@ -162,9 +162,14 @@ struct OnlineSoftmaxInput {
 
 struct SoftmaxStep {
   double size = 0;
-  bool masked = false;   // every score of the block is -inf
-  double m = 0;          // running max after the block (-inf while everything is masked)
-  double rescale = 1;    // exp(m_old − m_new), applied to the old ℓ and u
+  std::size_t first = 0;  // index of the block's first score
+  bool masked = false;    // every score of the block is -inf
+  double m = 0;           // running max after the block (-inf while everything is masked)
+  /// exp(m_old − m_new), applied to the old ℓ and u; empty when there are no old terms to
+  /// rescale (m_old = −∞, ℓ = 0, u = 0: the first block, or every earlier score was −∞), where
+  /// the factor would be exp(−∞ − m_new) or −∞ − (−∞). JSON writes it as null.
+  std::optional<double> rescale;
+  std::vector<double> weights;  // exp(s − m_new) for each score of the block (0 for −∞)
   double l = 0;
   std::vector<double> u;
 };
@@ -185,6 +190,10 @@ struct OnlineSoftmax {
 /// -inf; one value row per score, all of the same length; blocks positive integers summing
 /// to the number of scores.
 OnlineSoftmax online_softmax(const OnlineSoftmaxInput& in);
+/// The items, the per-block trace (rescale none, JSON null, where there are no old terms) and,
+/// as explain-only notes, every block worked out with its numbers as notes 7.8's example is:
+/// m' = max(…), the rescale exp(m − m'), ℓ' and u' substituted, then u/ℓ. A block's sums show
+/// their first 8 terms and the block's size; value rows their first 4 numbers.
 void online_softmax(const OnlineSoftmaxInput& in, ResultSet& out);
 
 }  // namespace napkin

@@ -312,7 +312,8 @@ void add_online_softmax(CLI::App* kernel, int& exit_code) {
       ->type_name("LIST");
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin kernel online-softmax --scores 0,ln2,ln3 --values 1,2,4 --blocks 2,1\n"
-              "         (start a list with a masked score as --scores=-inf,0,1)");
+              "         (start a list with a masked score as --scores=-inf,0,1)\n"
+              "--explain works every block out with its numbers: m', the rescale exp(m − m'), ℓ', u'");
   sub->callback([c, sub, &exit_code] {
     c->in.scores = parse_score_list(c->scores, "--scores");
     c->in.values = parse_value_rows(c->values, "--values");
