@@ -55,32 +55,76 @@ FlopsPerToken ffn_flops_per_token(const FfnInput& in) {
   return 2.0 * projections * in.d.in(one) * in.f.in(one) * (flop / token);
 }
 
+Tokens ffn_tokens(const FfnInput& in) {
+  if (in.batch.has_value() != in.seq.has_value()) {
+    if (in.batch)
+      throw InputError("batch", format_plain_number(in.batch->in(one)), "--seq with --batch (tokens = B·T)");
+    throw InputError("seq", format_plain_number(in.seq->in(one)), "--batch with --seq (tokens = B·T)");
+  }
+  if (!in.batch) {
+    require_positive(in.tokens, "tokens");
+    return in.tokens;
+  }
+  require_positive_integer(*in.batch, "batch");
+  require_positive_integer(*in.seq, "seq");
+  // B·T replaces the token count: another count beside it would be ignored.
+  if (in.tokens != 1.0 * token)
+    throw InputError("tokens", format_plain_number(in.tokens.in(token)),
+                     "either --tokens or --batch with --seq, not both (tokens = B·T)");
+  return in.batch->in(one) * in.seq->in(one) * token;
+}
+
 Flops ffn_flops(const FfnInput& in) {
-  require_positive(in.tokens, "tokens");
-  return ffn_flops_per_token(in) * in.tokens;
+  const FlopsPerToken per_token = ffn_flops_per_token(in);
+  const Tokens tokens = ffn_tokens(in);
+  if (in.layers) require_positive_integer(*in.layers, "layers");
+  return per_token * tokens * (in.layers ? in.layers->in(one) : 1.0);
 }
 
 void ffn_flops(const FfnInput& in, ResultSet& out) {
   const FlopsPerToken per_token = ffn_flops_per_token(in);
   const Flops total = ffn_flops(in);
+  const Tokens tokens = ffn_tokens(in);
   out.command = "flops ffn";
   out.input("d", value(in.d));
   out.input("f", value(in.f));
   out.input("gated", boolean(in.gated));
-  out.input("tokens", value(in.tokens));
-  if (in.gated) {
-    out.item("flops_per_token", "FLOP per token", value(per_token), "6·D·F",
-             text("6 · {} · {}", in.d, in.f));
-    out.assume("ffn_gated", text("gated FFN (SwiGLU/GeGLU): three D×F projections, 6·D·F per token"));
-  } else {
-    out.item("flops_per_token", "FLOP per token", value(per_token), "4·D·F",
-             text("4 · {} · {}", in.d, in.f));
-    out.assume("ffn_gated", text("plain FFN: two D×F projections, 4·D·F per token (SwiGLU needs --gated)"));
+  out.input("tokens", value(tokens));
+  if (in.batch) {
+    out.input("batch", value(*in.batch));
+    out.input("seq", value(*in.seq));
   }
-  out.item("flops", "FFN FLOP", value(total), "C = FLOP/token · tokens",
-           text("{} · {}", per_token, in.tokens));
+  if (in.layers) out.input("layers", value(*in.layers));
+  const std::string_view per_token_label = in.layers ? "FLOP per token per layer" : "FLOP per token";
+  if (in.gated)
+    out.item("flops_per_token", per_token_label, value(per_token), "6·D·F", text("6 · {} · {}", in.d, in.f));
+  else
+    out.item("flops_per_token", per_token_label, value(per_token), "4·D·F", text("4 · {} · {}", in.d, in.f));
+  if (in.batch && in.layers)
+    out.item("flops", "FFN FLOP", value(total), "C = FLOP/token · B · T · L",
+             text("{} · {} · {} · {}", per_token, *in.batch, *in.seq, *in.layers));
+  else if (in.batch)
+    out.item("flops", "FFN FLOP", value(total), "C = FLOP/token · B · T",
+             text("{} · {} · {}", per_token, *in.batch, *in.seq));
+  else if (in.layers)
+    out.item("flops", "FFN FLOP", value(total), "C = FLOP/token · tokens · L",
+             text("{} · {} · {}", per_token, tokens, *in.layers));
+  else
+    out.item("flops", "FFN FLOP", value(total), "C = FLOP/token · tokens", text("{} · {}", per_token, tokens));
+  assume_ffn_counting(in.gated, out);
+  if (in.batch)
+    out.assume("ffn_batch_seq", text("{} sequences of {} tokens: {} through the FFN", *in.batch, *in.seq, tokens));
+  else
+    out.assume("tokens", text("{} through the FFN (FLOP per token when 1)", tokens));
+  if (in.layers) out.assume("layers", text("{} layers, each an FFN block of this shape", *in.layers));
+}
+
+void assume_ffn_counting(bool gated, ResultSet& out) {
+  if (gated)
+    out.assume("ffn_gated", text("gated FFN (SwiGLU/GeGLU): three D×F projections, 6·D·F per token"));
+  else
+    out.assume("ffn_gated", text("plain FFN: two D×F projections, 4·D·F per token (SwiGLU needs --gated)"));
   out.assume("ffn_activation", text("activation function, biases and elementwise gate product not counted"));
-  out.assume("tokens", text("{} through the FFN (FLOP per token when 1)", in.tokens));
 }
 
 // ---- attention ------------------------------------------------------------------------------
@@ -131,14 +175,7 @@ void attention_flops(const AttentionInput& in, ResultSet& out) {
              text("4 · {} · {}² · {} · {}", in.batch, in.seq, in.d, in.layers));
   out.item("flops", "attention FLOP", value(a.total()), "projections + scores",
            text("{} + {}", a.projection, a.attention));
-  if (in.causal_skip)
-    out.assume("causal_skip",
-               text("causal mask halves the T² term: holds only if the kernel skips the masked "
-                    "upper triangle (kernel-dependent)"));
-  else
-    out.assume("causal_skip",
-               text("full T×T scores computed (no causal skipping; most kernels that skip it "
-                    "save up to half the T² term)"));
+  assume_causal_skip(in.causal_skip, out);
   if (mha)
     out.assume("d_kv", text("multi-head attention: K and V projections are D×D (GQA/MQA: give --d-kv)"));
   else
@@ -148,6 +185,17 @@ void attention_flops(const AttentionInput& in, ResultSet& out) {
   const double ratio = a.attention / a.projection;
   out.note(text("T² term / projection term = {} (≈ T / 2D for MHA: the T² term dominates once T > 2D)",
                 ratio));
+}
+
+void assume_causal_skip(bool causal_skip, ResultSet& out) {
+  if (causal_skip)
+    out.assume("causal_skip",
+               text("causal mask halves the T² term: holds only if the kernel skips the masked "
+                    "upper triangle (kernel-dependent)"));
+  else
+    out.assume("causal_skip",
+               text("full T×T scores computed (no causal skipping; most kernels that skip it "
+                    "save up to half the T² term)"));
 }
 
 // ---- training -------------------------------------------------------------------------------

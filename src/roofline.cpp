@@ -29,12 +29,68 @@ struct Traffic {
   std::optional<Bytes> bytes;
 };
 
+bool has_matrix_op(const RooflineInput& in) { return in.matmul || in.ffn || in.attention; }
+
+std::string_view matrix_op_name(const RooflineInput& in) {
+  return in.matmul ? "matmul" : in.ffn ? "ffn" : "attention";
+}
+
+// A matrix op's FLOP (flops.h's counts, not derived again here) and its least traffic: every
+// operand read once, the output written once.
+struct MatrixTraffic {
+  Flops flops;
+  Bytes bytes;
+};
+
+MatrixTraffic matrix_traffic(const RooflineInput& in) {
+  const Bytes s = dtype_size(in.dtype);
+  if (in.matmul) {
+    const BatchedMatmul& mm = *in.matmul;
+    require_positive_integer(mm.batch, "batch");
+    const double b = mm.batch.in(one);
+    const Flops c = b * matmul_flops(MatmulInput{mm.m, mm.k, mm.n});
+    const double m = mm.m.in(one), k = mm.k.in(one), n = mm.n.in(one);
+    return {c, b * (m * k + k * n + m * n) * s};
+  }
+  if (in.ffn) {
+    const FfnInput& f = *in.ffn;
+    if (f.layers)
+      throw InputError("layers", format_plain_number(f.layers->in(one)),
+                       "one FFN block in a roofline (one kernel; L blocks take L times its time)");
+    const Flops c = ffn_flops(f);
+    const double projections = f.gated ? 3.0 : 2.0, d = f.d.in(one);
+    return {c, (projections * d * f.f.in(one) + 2.0 * ffn_tokens(f).in(token) * d) * s};
+  }
+  const AttentionInput& a = *in.attention;
+  if (a.layers != 1.0 * one)
+    throw InputError("layers", format_plain_number(a.layers.in(one)),
+                     "one attention layer in a roofline (one kernel; L layers take L times its time)");
+  const Flops c = attention_flops(a).attention;
+  const double d = a.d.in(one), dkv = a.d_kv.in(one) == 0.0 ? d : a.d_kv.in(one);
+  return {c, a.batch.in(one) * a.seq.in(one) * (2.0 * d + 2.0 * dkv) * s};
+}
+
 Traffic resolve_traffic(const RooflineInput& in) {
-  const int ways = (in.intensity ? 1 : 0) + (in.bytes ? 1 : 0) + (in.op ? 1 : 0);
+  const int ways = (in.intensity ? 1 : 0) + (in.bytes ? 1 : 0) + (in.op ? 1 : 0) + (in.matmul ? 1 : 0) +
+                   (in.ffn ? 1 : 0) + (in.attention ? 1 : 0);
   if (ways != 1)
     throw InputError("intensity", ways == 0 ? "(none)" : "(several)",
                      "exactly one of --intensity, --flops with --bytes, or --op");
   if (in.flops) require_non_negative(*in.flops, "flops");
+  if (has_matrix_op(in)) {
+    const std::string op(matrix_op_name(in));
+    if (in.flops)
+      throw InputError("flops", format_plain_number(in.flops->in(flop)),
+                       "no --flops with --op " + op + " (its shapes give the FLOP)");
+    if (in.elements)
+      throw InputError("elements", format_plain_number(in.elements->in(one)),
+                       "no --elements with --op " + op + " (the length of an elementwise op)");
+    if (in.ops_per_element)
+      throw InputError("ops_per_element", format_plain_number(*in.ops_per_element),
+                       "no --ops-per-element with --op " + op + " (a count of an elementwise op)");
+    const MatrixTraffic m = matrix_traffic(in);
+    return {m.flops / m.bytes, m.flops, m.bytes};
+  }
   if (in.intensity) {
     require_non_negative(*in.intensity, "intensity");
     if (in.flops && in.flops->in(flop) > 0.0 && in.intensity->in(flop_per_byte) == 0.0)
@@ -60,6 +116,127 @@ Traffic resolve_traffic(const RooflineInput& in) {
   if (!in.flops) throw InputError("flops", "(missing)", "--flops together with --bytes");
   require_positive(*in.bytes, "bytes");
   return {*in.flops / *in.bytes, in.flops, in.bytes};
+}
+
+void matrix_inputs(const RooflineInput& in, ResultSet& out) {
+  if (in.matmul) {
+    out.input("batch", value(in.matmul->batch));
+    out.input("m", value(in.matmul->m));
+    out.input("k", value(in.matmul->k));
+    out.input("n", value(in.matmul->n));
+  } else if (in.ffn) {
+    out.input("d", value(in.ffn->d));
+    out.input("f", value(in.ffn->f));
+    out.input("gated", boolean(in.ffn->gated));
+    out.input("tokens", value(ffn_tokens(*in.ffn)));
+    if (in.ffn->batch) {
+      out.input("batch", value(*in.ffn->batch));
+      out.input("seq", value(*in.ffn->seq));
+    }
+  } else {
+    const AttentionInput& a = *in.attention;
+    out.input("batch", value(a.batch));
+    out.input("seq", value(a.seq));
+    out.input("d", value(a.d));
+    out.input("d_kv", value(a.d_kv.in(one) == 0.0 ? a.d : a.d_kv));
+    out.input("causal_skip", boolean(a.causal_skip));
+  }
+}
+
+// The flops and bytes items of a matrix op: flops.h's formula, then the least traffic.
+void matrix_items(const RooflineInput& in, const Traffic& t, ResultSet& out) {
+  const Bytes s = dtype_size(in.dtype);
+  if (in.matmul) {
+    const BatchedMatmul& mm = *in.matmul;
+    if (mm.batch == 1.0 * one) {
+      out.item("flops", "FLOP", value(*t.flops), "C = 2·m·k·n", text("2 · {} · {} · {}", mm.m, mm.k, mm.n));
+      out.item("bytes", "bytes moved", value(*t.bytes), "Q = (m·k + k·n + m·n) · s",
+               text("({} · {} + {} · {} + {} · {}) · {}", mm.m, mm.k, mm.k, mm.n, mm.m, mm.n, s));
+    } else {
+      out.item("flops", "FLOP", value(*t.flops), "C = 2·B·m·k·n",
+               text("2 · {} · {} · {} · {}", mm.batch, mm.m, mm.k, mm.n));
+      out.item("bytes", "bytes moved", value(*t.bytes), "Q = B · (m·k + k·n + m·n) · s",
+               text("{} · ({} · {} + {} · {} + {} · {}) · {}", mm.batch, mm.m, mm.k, mm.k, mm.n, mm.m, mm.n, s));
+    }
+    return;
+  }
+  if (in.ffn) {
+    const FfnInput& f = *in.ffn;
+    const double p = f.gated ? 3.0 : 2.0;
+    if (f.batch) {
+      out.item("flops", "FLOP", value(*t.flops), f.gated ? "C = 6·D·F · B·T" : "C = 4·D·F · B·T",
+               text("{} · {} · {} · {} · {}", 2.0 * p, f.d, f.f, *f.batch, *f.seq));
+      out.item("bytes", "bytes moved", value(*t.bytes),
+               f.gated ? "Q = (3·D·F + 2·B·T·D) · s" : "Q = (2·D·F + 2·B·T·D) · s",
+               text("({} · {} · {} + 2 · {} · {} · {}) · {}", p, f.d, f.f, *f.batch, *f.seq, f.d, s));
+    } else {
+      const double tokens = ffn_tokens(f).in(token);
+      out.item("flops", "FLOP", value(*t.flops), f.gated ? "C = 6·D·F · tokens" : "C = 4·D·F · tokens",
+               text("{} · {} · {} · {}", 2.0 * p, f.d, f.f, tokens));
+      out.item("bytes", "bytes moved", value(*t.bytes),
+               f.gated ? "Q = (3·D·F + 2·tokens·D) · s" : "Q = (2·D·F + 2·tokens·D) · s",
+               text("({} · {} · {} + 2 · {} · {}) · {}", p, f.d, f.f, tokens, f.d, s));
+    }
+    return;
+  }
+  const AttentionInput& a = *in.attention;
+  if (a.causal_skip)
+    out.item("flops", "FLOP", value(*t.flops), "C = ½ · 4·B·T²·D",
+             text("0.5 · 4 · {} · {}² · {}", a.batch, a.seq, a.d));
+  else
+    out.item("flops", "FLOP", value(*t.flops), "C = 4·B·T²·D", text("4 · {} · {}² · {}", a.batch, a.seq, a.d));
+  if (a.d_kv.in(one) == 0.0 || a.d_kv == a.d)
+    out.item("bytes", "bytes moved", value(*t.bytes), "Q = 4·B·T·D · s",
+             text("4 · {} · {} · {} · {}", a.batch, a.seq, a.d, s));
+  else
+    out.item("bytes", "bytes moved", value(*t.bytes), "Q = B·T·(2·D + 2·D_kv) · s",
+             text("{} · {} · (2 · {} + 2 · {}) · {}", a.batch, a.seq, a.d, a.d_kv, s));
+}
+
+void matrix_assumptions(const RooflineInput& in, ResultSet& out) {
+  out.assume("dtype", text("operands and output are {} ({} each)", dtype_name(in.dtype), dtype_size(in.dtype)));
+  out.assume("flop_counting",
+             text("a multiply-add counts as 2 FLOP, as flops matmul counts and as peak rates are quoted"));
+  if (in.matmul) {
+    const BatchedMatmul& mm = *in.matmul;
+    out.assume("min_traffic",
+               text("A and B read once, C written once: the least any kernel can move (tiling reaches it only "
+                    "when a tile fits on chip; napkin kernel tiling)"));
+    if (mm.batch == 1.0 * one)
+      out.assume("matmul_batch", text("one product (--batch B: B independent products)"));
+    else
+      out.assume("matmul_batch",
+                 text("{} independent products, each with its own A and B (torch.bmm); a weight shared by "
+                      "the batch is read once: fold the batch into --m instead",
+                      mm.batch));
+    return;
+  }
+  if (in.ffn) {
+    const FfnInput& f = *in.ffn;
+    out.assume("min_traffic",
+               text("weights read once, input read and output written once: the least any kernel can move; "
+                    "the [tokens, F] intermediate stays on chip (fused; unfused it goes to memory and back)"));
+    assume_ffn_counting(f.gated, out);
+    if (f.batch)
+      out.assume("ffn_batch_seq",
+                 text("{} sequences of {} tokens: {} through the FFN", *f.batch, *f.seq, ffn_tokens(f)));
+    else
+      out.assume("tokens", text("tokens through the FFN: {} (default 1, one decode step)", f.tokens));
+    return;
+  }
+  const AttentionInput& a = *in.attention;
+  out.assume("min_traffic",
+             text("Q, K, V read once, O written once (the FlashAttention minimum): the T×T scores stay on "
+                  "chip; a standard kernel also moves them (napkin kernel flash-io)"));
+  out.assume("attention_core",
+             text("the attention core only, QKᵀ and A·V (flops attention's attention_flops); the Q/K/V/O "
+                  "projections are matmuls of their own (--op matmul)"));
+  assume_causal_skip(a.causal_skip, out);
+  if (a.d_kv.in(one) == 0.0 || a.d_kv == a.d)
+    out.assume("d_kv", text("multi-head attention: K and V are as wide as Q (GQA/MQA: give --d-kv)"));
+  else
+    out.assume("d_kv", text("K and V are {} wide (grouped/multi-query attention)", a.d_kv));
+  out.assume("attention_extras", text("softmax, scaling, masking and biases not counted"));
 }
 
 }  // namespace
@@ -99,6 +276,10 @@ void roofline(const RooflineInput& in, ResultSet& out) {
     out.input("op", verdict(in.op->name));
     out.input("dtype", verdict(dtype_name(in.dtype)));
     if (in.elements) out.input("elements", value(*in.elements));
+  } else if (has_matrix_op(in)) {
+    out.input("op", verdict(matrix_op_name(in)));
+    out.input("dtype", verdict(dtype_name(in.dtype)));
+    matrix_inputs(in, out);
   } else if (in.intensity) {
     out.input("intensity", value(*in.intensity));
   }
@@ -125,14 +306,16 @@ void roofline(const RooflineInput& in, ResultSet& out) {
            text("min({}, {} · {})", in.peak, r.intensity, in.bandwidth));
   out.item("peak_fraction", "fraction of peak", value(r.attainable / in.peak), "P / R_peak",
            text("{} / {}", r.attainable, in.peak));
-  if (t.flops) {
+  if (has_matrix_op(in)) {
+    matrix_items(in, t, out);
+  } else if (t.flops) {
     if (in.op)
       out.item("flops", "FLOP", value(*t.flops), "C = n · ops",
                text("{} · {}", *in.elements, t.flops->in(flop) / in.elements->in(one)));
     else
       out.item("flops", "FLOP", value(*t.flops), "C (given)", text("{}", *t.flops));
   }
-  if (t.bytes) {
+  if (t.bytes && !has_matrix_op(in)) {
     if (in.op)
       out.item("bytes", "bytes moved", value(*t.bytes), "Q = n · bytes per element",
                text("{} · {}", *in.elements, *t.bytes / in.elements->in(one)));
@@ -175,6 +358,7 @@ void roofline(const RooflineInput& in, ResultSet& out) {
                       "inverts the ratio; the table beside it is right: 1/8 = 0.125 and 1/4 = 0.25 op/B (notes 7.5)"));
     }
   }
+  if (has_matrix_op(in)) matrix_assumptions(in, out);
   if (in.launch_overhead)
     out.assume("launch_overhead", text("{} of launch overhead per kernel", *in.launch_overhead));
   else if (r.time)

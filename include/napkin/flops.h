@@ -35,12 +35,24 @@ struct FfnInput {
   Count d{}, f{};                      // D -> F -> D
   bool gated = false;              // SwiGLU/GeGLU: three projections
   Tokens tokens = 1.0 * units::token;
+  std::optional<Count> layers{};   // L blocks of this shape; absent: one (and not shown)
+  // B sequences of T tokens: the tokens are B·T. Both or neither; with them `tokens` must stay
+  // at its default (1 token), since B·T replaces it.
+  std::optional<Count> batch{}, seq{};
 };
 
-/// 4·D·F FLOP per token for a bias-free D→F→D FFN, 6·D·F when gated; activation ignored.
+/// The tokens through one block: B·T when batch and seq are given, else `tokens`.
+/// InputError: batch without seq or seq without batch, tokens other than 1 beside them.
+Tokens ffn_tokens(const FfnInput& in);
+/// 4·D·F FLOP per token for a bias-free D→F→D FFN, 6·D·F when gated; activation ignored. One
+/// block: layers do not enter.
 FlopsPerToken ffn_flops_per_token(const FfnInput& in);
+/// FLOP/token · tokens (ffn_tokens) · L.
 Flops ffn_flops(const FfnInput& in);
 void ffn_flops(const FfnInput& in, ResultSet& out);
+/// The ffn_gated and ffn_activation assumptions of ffn_flops, for callers that report the same
+/// count (roofline --op ffn).
+void assume_ffn_counting(bool gated, ResultSet& out);
 
 // ---- attention ------------------------------------------------------------------------------
 
@@ -63,6 +75,9 @@ struct AttentionFlops {
 /// (halved with causal_skip), times layers. Softmax, scaling and masking are not counted.
 AttentionFlops attention_flops(const AttentionInput& in);
 void attention_flops(const AttentionInput& in, ResultSet& out);
+/// The causal_skip assumption of attention_flops (whether the T² term is halved), for callers
+/// that report the same count (roofline --op attention).
+void assume_causal_skip(bool causal_skip, ResultSet& out);
 
 // ---- training -------------------------------------------------------------------------------
 

@@ -41,7 +41,7 @@ void add_matmul(CLI::App* flops, int& exit_code) {
 
 struct FfnCmd {
   NumericFlags nf;
-  std::size_t d = 0, f = 0, tokens = 0;
+  std::size_t d = 0, f = 0, tokens = 0, layers = 0, batch = 0, seq = 0;
   bool gated = false;
   OutputOptions out;
 };
@@ -55,12 +55,26 @@ void add_ffn(CLI::App* flops, int& exit_code) {
   sub->get_option("--f")->required();
   c->tokens = c->nf.add(sub, "--tokens", "tokens", dim_rt<Tokens::dim>(), Constraint::positive,
                         "Tokens through the block (default 1: FLOP per token)", "TOKENS", 1.0);
+  c->batch = c->nf.add(sub, "--batch", "batch", kCount, Constraint::positive_integer,
+                       "Sequences B, with --seq: B·T tokens (instead of --tokens)", "COUNT");
+  c->seq = c->nf.add(sub, "--seq", "seq", kCount, Constraint::positive_integer,
+                     "Tokens per sequence T, with --batch", "COUNT");
+  c->layers = c->nf.add(sub, "--layers", "layers", kCount, Constraint::positive_integer,
+                        "FFN blocks L of this shape: multiplies the FLOP (default 1)", "COUNT");
   sub->add_flag("--gated", c->gated, "Gated FFN (SwiGLU, GeGLU): three projections, 6·D·F");
   add_output_flags(sub, c->out);
-  sub->footer("Example: napkin flops ffn --d 4096 --f 14336 --gated --tokens 8k");
+  sub->footer("Example: napkin flops ffn --d 4096 --f 14336 --gated --tokens 8k\n"
+              "         napkin flops ffn --d 4096 --f 14336 --gated --batch 4 --seq 2048 --layers 32");
   sub->callback([c, sub, &exit_code] {
+    reject_extras(sub);
+    const auto& flags = c->nf.flags();
+    check_tokens_or_batch_seq(flags[c->tokens], flags[c->batch], flags[c->seq]);
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
-      ffn_flops(FfnInput{p.get<Count>(c->d), p.get<Count>(c->f), c->gated, p.get<Tokens>(c->tokens)}, rs);
+      FfnInput in{p.get<Count>(c->d), p.get<Count>(c->f), c->gated, p.get<Tokens>(c->tokens)};
+      in.layers = p.maybe<Count>(c->layers);
+      in.batch = p.maybe<Count>(c->batch);
+      in.seq = p.maybe<Count>(c->seq);
+      ffn_flops(in, rs);
     });
   });
 }

@@ -280,6 +280,15 @@ void require_value(const NumericFlag& f, std::string_view what) {
     throw InputError(f.flag, "(missing)", std::string(what) + " (or --hw with a hardware preset)");
 }
 
+void check_tokens_or_batch_seq(const NumericFlag& tokens, const NumericFlag& batch, const NumericFlag& seq) {
+  if (!tokens.raw.empty() && (!batch.raw.empty() || !seq.raw.empty()))
+    throw InputError(tokens.flag, tokens.raw, "either --tokens or --batch with --seq, not both (tokens = B·T)");
+  if (!batch.raw.empty() && seq.raw.empty())
+    throw InputError(batch.flag, batch.raw, "--seq with --batch (tokens = B·T)");
+  if (!seq.raw.empty() && batch.raw.empty())
+    throw InputError(seq.flag, seq.raw, "--batch with --seq (tokens = B·T)");
+}
+
 namespace {
 
 // A numeric flag given more than once is refused by name (CLI11 would say "At Most 1 required

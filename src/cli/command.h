@@ -141,6 +141,10 @@ void check_dropout_flags(const NumericFlag& dropout, bool no_dropout);
 /// Throws InputError naming `f` when it has neither a value nor a default (e.g. from --hw).
 void require_value(const NumericFlag& f, std::string_view what);
 
+/// An FFN's tokens come from one place: --tokens, or --batch with --seq (B·T). Throws InputError
+/// naming --tokens given beside --batch or --seq, or one of --batch and --seq without the other.
+void check_tokens_or_batch_seq(const NumericFlag& tokens, const NumericFlag& batch, const NumericFlag& seq);
+
 /// An unknown flag or word stops the command before it checks anything else (main reports it
 /// with the closest name). run_sweep calls it; callbacks that validate first call it themselves.
 void reject_extras(CLI::App* sub);

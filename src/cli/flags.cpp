@@ -37,6 +37,12 @@ constexpr KeyFlag kKeyFlags[] = {
     {"ops_per_element", "--ops-per-element"},
     {"dtype", "--dtype"},
     {"launch_overhead", "--launch-overhead"},
+    // roofline --op matmul, ffn, attention (flops ffn: ffn_batch_seq)
+    {"flop_counting", ""},
+    {"min_traffic", ""},
+    {"matmul_batch", "--batch"},
+    {"ffn_batch_seq", "--batch/--seq"},
+    {"attention_core", ""},
     {"throughput", "--throughput"},
     {"power", "--power"},
     {"energy_per_flop", "--energy-per-flop"},
