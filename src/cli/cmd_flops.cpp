@@ -99,6 +99,19 @@ void add_attention(CLI::App* flops, int& exit_code) {
   });
 }
 
+// Replaces the assumption `key` of `rs`, in its place, with `t` under `new_key` (nothing when `rs`
+// keeps no assumptions, or has none of that key).
+template <class T>
+void restate(ResultSet& rs, std::string_view key, std::string_view new_key, const T& t) {
+  for (std::size_t i = 0; i < rs.assumptions.size(); ++i)
+    if (rs.assumptions[i].key == key) {
+      rs.assume(new_key, t);
+      rs.assumptions[i] = rs.assumptions.back();
+      rs.assumptions.pop_back();
+      return;
+    }
+}
+
 struct TrainCmd {
   std::string model;
   std::string as;  // --as FAMILY
@@ -141,6 +154,8 @@ void add_train(CLI::App* flops, int& exit_code) {
   // --hidden selects the made-up decoder; without it --layers and --vocab mean what they meant
   // before (the attention and head terms beside --params or MODEL).
   c->made_up.add(sub, c->nf, c->layers, c->vocab);
+  sub->get_option("--hidden")->description("A made-up decoder instead of MODEL or --params (--hidden selects it): its "
+                                           "hidden size D");
   sub->add_option("--recompute", c->recompute, "Activation recomputation: none (default), selective or full")
       ->type_name("none|selective|full");
   add_output_flags(sub, c->out);
@@ -208,6 +223,18 @@ void add_train(CLI::App* flops, int& exit_code) {
         in.d_model = seq ? static_cast<double>(c->spec.hidden) * units::one : Count{};
         in.vocab = Count{};
         training_flops(c->spec, which, in, rs);
+        // The core's advice names --d-model and --vocab, which mean the decoder's shapes here.
+        if (!seq)
+          restate(rs, "attention_term", "attention_term",
+                  text("attention's T² term left out (give --seq to add 4·L·T·D FLOP per token forward, with the "
+                       "decoder's L and D)"));
+        if (which == ParamsCount::total)
+          restate(rs, "head_term", "made_up_head_term",
+                  text("embedding and LM head counted in P (--params-count total), not as a separate 2·V·D term"));
+        else
+          restate(rs, "head_term", "made_up_head_term",
+                  text("embedding lookup and LM head left out (P is non-embedding; --params-count total counts them "
+                       "in P)"));
         c->made_up.describe(c->nf, p, rs);
       } else if (has_model) {
         training_flops(c->spec, which, in, rs);

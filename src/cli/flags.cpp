@@ -64,6 +64,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"made_up_norms", ""},
     {"made_up_layout", ""},
     {"made_up_context", ""},
+    {"made_up_head_term", "--params-count"},
     // memory ledgers
     {"precision", "--precision"},
     {"optimizer", "--optimizer"},
