@@ -42,8 +42,9 @@ class MadeUpModelFlags {
   /// `flag` of the made-up decoder: InputError naming the flag.
   [[noreturn]] void refuse_with(const NumericFlags& nf, std::string_view flag, const std::string& other) const;
 
-  /// The checks before a sweep: --as is refused (it reads a config file), the flags the decoder
-  /// needs are there, the expert flags go together. Values are checked for each row by build.
+  /// The check before a sweep: --as is refused (it reads a config file). Which flags are there and
+  /// their values are checked for each row by build (specs::made_up_decoder), before any row is
+  /// printed (run_sweep's probe).
   void check(const std::string& as) const;
 
   /// The decoder at sweep point `p` into `spec`; false when `spec` already holds it (the same
