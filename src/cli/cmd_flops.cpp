@@ -3,6 +3,7 @@
 
 #include "command.h"
 #include "model_arg.h"
+#include "model_flags.h"
 #include "napkin/error.h"
 #include "napkin/flops.h"
 
@@ -112,6 +113,19 @@ void add_attention(CLI::App* flops, int& exit_code) {
   });
 }
 
+// Replaces the assumption `key` of `rs`, in its place, with `t` under `new_key` (nothing when `rs`
+// keeps no assumptions, or has none of that key).
+template <class T>
+void restate(ResultSet& rs, std::string_view key, std::string_view new_key, const T& t) {
+  for (std::size_t i = 0; i < rs.assumptions.size(); ++i)
+    if (rs.assumptions[i].key == key) {
+      rs.assume(new_key, t);
+      rs.assumptions[i] = rs.assumptions.back();
+      rs.assumptions.pop_back();
+      return;
+    }
+}
+
 struct TrainCmd {
   std::string model;
   std::string as;  // --as FAMILY
@@ -119,6 +133,7 @@ struct TrainCmd {
   NumericFlags nf;
   std::size_t params = 0, tokens = 0, backward = 0, layers = 0, seq = 0, d_model = 0, vocab = 0;
   std::string recompute = "none", params_count;
+  MadeUpModelFlags made_up;  // --hidden --heads ... (with --layers and --vocab): a made-up decoder
   OutputOptions out;
 };
 
@@ -140,21 +155,48 @@ void add_train(CLI::App* flops, int& exit_code) {
   c->backward = c->nf.add(sub, "--backward-factor", "backward_factor", kCount, Constraint::positive,
                           "Backward FLOP as a multiple of forward (default 2, giving 6PD)", "RATIO", 2.0);
   c->layers = c->nf.add(sub, "--layers", "layers", kCount, Constraint::positive_integer,
-                        "Layers L (with --seq and --d-model: adds attention's T² term)", "COUNT");
-  c->seq = c->nf.add(sub, "--seq", "seq", kCount, Constraint::positive_integer, "Training sequence length T", "COUNT");
-  c->d_model = c->nf.add(sub, "--d-model", "d_model", kCount, Constraint::positive_integer, "Model width D", "COUNT");
+                        "Layers L (with --seq and --d-model: adds attention's T² term; with --hidden: the made-up "
+                        "decoder's L)", "COUNT");
+  c->seq = c->nf.add(sub, "--seq", "seq", kCount, Constraint::positive_integer,
+                     "Training sequence length T (with --layers and --d-model, or a made-up decoder: adds attention's "
+                     "T² term)", "COUNT");
+  c->d_model = c->nf.add(sub, "--d-model", "d_model", kCount, Constraint::positive_integer,
+                         "Model width D (not with --hidden)", "COUNT");
   c->vocab = c->nf.add(sub, "--vocab", "vocab", kCount, Constraint::positive_integer,
-                       "Vocabulary V (with --d-model: adds the LM head's 2·V·D per token)", "COUNT");
+                       "Vocabulary V (with --d-model: adds the LM head's 2·V·D per token; with --hidden: the made-up "
+                       "decoder's V)", "COUNT");
+  // --hidden selects the made-up decoder; without it --layers and --vocab mean what they meant
+  // before (the attention and head terms beside --params or MODEL).
+  c->made_up.add(sub, c->nf, c->layers, c->vocab);
+  sub->get_option("--hidden")->description("A made-up decoder instead of MODEL or --params (--hidden selects it): its "
+                                           "hidden size D");
   sub->add_option("--recompute", c->recompute, "Activation recomputation: none (default), selective or full")
       ->type_name("none|selective|full");
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin flops train --params 8B --tokens 15T\n"
-              "         napkin flops train llama-3.1-8b --tokens 15T --params-count total");
+              "         napkin flops train llama-3.1-8b --tokens 15T --params-count total\n"
+              "         napkin flops train --hidden 4096 --layers 32 --heads 32 --kv-heads 8 --ffn 14336 --vocab 128256 \\\n"
+              "                --tokens 15T   (a made-up decoder: --hidden selects it)");
   sub->callback([c, sub, &exit_code] {
     reject_extras(sub);
     const Recompute rc = parse_recompute(c->recompute, "--recompute");
     const auto& flags = c->nf.flags();
     const bool has_params = !flags[c->params].raw.empty(), has_model = !c->model.empty();
+    const bool made_up = sub->get_option("--hidden")->count() > 0;
+    if (made_up) {
+      if (has_model) c->made_up.refuse_with(c->nf, "--hidden", "MODEL '" + c->model + "'");
+      if (has_params) c->made_up.refuse_with(c->nf, "--hidden", "--params " + flags[c->params].raw);
+      if (!flags[c->d_model].raw.empty())
+        throw InputError("--d-model", flags[c->d_model].raw,
+                         "no --d-model with --hidden (the made-up decoder's width D is --hidden; --seq adds "
+                         "attention's T² term with its L and D)");
+      c->made_up.check(c->as);
+    } else if (const std::string f = c->made_up.first_given({"--layers", "--vocab"}); !f.empty()) {
+      if (has_model) c->made_up.refuse_with(c->nf, f, "MODEL '" + c->model + "'");
+      const std::string shown = c->made_up.shown(c->nf, f), value = shown == f ? "(given)" : shown.substr(f.size() + 1);
+      throw InputError(f, value, "--hidden with it (flops train's made-up decoder is selected by --hidden; without it "
+                                 "--layers and --vocab add the attention and head terms to --params or MODEL)");
+    }
     // P comes from exactly one place: --params, or MODEL's count that --params-count picks.
     if (has_params && has_model)
       throw InputError("--params", flags[c->params].raw,
@@ -167,11 +209,12 @@ void add_train(CLI::App* flops, int& exit_code) {
         throw InputError("--params-count", c->params_count,
                          "either --params P or MODEL with --params-count, not both (--params gives P: there is "
                          "no count to choose)");
-      if (!has_model)
+      if (!has_model && !made_up)
         throw InputError("--params-count", c->params_count, "MODEL (it picks one of MODEL's counts as P)");
     }
-    if (!has_params && !has_model)
-      throw InputError("flops train: give MODEL (a preset, config.json or model directory) or --params P");
+    if (!has_params && !has_model && !made_up)
+      throw InputError("flops train: give MODEL (a preset, config.json or model directory), a made-up decoder "
+                       "(--hidden --layers --heads --ffn --vocab) or --params P");
     if (!c->as.empty() && !has_model)
       throw InputError("--as", c->as, "a MODEL config.json with it (--params gives only a count)");
     if (has_model) c->spec = load_model(c->model, c->as);
@@ -185,10 +228,33 @@ void add_train(CLI::App* flops, int& exit_code) {
       in.seq = p.maybe<Count>(c->seq).value_or(Count{});
       in.d_model = p.maybe<Count>(c->d_model).value_or(Count{});
       in.vocab = p.maybe<Count>(c->vocab).value_or(Count{});
-      if (has_model)
+      if (made_up) {
+        // The decoder's own L, D and V: --seq adds attention's T² term with them; its head is
+        // counted in P (--params-count total), as a MODEL's is.
+        c->made_up.build(p, c->spec);
+        const bool seq = p.has(c->seq);
+        in.layers = seq ? static_cast<double>(c->spec.layers) * units::one : Count{};
+        in.d_model = seq ? static_cast<double>(c->spec.hidden) * units::one : Count{};
+        in.vocab = Count{};
         training_flops(c->spec, which, in, rs);
-      else
+        // The core's advice names --d-model and --vocab, which mean the decoder's shapes here.
+        if (!seq)
+          restate(rs, "attention_term", "attention_term",
+                  text("attention's T² term left out (give --seq to add 4·L·T·D FLOP per token forward, with the "
+                       "decoder's L and D)"));
+        if (which == ParamsCount::total)
+          restate(rs, "head_term", "made_up_head_term",
+                  text("embedding and LM head counted in P (--params-count total), not as a separate 2·V·D term"));
+        else
+          restate(rs, "head_term", "made_up_head_term",
+                  text("embedding lookup and LM head left out (P is non-embedding; --params-count total counts them "
+                       "in P)"));
+        c->made_up.describe(c->nf, p, rs);
+      } else if (has_model) {
+        training_flops(c->spec, which, in, rs);
+      } else {
         training_flops(in, rs);
+      }
     });
   });
 }

@@ -8,6 +8,7 @@
 #include "engine_flags.h"
 #include "engine_vllm_flags.h"
 #include "model_arg.h"
+#include "model_flags.h"
 #include "napkin/check.h"
 #include "napkin/dtype.h"
 #include "napkin/engine_vllm.h"
@@ -42,6 +43,8 @@ struct MemoryCmd {
   std::string engine;    // --engine
   LlamaCppFlags llama;   // --v-dtype, --ubatch, --parallel, --swa-full, --no-flash-attention
   VllmFlags vllm;        // --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size
+  MadeUpModelFlags made_up;  // --layers --hidden ...: a made-up decoder instead of MODEL
+  bool bare = false;  // --params P: a bare parameter count
   bool zero_points = false, quantize_all = false, require_fit = false, train = false, no_master = false,
        sequence_parallel = false, min_gpus = false, qlora = false, offload_optimizer = false,
        offload_params = false;
@@ -93,7 +96,7 @@ void check_deepspeed_flags(CLI::App* sub, const MemoryCmd& c) {
   if (c.zero != 2 && c.zero != 3)
     throw InputError("--zero", c.zero_text, "2 or 3 with --zero-accounting deepspeed (its estimators cover ZeRO-2 and "
                                             "ZeRO-3)");
-  if (c.model.empty() && c.zero == 3)
+  if (c.bare && c.zero == 3)
     throw InputError("--params", "(with --zero 3 --zero-accounting deepspeed)",
                      "MODEL (ZeRO-3's estimate needs the largest layer, from the architecture)");
 }
@@ -110,14 +113,14 @@ void deepspeed_ledger(const MemoryCmd& c, const Point& p, ResultSet& rs) {
                          " (DeepSpeed's estimator takes whole nodes)");
   DeepSpeedInput in;
   in.total_params = c.counts.total;
-  in.largest_layer_params = c.model.empty() ? 0 : zero3_largest_module_params(c.spec);
+  in.largest_layer_params = c.bare ? 0 : zero3_largest_module_params(c.spec);
   in.zero_stage = c.zero;
   in.gpus_per_node = g;
   in.nodes = n / g;
   in.offload_optimizer = c.offload_optimizer || c.offload_params;
   in.offload_params = c.offload_params;
   rs.command = "memory";
-  if (c.model.empty()) rs.input("params", value(static_cast<double>(c.counts.total) * units::param));
+  if (c.bare) rs.input("params", value(static_cast<double>(c.counts.total) * units::param));
   else rs.input("model", verdict(c.spec.name));
   rs.input("train", boolean(true));
   rs.input("dp", value(static_cast<double>(n)));
@@ -140,6 +143,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                         "A bare parameter count instead of MODEL (weights, model states and the runtime reserve; "
                         "flags that need an architecture are refused), e.g. 8B", "PARAMS");
   sub->get_option("--params")->group("Model");
+  c->made_up.add(sub, c->nf);
   sub->add_option("--weights-dtype", c->weights_dtype, "Weight storage: bf16 (default), fp16, fp32, fp8, int8, int4, nf4")
       ->type_name("DTYPE")->group("Model");
   c->group = c->nf.add(sub, "--group-size", "group_size", kCount, Constraint::non_negative_integer,
@@ -246,6 +250,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
               "         napkin memory mixtral-8x7b --train --zero 1 --dp 8 --ep 8 --seq 4096 --recompute selective\n"
               "         napkin memory llama-3.1-70b --train --zero 3 --hw h100-sxm --recompute full --min-gpus\n"
               "         napkin memory --params 7.5B --train --zero 1 --dp 64\n"
+              "         napkin memory --layers 32 --hidden 4096 --heads 32 --kv-heads 8 --ffn 14336 --vocab 128256\n"
               "         napkin memory llama-3.1-8b --engine vllm --hw h100-sxm --context 8Ki");
   sub->callback([c, sub, &exit_code] {
     // A comma list of models, GPUs, dtypes or engines compares them: one configuration at a time
@@ -262,10 +267,18 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       int exit_code = 0;
       reject_extras(sub);
       auto& flags = c->nf.flags();
-      const bool bare = c->model.empty();
+      const std::string made_up = c->made_up.first_given();
+      if (!made_up.empty()) {
+        if (!c->model.empty()) c->made_up.refuse_with(c->nf, made_up, "MODEL '" + c->model + "'");
+        if (!flags[c->params].raw.empty()) c->made_up.refuse_with(c->nf, made_up, "--params " + flags[c->params].raw);
+        c->made_up.check(c->as);
+      }
+      const bool bare = c->model.empty() && made_up.empty();
+      c->bare = bare;
       if (bare && flags[c->params].raw.empty())
-        throw InputError("memory: give MODEL (a preset, config.json or model directory) or --params P");
-      if (!bare && !flags[c->params].raw.empty())
+        throw InputError("memory: give MODEL (a preset, config.json or model directory), " + std::string(kMadeUpHint) +
+                         " or --params P");
+      if (!c->model.empty() && !flags[c->params].raw.empty())
         throw InputError("--params", flags[c->params].raw, "either MODEL or --params, not both");
       c->zero = parse_zero_stage(c->zero_text);
       const Engine engine = parse_engine(c->engine);
@@ -358,7 +371,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                          "a degree to search: drop --tp, --pp or (under ZeRO) --dp, or use --require-fit");
       if ((solve || train_solve) && flags[c->capacity].raw.empty() && !c->hw.spec)
         throw InputError(solver_flag, c->min_gpus ? "(given)" : c->max, "--gpu-memory (the capacity to solve against)");
-      if (!bare) {
+      if (!bare && made_up.empty()) {
         c->spec = load_model(c->model, c->as);
         c->counts = count_params(c->spec);
       }
@@ -366,7 +379,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       Dtype scale_dtype = Dtype::fp16;
       bool declared = false;
       WeightStorage w;  // outlives the sweep: the rows refer to its strings
-      if (!bare && !c->train) {
+      if (!bare && made_up.empty() && !c->train) {
         w = weight_storage(sub, c->weights_dtype, c->model, c->spec, flags[c->group]);
         wd = w.dtype;
         scale_dtype = w.scale_dtype;
@@ -397,6 +410,8 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         if (bare) {
           // A model with only a parameter count, through the same ledger as a real model.
           c->spec = specs::bare_model(static_cast<std::int64_t>(p[c->params]));
+          c->counts = count_params(c->spec);
+        } else if (!made_up.empty() && c->made_up.build(p, c->spec)) {
           c->counts = count_params(c->spec);
         }
         if (c->train && deepspeed) {
@@ -480,6 +495,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
           if (declared) assume_declared_quantization(c->spec, rs);
         }
         c->hw.assume(rs);
+        if (!made_up.empty()) c->made_up.describe(c->nf, p, rs);
         if (p.probing()) return;  // run_sweep checking values before the first row: no row bookkeeping
         if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) {
           if (all_fit) first_miss = fit_failure(rs);

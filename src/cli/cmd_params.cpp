@@ -5,6 +5,7 @@
 #include "checkpoint_params.h"
 #include "command.h"
 #include "model_arg.h"
+#include "model_flags.h"
 #include "napkin/error.h"
 #include "napkin/params.h"
 
@@ -20,6 +21,7 @@ struct ParamsCmd {
   CheckpointCount weights;
   bool has_weights = false;
   NumericFlags nf;
+  MadeUpModelFlags made_up;  // --layers --hidden ...: a made-up decoder instead of MODEL
   OutputOptions out;
 };
 
@@ -50,15 +52,16 @@ void add_params_command(CLI::App& app, int& exit_code) {
   auto c = std::make_shared<ParamsCmd>();
   sub->add_option("MODEL", c->model,
                   "A preset (napkin presets models), a config.json, a model directory, a .safetensors file or "
-                  "index, a .gguf file, or napkin model JSON")
-      ->required()
+                  "index, a .gguf file, or napkin model JSON (or a made-up decoder: --layers --hidden ...)")
       ->type_name("MODEL")
       ->group("Model");
   add_as_option(sub, c->as);
+  c->made_up.add(sub, c->nf);
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin params llama-3.1-8b\n"
               "         napkin params ./Llama-3.1-8B/config.json --json\n"
-              "         napkin params ./Llama-3.1-8B/   (safetensors headers, checked against config.json)");
+              "         napkin params ./Llama-3.1-8B/   (safetensors headers, checked against config.json)\n"
+              "         napkin params --layers 32 --hidden 4096 --heads 32 --kv-heads 8 --ffn 14336 --vocab 128256");
   sub->callback([c, sub, &exit_code] {
     // A comma list of models, GPUs, dtypes or engines compares them: one configuration at a time
     // from the state the command line gave (run_choices).
@@ -66,9 +69,23 @@ void add_params_command(CLI::App& app, int& exit_code) {
     const std::vector<ChoiceAxis> axes = {{"model", "MODEL", &c->model}};
     exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
       int exit_code = 0;
-      load(*c);
-      exit_code = run_sweep(sub, c->nf, c->out, [&](const Point&, ResultSet& rs) {
-        if (c->has_weights)
+      reject_extras(sub);
+      const std::string made_up = c->made_up.first_given();
+      if (!made_up.empty()) {
+        if (!c->model.empty()) c->made_up.refuse_with(c->nf, made_up, "MODEL '" + c->model + "'");
+        c->made_up.check(c->as);
+      } else if (c->model.empty()) {
+        throw InputError("params: give MODEL (a preset, config.json, model directory or checkpoint) or " +
+                         std::string(kMadeUpHint));
+      } else {
+        load(*c);
+      }
+      exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
+        if (!made_up.empty()) {
+          c->made_up.build(p, c->spec);
+          count_params(c->spec, rs);
+          c->made_up.describe(c->nf, p, rs);
+        } else if (c->has_weights)
           checkpoint_params(c->model, c->weights, c->has_spec ? &c->spec : nullptr, rs);
         else
           count_params(c->spec, rs);

@@ -7,6 +7,7 @@
 #include "engine_flags.h"
 #include "engine_vllm_flags.h"
 #include "model_arg.h"
+#include "model_flags.h"
 #include "napkin/check.h"
 #include "napkin/dtype.h"
 #include "napkin/engine_vllm.h"
@@ -33,6 +34,7 @@ struct ServeCmd {
   std::string engine;   // --engine
   LlamaCppFlags llama;  // --v-dtype, --ubatch, --parallel, --swa-full, --(no-)flash-attention
   VllmFlags vllm;       // --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size
+  MadeUpModelFlags made_up;  // --layers --hidden ...: a made-up decoder instead of MODEL
   bool quantize_all = false, cuda_graphs = false, per_op = false, require_fit = false;
   OutputOptions out;
 };
@@ -48,6 +50,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       ->type_name("MODEL")
       ->group("Model");
   add_as_option(sub, c->as);
+  c->made_up.add(sub, c->nf);
   sub->add_option("--weights-dtype", c->weights_dtype, "Weight storage: bf16 (default), fp16, fp8, int8, int4, nf4")
       ->type_name("DTYPE")->group("Model");
   c->group = c->nf.add(sub, "--group-size", "group_size", kCount, Constraint::non_negative_integer,
@@ -101,7 +104,8 @@ void add_serve_command(CLI::App& app, int& exit_code) {
               "         napkin serve llama-3.1-8b --hw h100-sxm --batch 1..512:x2 --prompt 128 --generate 128\n"
               "         napkin serve llama-3.1-70b --hw h100-sxm --tp 4 --batch 16 --per-op\n"
               "         napkin serve gpt2 --hw h100-sxm --cuda-graphs\n"
-              "         napkin serve llama-3.1-8b --hw h100-sxm --engine vllm --prompt 7Ki --generate 1Ki");
+              "         napkin serve llama-3.1-8b --hw h100-sxm --engine vllm --prompt 7Ki --generate 1Ki\n"
+              "         napkin serve --layers 32 --hidden 4096 --heads 32 --kv-heads 8 --ffn 14336 --vocab 128256 --hw h100-sxm");
   sub->callback([c, sub, &exit_code] {
     // A comma list of models, GPUs, dtypes or engines compares them: one configuration at a time
     // from the state the command line gave (run_choices).
@@ -114,7 +118,13 @@ void add_serve_command(CLI::App& app, int& exit_code) {
     exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
       int exit_code = 0;
       reject_extras(sub);
-      if (c->model.empty()) throw InputError("serve: give MODEL (a preset, config.json or model directory)");
+      const std::string made_up = c->made_up.first_given();
+      if (!made_up.empty()) {
+        if (!c->model.empty()) c->made_up.refuse_with(c->nf, made_up, "MODEL '" + c->model + "'");
+        c->made_up.check(c->as);
+      } else if (c->model.empty()) {
+        throw InputError("serve: give MODEL (a preset, config.json or model directory) or " + std::string(kMadeUpHint));
+      }
       const Engine engine = parse_engine(c->engine);
       const bool llamacpp = engine == Engine::llamacpp;
       check_engine_flags(sub, engine, {"--tp", "--quantize-all", "--link-bandwidth"});
@@ -130,11 +140,16 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       }
       const bool vllm = engine == Engine::vllm;
       check_vllm_flags(sub, vllm);
-      c->spec = load_model(c->model, c->as);
-      specs::refuse_encoder_decoder(c->spec, "serve");  // before the hardware flags it would ask for
-      // The checkpoint's declared quantization, unless --weights-dtype says otherwise: the weights
-      // read per step are those it stores.
-      const WeightStorage storage = weight_storage(sub, c->weights_dtype, c->model, c->spec, c->nf.flags()[c->group]);
+      WeightStorage storage;
+      if (made_up.empty()) {
+        c->spec = load_model(c->model, c->as);
+        specs::refuse_encoder_decoder(c->spec, "serve");  // before the hardware flags it would ask for
+        // The checkpoint's declared quantization, unless --weights-dtype says otherwise: the weights
+        // read per step are those it stores.
+        storage = weight_storage(sub, c->weights_dtype, c->model, c->spec, c->nf.flags()[c->group]);
+      } else {
+        storage.dtype = parse_dtype(c->weights_dtype, "--weights-dtype");  // no checkpoint to declare another
+      }
       const Dtype wd = storage.dtype;
       if (c->quantize_all && dtype_bits(wd) >= 16)
         throw InputError("--quantize-all", "(given)", "a quantized --weights-dtype with it: at " +
@@ -205,6 +220,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
         in.launch_overhead = p.get<Seconds>(c->overhead);
         in.cuda_graphs = c->cuda_graphs;
         in.graph_overhead = p.get<Seconds>(c->graph_overhead);
+        if (!made_up.empty()) c->made_up.build(p, c->spec);
         serve(c->spec, in, c->per_op, rs);
         if (llamacpp) {
           // One slot per sequence unless --parallel says more; each slot holds prompt + generated.
@@ -235,6 +251,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
         }
         if (storage.declared) assume_declared_quantization(c->spec, rs);
         c->hw.assume(rs);
+        if (!made_up.empty()) c->made_up.describe(c->nf, p, rs);
         if (!llamacpp)
           if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
       });

@@ -6,6 +6,7 @@
 
 #include "command.h"
 #include "model_arg.h"
+#include "model_flags.h"
 #include "napkin/dtype.h"
 #include "napkin/error.h"
 #include "napkin/memory.h"
@@ -34,6 +35,7 @@ struct TrainCmd {
               params_count;
   int zero = 0;
   std::string zero_text = "0";  // --zero as typed (a comma list compares stages)
+  MadeUpModelFlags made_up;  // --layers --hidden ...: a made-up decoder instead of MODEL (--vocab: its V)
   bool sequence_parallel = false, require_fit = false;
   ActivationFlags act;  // --dropout, --no-dropout, --attention, --flash-attention
   HardwareOption hw;
@@ -64,8 +66,10 @@ void add_train_command(CLI::App& app, int& exit_code) {
                   "notes' 7.3) or total (palm's default, PaLM's N)")
       ->type_name("total|non-embedding")->group("Compute");
   c->vocab = c->nf.add(sub, "--vocab", "vocab", kCount, Constraint::positive_integer,
-                       "V for megatron (default: the model's, padded to a multiple of 128·tp)", "COUNT");
+                       "V for megatron (default: the model's, padded to a multiple of 128·tp); with a made-up "
+                       "decoder (--layers, --hidden, ...) its vocabulary V instead", "COUNT");
   sub->get_option("--vocab")->group("Compute");
+  c->made_up.add(sub, c->nf, std::nullopt, c->vocab);
   c->mfu = c->nf.add(sub, "--mfu", "mfu", kCount, Constraint::positive,
                      "Model FLOP utilisation, a fraction of --peak (default 0.4)", "RATIO");
   c->achieved = c->nf.add(sub, "--achieved", "achieved", dim_rt<FlopRate::dim>(), Constraint::positive,
@@ -155,7 +159,9 @@ void add_train_command(CLI::App& app, int& exit_code) {
       "         napkin train --params 70B --tokens 2T --hw h100-sxm --gpus 1024 --tp 8 --zero 1\n"
       "         napkin train llama-3.1-405b --tokens 15.6T --hw h100-sxm --gpu-hours 30.84M --params-count total\n"
       "         napkin train llama-3.1-70b --tokens 2T --hw h100-sxm --gpus 512,1024,2048 --tp 8 --zero 1 \\\n"
-      "                --price-per-gpu-hour 2.5 --pue 1.2 --carbon-intensity 400gCO2e/kWh");
+      "                --price-per-gpu-hour 2.5 --pue 1.2 --carbon-intensity 400gCO2e/kWh\n"
+      "         napkin train --layers 32 --hidden 4096 --heads 32 --kv-heads 8 --ffn 14336 --vocab 128256 \\\n"
+      "                --tokens 1T --hw h100-sxm --gpus 64 --zero 1");
   sub->callback([c, sub, &exit_code] {
     // A comma list of models, GPUs, dtypes or engines compares them: one configuration at a time
     // from the state the command line gave (run_choices).
@@ -178,10 +184,16 @@ void add_train_command(CLI::App& app, int& exit_code) {
       const Precision precision = parse_precision(c->precision, "--precision");
       const Optimizer optimizer = parse_optimizer(c->optimizer, "--optimizer");
       auto& flags = c->nf.flags();
+      // --vocab alone keeps its megatron meaning: another flag of the decoder selects it.
+      const std::string made_up = c->made_up.first_given({"--vocab"});
+      if (!made_up.empty()) {
+        if (!c->model.empty()) c->made_up.refuse_with(c->nf, made_up, "MODEL '" + c->model + "'");
+        c->made_up.check(c->as);
+      }
       if (!flags[c->params].raw.empty() && formula == FlopsFormula::megatron)
         throw InputError("--params", flags[c->params].raw,
                          "--flops-formula 6pd or palm (megatron's formula reads l, h, s and V from the model)");
-      if (!flags[c->vocab].raw.empty() && formula != FlopsFormula::megatron)
+      if (made_up.empty() && !flags[c->vocab].raw.empty() && formula != FlopsFormula::megatron)
         throw InputError("--vocab", flags[c->vocab].raw, "--flops-formula megatron (the only formula with a V term)");
       c->hw.load();
       const bool peak_given = !flags[c->peak].raw.empty(), power_given = !flags[c->power].raw.empty();
@@ -199,9 +211,10 @@ void add_train_command(CLI::App& app, int& exit_code) {
       }
       if (c->require_fit && flags[c->capacity].raw.empty() && !c->hw.spec)
         throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
-      const bool bare = c->model.empty();
+      const bool bare = c->model.empty() && made_up.empty();
       if (bare && flags[c->params].raw.empty())
-        throw InputError("train: give MODEL (a preset, config.json or model directory) or --params P");
+        throw InputError("train: give MODEL (a preset, config.json or model directory), " + std::string(kMadeUpHint) +
+                         " or --params P");
       // A bare --params count has no layers: flags that shape activations mean nothing there.
       constexpr unsigned A = kNeedsArchitecture;
       check_flag_needs(sub,
@@ -216,9 +229,10 @@ void add_train_command(CLI::App& app, int& exit_code) {
         throw InputError("--dtype", c->dtype,
                          peak_given ? "no --peak with it (--dtype picks the --hw peak; --peak gives the peak itself)"
                                     : "--hw with it (--dtype picks which of the hardware's peaks is used)");
-      if (!bare) c->spec = load_model(c->model, c->as);
+      if (!bare && made_up.empty()) c->spec = load_model(c->model, c->as);
       // A sequence longer than the model's context is not a training run anyone does by default.
-      if (!bare && flags[c->seq].raw.empty() && c->spec.max_context > 0)
+      // (A made-up decoder has no context limit.)
+      if (!bare && made_up.empty() && flags[c->seq].raw.empty() && c->spec.max_context > 0)
         flags[c->seq].fallback = std::min(4096.0, static_cast<double>(c->spec.max_context));
       bool all_fit = true;
       std::string first_miss;  // why the first row that does not fit does not, for --require-fit
@@ -228,7 +242,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
         in.formula = formula;
         in.params = p.maybe<Params>(c->params);
         in.params_count = params_count;
-        in.vocab = p.maybe<Count>(c->vocab);
+        if (made_up.empty()) in.vocab = p.maybe<Count>(c->vocab);  // else the decoder's V
         in.gpus = p.maybe<Count>(c->gpus);
         in.dp = p.maybe<Count>(c->dp);
         in.memory.states.precision = precision;
@@ -266,11 +280,13 @@ void add_train_command(CLI::App& app, int& exit_code) {
         if (c->hw.spec) in.hardware = c->hw.spec->name;
         in.peak_from_hw = c->hw.spec && !peak_given;
         in.power_from_hw = c->hw.spec && !power_given;
+        if (!made_up.empty()) c->made_up.build(p, c->spec);
         if (bare)
           train_params(in, rs);
         else
           train(c->spec, in, rs);
         c->hw.assume(rs);
+        if (!made_up.empty()) c->made_up.describe(c->nf, p, rs);
         if (p.probing()) return;  // run_sweep checking values before the first row: no row bookkeeping
         if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) {
           if (all_fit) first_miss = fit_failure(rs);

@@ -49,7 +49,7 @@ class NumericFlags {
   double max_rows() const;
 
  private:
-  static constexpr std::size_t kMax = 32;
+  static constexpr std::size_t kMax = 48;  // memory: 26 of its own, 10 of a made-up decoder
   std::vector<NumericFlag> flags_;
   std::vector<CLI::Option*> options_;
   std::string max_rows_;  // as typed

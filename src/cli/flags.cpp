@@ -61,6 +61,16 @@ constexpr KeyFlag kKeyFlags[] = {
     {"presets_source", ""},
     {"config_crosscheck", ""},
     {"headers_only", ""},
+    // a made-up decoder by flags (src/cli/model_flags.cpp)
+    {"made_up_attention", "--kv-heads"},
+    {"made_up_head_dim", "--head-dim"},
+    {"made_up_embeddings", "--tied"},
+    {"made_up_mlp", "--no-gated"},
+    {"made_up_moe", "--moe-experts"},
+    {"made_up_norms", ""},
+    {"made_up_layout", ""},
+    {"made_up_context", ""},
+    {"made_up_head_term", "--params-count"},
     // memory ledgers
     {"precision", "--precision"},
     {"optimizer", "--optimizer"},
