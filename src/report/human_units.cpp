@@ -172,7 +172,8 @@ void append_si(std::string& out, double v, std::string_view unit, bool allow_dow
 
 // Plain numbers: integers exactly (below 2^53: "2070000", not "2.07e6"); others from a million
 // up, or below 0.001, with 3 significant digits in scientific notation without the '+' ("1.50e9");
-// fractions with up to 4 significant digits. --digits N: N significant digits instead.
+// others with at least 4 significant digits and, from 1 up, 2 decimals where that is more
+// ("341.33", "5.667", "0.6931"), trailing zeros dropped ("1.5"). --digits N: N significant digits instead.
 void append_plain(std::string& out, double v) {
   if (is_integral(v)) {
     fmt::format_to(std::back_inserter(out), "{}", static_cast<std::int64_t>(v));
@@ -200,7 +201,15 @@ void append_plain(std::string& out, double v) {
     fmt::format_to(std::back_inserter(out), "{:.2f}e{}", m, ee);
     return;
   }
-  fmt::format_to(std::back_inserter(out), "{:.4g}", v);
+  // At least 4 significant digits, and up to 2 decimals from 1 up: 341.33, 5.667, 1.5, 0.6931.
+  if (std::fabs(v) >= 1.0) {
+    const std::size_t from = out.size();
+    fmt::format_to(std::back_inserter(out), "{:.{}f}", v,
+                   std::max(2, 3 - static_cast<int>(std::floor(std::log10(std::fabs(v))))));
+    trim_zeros(out, from);
+  } else {
+    fmt::format_to(std::back_inserter(out), "{:.4g}", v);
+  }
 }
 
 void append_sci4(std::string& out, double v) {
