@@ -1,6 +1,7 @@
 // --expect KEY=VALUE[±TOL] and --digits N: the homework check and the CI budget (issue 16).
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <string>
 
 #include "expect.h"
@@ -106,4 +107,25 @@ TEST_CASE("digits applies to formulas in explain, and integers stay exact", "[ex
   CHECK(r.code == 0);
   CHECK(r.out.find("ceil(2070000 / 1024)") != std::string::npos);
   CHECK(r.out.find("2.07e6") == std::string::npos);
+}
+
+TEST_CASE("the README's homework block: every chapter exercise's check holds (exit 0)", "[expect][seed][readme]") {
+  std::ifstream readme(std::string(NAPKIN_SOURCE_DIR) + "/README.md");
+  REQUIRE(readme);
+  std::string line;
+  while (std::getline(readme, line) && line != "<!-- homework -->") {
+  }
+  REQUIRE(std::getline(readme, line));
+  REQUIRE(line == "```sh");
+  int commands = 0;
+  while (std::getline(readme, line) && line != "```") {
+    if (line.rfind("napkin ", 0) != 0) continue;
+    INFO(line);
+    // stderr into the capture, stdout dropped: a miss line or a warning fails the check.
+    const Run r = napkin_test::run_shell(std::string(NAPKIN_BINARY) + " " + line.substr(7) + " 2>&1 >/dev/null");
+    CHECK(r.code == 0);
+    CHECK(r.out.empty());
+    ++commands;
+  }
+  CHECK(commands >= 5);
 }
