@@ -129,3 +129,21 @@ TEST_CASE("the README's homework block: every chapter exercise's check holds (ex
   }
   CHECK(commands >= 5);
 }
+
+TEST_CASE("value KEY prints one result bare, in base units, one line per row", "[value]") {
+  Run r = napkin_test::run_shell(std::string(NAPKIN_BINARY) + " flops matmul --m 4096 --k 4096 --n 4096 --value flops");
+  CHECK(r.code == 0);
+  CHECK(r.out == "137438953472\n");
+  r = napkin_test::run_shell(std::string(NAPKIN_BINARY) + " roofline --peak 100TFLOP/s --bandwidth 1TB/s --intensity 10,1000 --value bound");
+  CHECK(r.out == "memory\ncompute\n");
+  r = napkin_test::run_shell(std::string(NAPKIN_BINARY) + " memory llama-3.1-8b --hw h100-sxm,l4 --context 64Ki --value fits");
+  CHECK(r.out == "true\nfalse\n");
+  r = napkin_test::run_shell(std::string(NAPKIN_BINARY) + " roofline --peak 100TFLOP/s --bandwidth 1TB/s --op relu --dtype fp32 --value intensity");
+  CHECK(r.out == "0.125\n");
+}
+
+TEST_CASE("value with an unknown key is exit 2 with nothing printed", "[value]") {
+  const Run r = napkin_test::run_shell(std::string(NAPKIN_BINARY) + " flops matmul --m 8 --k 8 --n 8 --value flop 2>&1");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: --value: 'flop': expected a result key of flops matmul: flops\n");
+}

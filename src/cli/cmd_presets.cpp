@@ -23,6 +23,7 @@ int run_presets_hardware(const PresetsCmd& c) {
   if (!c.out.plot.empty()) throw InputError("--plot", c.out.plot, "a command with a chart (presets print a list)");
   report::RenderOptions ropt;
   ropt.format = output_format(c.out);
+  ropt.value_key = c.out.value;
   ropt.sweep = true;
   ropt.swept = {"hardware"};
   std::vector<specs::HardwareSpec> hw;
@@ -49,6 +50,7 @@ int run_presets_hardware(const PresetsCmd& c) {
                                       "it (after ECC/firmware reservations) where known, peak bandwidth; each preset's sources are in data/presets/hardware/<name>.json"));
     for (auto& a : rs.assumptions) a.flag = flag_for_assumption(a.key);
     expect.validate(rs);
+    check_value_key(rs, c.out.value);
     renderer->row(rs);
     expect.check(rs, rs.inputs.front().value.str);
   }
@@ -60,6 +62,7 @@ int run_presets_models(const PresetsCmd& c) {
   if (!c.out.plot.empty()) throw InputError("--plot", c.out.plot, "a command with a chart (presets print a list)");
   report::RenderOptions ropt;
   ropt.format = output_format(c.out);
+  ropt.value_key = c.out.value;
   ropt.sweep = true;
   ropt.swept = {"model", "repo"};
   // The ResultSets point into these, so every preset stays loaded until the output is done.
@@ -91,6 +94,7 @@ int run_presets_models(const PresetsCmd& c) {
                    "checkpoint total written, with its source, in data/presets/models/<name>.json"));
     for (auto& a : rs.assumptions) a.flag = flag_for_assumption(a.key);
     expect.validate(rs);
+    check_value_key(rs, c.out.value);
     renderer->row(rs);
     expect.check(rs, rs.inputs.front().value.str);
   }

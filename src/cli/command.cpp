@@ -43,6 +43,10 @@ void add_output_flags(CLI::App* sub, OutputOptions& o) {
       ->type_name("KEY=VALUE[±TOL]")
       ->allow_extra_args(false)  // one value per --expect: a MODEL after it stays MODEL
       ->group("Checks");
+  sub->add_option("--value", o.value, "Print only KEY's value, bare and in base units, one line per row (for "
+                                      "shell scripts: $(napkin memory MODEL --value per_gpu))")
+      ->type_name("KEY")
+      ->group("Output");
   sub->add_option("--digits", o.digits, "Significant digits of the figures in the table and --explain, formulas "
                                         "included (default: 2 decimals or 3-4 digits; integers are always exact)")
       ->type_name("N")
@@ -50,8 +54,8 @@ void add_output_flags(CLI::App* sub, OutputOptions& o) {
 }
 
 report::Format output_format(const OutputOptions& o) {
-  const int n = int(o.json) + int(o.jsonl) + int(o.csv) + int(o.explain);
-  if (n > 1) throw InputError("--json/--jsonl/--csv/--explain", "(several)", "at most one output format");
+  const int n = int(o.json) + int(o.jsonl) + int(o.csv) + int(o.explain) + int(!o.value.empty());
+  if (n > 1) throw InputError("--json/--jsonl/--csv/--explain/--value", "(several)", "at most one output format");
   if (o.plot.empty() && o.plot_option != nullptr && o.plot_option->count() > 0)
     throw InputError("--plot", "", "a file name (FILE.svg)");
   if (!o.plot_y.empty() && o.plot.empty())
@@ -67,6 +71,10 @@ report::Format output_format(const OutputOptions& o) {
       throw InputError("--digits", d, "the table or --explain with it (JSON and CSV carry every value exactly)");
   }
   report::set_display_digits(digits);
+  if (!o.value.empty()) {
+    if (!o.digits.empty()) throw InputError("--digits", o.digits, "the table or --explain with it (--value prints base units)");
+    return report::Format::value;
+  }
   if (o.json) return report::Format::json;
   if (o.jsonl) return report::Format::jsonl;
   if (o.csv) return report::Format::csv;
@@ -425,6 +433,9 @@ void add_choice_inputs(ResultSet& rs, const ChoiceSession& s) {
     if (rs.find_input(name) == nullptr) rs.input(name, verdict(value));
 }
 
+// Formulas, assumptions and notes are recorded only for the formats that show them.
+bool details_needed(report::Format f) { return f != report::Format::csv && f != report::Format::value; }
+
 // Which row a failed --expect is about: the comparison's configuration and the swept inputs.
 std::string row_label(const ResultSet& rs, const std::string& configuration, const std::vector<std::string>& swept) {
   // "(a, b) " -> "a, b"
@@ -451,13 +462,14 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
       throw InputError("--plot", out.plot, "a numeric sweep: a list of models, GPUs or dtypes is compared in the "
                                            "table, JSON or CSV, not charted");
     ResultSet scratch;
-    scratch.details = format != report::Format::csv;
+    scratch.details = details_needed(format);
     Expectations expect(out.expect);
     sweep.probe([&](const Point& p) {
       scratch.clear();
       compute(p, scratch);
       require_finite(scratch, nf.flags(), p);
       expect.validate(scratch);
+      check_value_key(scratch, out.value);
       add_choice_inputs(scratch, *g_choices);
       for (const auto& in : scratch.inputs) add_unique(g_choices->inputs, in.name);
       for (const auto& it : scratch.items) add_unique(g_choices->items, it.key);
@@ -466,11 +478,12 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
     g_choices->numeric_swept = sweep.swept_names();
     return 0;
   }
-  probe_sweep(sweep, nf, compute, format != report::Format::csv);
+  probe_sweep(sweep, nf, compute, details_needed(format));
   std::unique_ptr<Plot> plot;  // checked before anything is printed
   if (!out.plot.empty()) plot = std::make_unique<Plot>(sub, out.plot, out.plot_y, nf.flags(), sweep);
   report::RenderOptions ropt;
   ropt.format = format;
+  ropt.value_key = out.value;
   ropt.sweep = sweep.rows() > 1;
   ropt.swept = sweep.swept_names();
   std::unique_ptr<report::Renderer> own;
@@ -479,7 +492,7 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
     own = report::make_renderer(ropt, stdout);
     renderer = own.get();
   }
-  const bool needs_flags = format != report::Format::csv;
+  const bool needs_flags = details_needed(format);
   // Warnings go to stderr, once per run: the flags' (plausibility.h) when the first row is
   // computed, so that an input error in it stays the only line; each result warning pattern
   // the first time a row has it. A failed stdout write (the renderer's, or the flush before a
@@ -495,9 +508,10 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
   bool first_row = true;
   std::set<const char*> warned;
   Expectations expect(out.expect);
+  bool first_row_value = true;
   const std::vector<std::string> swept = sweep.swept_names();
   ResultSet rs;
-  rs.details = format != report::Format::csv;  // CSV shows neither formulas nor assumptions
+  rs.details = details_needed(format);  // CSV and --value show neither formulas nor assumptions
   sweep.run([&](const Point& p) {
     rs.clear();
     compute(p, rs);
@@ -511,6 +525,8 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
     for (const auto& w : rs.warnings)
       if (warned.insert(w.pattern.data()).second) warn(report::expand(rs, w));
     if (plot) plot->add(p, rs);
+    if (first_row_value) check_value_key(rs, out.value);  // before the first row is printed
+    first_row_value = false;
     if (!expect.empty()) {
       expect.validate(rs);  // a key or unit error stops the run before its first row is printed
       renderer->row(rs);
@@ -598,6 +614,7 @@ int run_choices(const std::vector<ChoiceAxis>& axes, const OutputOptions& out, c
   }
   report::RenderOptions ropt;
   ropt.format = format;
+  ropt.value_key = out.value;
   ropt.sweep = true;
   for (const auto& [name, value] : session.current) ropt.swept.push_back(name);
   for (const auto& n : session.numeric_swept) ropt.swept.push_back(n);

@@ -24,6 +24,7 @@ struct OutputOptions {
   std::string plot, plot_y;  // --plot FILE.svg, --plot-y KEY (plot.h)
   std::vector<std::string> expect;  // --expect KEY=VALUE[±TOL] (expect.h)
   std::string digits;               // --digits N, as typed
+  std::string value;                // --value KEY
   const CLI::Option* plot_option = nullptr;  // tells `--plot ''` (refused) from no --plot
 };
 void add_output_flags(CLI::App* sub, OutputOptions& o);

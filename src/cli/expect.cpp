@@ -189,6 +189,12 @@ std::size_t Expectations::check(const ResultSet& rs, std::string_view where) {
   return misses;
 }
 
+void check_value_key(const ResultSet& rs, const std::string& key) {
+  if (key.empty() || rs.find(key) != nullptr) return;
+  throw InputError("--value", key,
+                   fmt::format("a result key of {}: {}", rs.command.empty() ? "this command" : rs.command, keys_of(rs)));
+}
+
 bool report_expectation_misses() {
   for (const std::string& why : g_misses) report_check_failure("--expect", why);
   const bool missed = !g_misses.empty();

@@ -45,6 +45,10 @@ class Expectations {
   std::vector<One> list_;
 };
 
+/// --value KEY: InputError naming --value when `rs` has no result KEY (nothing when `key` is
+/// empty). Checked on the first row, before anything is printed.
+void check_value_key(const ResultSet& rs, const std::string& key);
+
 /// Prints the misses recorded since the last call, one "napkin: --expect failed: ..." line each,
 /// after whatever stdout holds (so they follow the table, not split it); true when there were
 /// any (main exits 1).

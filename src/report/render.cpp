@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "napkin/report/human_units.h"
 #include "napkin/report/output.h"
 #include "napkin/sanitize.h"
 
@@ -47,6 +48,45 @@ void Renderer::flush() {
   buf_.clear();
 }
 
+namespace {
+
+class ValueRenderer final : public Renderer {
+ public:
+  ValueRenderer(const RenderOptions& opt, std::FILE* out) : Renderer(out), key_(opt.value_key) {}
+  void row(const ResultSet& rs) override {
+    const Item* it = rs.find(key_);
+    if (it == nullptr) {
+      buf_ += "null";
+    } else {
+      const Value& v = it->value;
+      switch (v.kind) {
+        case Value::Kind::number: append_number(buf_, v.num); break;
+        case Value::Kind::text: append_visible(buf_, v.str); break;
+        case Value::Kind::boolean: buf_ += v.flag ? "true" : "false"; break;
+        case Value::Kind::none: buf_ += "null"; break;
+        case Value::Kind::list:
+          for (std::uint32_t i = 0; i < v.count; ++i) {
+            if (i) buf_ += ' ';
+            append_number(buf_, rs.numbers[v.first + i]);
+          }
+          break;
+      }
+    }
+    buf_ += '\n';
+    maybe_flush();
+  }
+  void finish() override { flush(); }
+
+ private:
+  std::string key_;
+};
+
+}  // namespace
+
+std::unique_ptr<Renderer> make_value_renderer(const RenderOptions& opt, std::FILE* out) {
+  return std::make_unique<ValueRenderer>(opt, out);
+}
+
 std::unique_ptr<Renderer> make_renderer(const RenderOptions& opt, std::FILE* out) {
   switch (opt.format) {
     case Format::table: return make_table_renderer(opt, out);
@@ -54,6 +94,7 @@ std::unique_ptr<Renderer> make_renderer(const RenderOptions& opt, std::FILE* out
     case Format::jsonl: return make_json_renderer(opt, out);
     case Format::csv: return make_csv_renderer(opt, out);
     case Format::explain: return make_explain_renderer(opt, out);
+    case Format::value: return make_value_renderer(opt, out);
   }
   throw std::logic_error("unknown format");
 }

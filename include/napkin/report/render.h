@@ -13,7 +13,7 @@
 
 namespace napkin::report {
 
-enum class Format { table, json, jsonl, csv, explain };
+enum class Format { table, json, jsonl, csv, explain, value };
 
 struct RenderOptions {
   Format format = Format::table;
@@ -24,6 +24,8 @@ struct RenderOptions {
   // whether the table shows them side by side (keys as rows, one column per configuration).
   std::vector<std::string> inputs, items;
   bool compare = false;
+  // Format::value (--value KEY): the one result printed, bare, one line per row.
+  std::string value_key;
 };
 
 class Renderer {
@@ -54,6 +56,9 @@ std::unique_ptr<Renderer> make_table_renderer(const RenderOptions& opt, std::FIL
 std::unique_ptr<Renderer> make_json_renderer(const RenderOptions& opt, std::FILE* out);
 std::unique_ptr<Renderer> make_csv_renderer(const RenderOptions& opt, std::FILE* out);
 std::unique_ptr<Renderer> make_explain_renderer(const RenderOptions& opt, std::FILE* out);
+/// --value KEY: each row's value of KEY alone on a line, in base units as JSON writes it
+/// (137438953472, 0.125), a verdict as its text, yes/no as true/false, no answer as null.
+std::unique_ptr<Renderer> make_value_renderer(const RenderOptions& opt, std::FILE* out);
 
 /// Renders one ResultSet to a string (tests, benchmarks).
 std::string render_to_string(const ResultSet& rs, Format f);
