@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "build_info.h"
 #include "command.h"
 #include "expect.h"
 #include "napkin/error.h"
@@ -122,7 +123,9 @@ int print_exit(const CLI::App& app, const CLI::Error& e) {
 int run(int argc, char** argv) {
   using napkin::cli::print_stderr;
   CLI::App app{"napkin: the arithmetic before you touch a GPU", "napkin"};
-  app.set_version_flag("--version", std::string("napkin ") + napkin::kVersion);
+  // "napkin 0.1.0 (commit 26bfb9f)": the version and the commit the binary was built from.
+  app.set_version_flag("--version",
+                       fmt::format("napkin {} (commit {})", napkin::kVersion, napkin::cli::build_commit()));
   app.set_help_flag("-h,--help", "Print this help and exit");
   int exit_code = 0;
   napkin::cli::add_all_commands(app, exit_code);

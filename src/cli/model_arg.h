@@ -1,23 +1,18 @@
 // MODEL on the command line: a bundled preset name, a Hugging Face config.json, a model
 // directory (config.json and/or checkpoint files), a checkpoint file (.safetensors, a sharded
 // *.safetensors.index.json, .gguf) or napkin model JSON. Shared by every command that takes MODEL.
+// The resolution is the library's (napkin/specs/load.h); this layer prints its warnings.
 #pragma once
 
-#include <filesystem>
-#include <optional>
 #include <string>
 #include <string_view>
 
-#include "napkin/specs/model.h"
+#include "napkin/specs/load.h"
 
 namespace napkin::cli {
 
-/// What MODEL names: an architecture spec, checkpoint weights, or both (a directory holding
-/// config.json and safetensors shards; a checkpoint file with config.json beside it).
-struct ModelFiles {
-  std::optional<specs::ModelSpec> spec;
-  std::optional<std::filesystem::path> checkpoint;
-};
+/// What MODEL names: an architecture spec, checkpoint weights, or both (napkin/specs/load.h).
+using ModelFiles = specs::ModelFiles;
 
 /// Resolves MODEL. Files win over preset names; an unknown name gets the closest preset
 /// ("did you mean ...?"). Throws InputError naming the argument or the file.
