@@ -147,3 +147,33 @@ TEST_CASE("value with an unknown key is exit 2 with nothing printed", "[value]")
   CHECK(r.code == 2);
   CHECK(r.out == "napkin: error: --value: 'flop': expected a result key of flops matmul: flops\n");
 }
+
+TEST_CASE("NAPKIN_HW is --hw's value when --hw is not given, said in the assumption; --hw wins", "[env]") {
+  Run r = napkin_test::run_shell("NAPKIN_HW=l4 " + std::string(NAPKIN_BINARY) + " memory llama-3.1-8b --json");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\"fits\":{\"value\":true") != std::string::npos);
+  CHECK(r.out.find("l4 (NVIDIA L4) from NAPKIN_HW, the default for --hw") != std::string::npos);
+  r = napkin_test::run_shell("NAPKIN_HW=l4 " + std::string(NAPKIN_BINARY) + " memory llama-3.1-8b --hw h100-sxm --json");
+  CHECK(r.out.find("NAPKIN_HW") == std::string::npos);
+  CHECK(r.out.find("h100-sxm (NVIDIA H100 SXM5 80GB)") != std::string::npos);
+  r = napkin_test::run_shell("NAPKIN_HW= " + std::string(NAPKIN_BINARY) + " memory llama-3.1-8b --json");
+  CHECK(r.out.find("\"fits\"") == std::string::npos);  // set but empty: no hardware
+  r = napkin_test::run_shell("NAPKIN_HW=h100-sxm6 " + std::string(NAPKIN_BINARY) + " memory llama-3.1-8b 2>&1");
+  CHECK(r.code == 2);
+  CHECK(r.out.rfind("napkin: error: NAPKIN_HW (the default for --hw): unknown hardware preset 'h100-sxm6'", 0) == 0);
+}
+
+TEST_CASE("MODEL - reads a config.json or napkin model JSON from stdin", "[stdin]") {
+  const std::string phi4 = std::string(NAPKIN_SOURCE_DIR) + "/tests/real-configs/phi-4/config.json";
+  Run r = napkin_test::run_shell(std::string(NAPKIN_BINARY) + " params - --value total_params < " + phi4);
+  CHECK(r.code == 0);
+  CHECK(r.out == "14659507200\n");  // as `napkin params phi-4's config.json`
+  r = napkin_test::run_shell(std::string(NAPKIN_BINARY) + " memory - --value kv_per_token < " + phi4);
+  CHECK(r.out == "204800\n");  // 2 · 40 layers · 10 KV heads · 128 · 2 B
+  r = napkin_test::run_shell(std::string(NAPKIN_BINARY) + " memory - 2>&1 < /dev/null");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: MODEL: '-': expected a config.json or napkin model JSON on stdin (stdin is empty)\n");
+  r = napkin_test::run_shell("echo '{bad' | " + std::string(NAPKIN_BINARY) + " params - 2>&1");
+  CHECK(r.code == 2);
+  CHECK(r.out.rfind("napkin: error: (stdin): not valid JSON", 0) == 0);
+}

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <stdexcept>
 
@@ -83,7 +84,16 @@ report::Format output_format(const OutputOptions& o) {
 }
 
 void HardwareOption::load() {
-  if (!arg.empty()) spec = specs::load_hardware(arg);
+  if (arg.empty()) return;
+  if (!from_env()) {
+    spec = specs::load_hardware(arg);
+    return;
+  }
+  try {
+    spec = specs::load_hardware(arg);
+  } catch (const InputError& e) {  // say where the value came from: the user typed no --hw
+    throw InputError(std::string("NAPKIN_HW (the default for --hw): ") + e.what());
+  }
 }
 
 void HardwareOption::fill(NumericFlag& f, std::optional<double> base_value) const {
@@ -91,7 +101,14 @@ void HardwareOption::fill(NumericFlag& f, std::optional<double> base_value) cons
 }
 
 void HardwareOption::assume(ResultSet& rs) const {
-  if (spec && !spec->alias_note.empty())
+  if (spec && from_env())
+    rs.assume("hardware", text("{} ({}{}{}) from NAPKIN_HW, the default for --hw: datasheet figures for the hardware "
+                               "flags not given (memory: the driver-reported total where known), sources in "
+                               "data/presets/hardware",
+                               std::string_view(spec->name), std::string_view(spec->full_name),
+                               std::string_view(spec->alias_note.empty() ? "" : "; "),
+                               std::string_view(spec->alias_note)));
+  else if (spec && !spec->alias_note.empty())
     rs.assume("hardware", text("{} ({}; {}): datasheet figures for the hardware flags not given (memory: the "
                                "driver-reported total where known), sources in data/presets/hardware",
                                std::string_view(spec->name), std::string_view(spec->full_name),
@@ -103,10 +120,14 @@ void HardwareOption::assume(ResultSet& rs) const {
 }
 
 void add_hw_option(CLI::App* sub, HardwareOption& h) {
-  sub->add_option("--hw", h.arg, "A hardware preset (napkin presets hardware) or hardware JSON file; its figures "
-                                 "fill the hardware flags not given")
-      ->type_name("HARDWARE")
-      ->group("Hardware");
+  CLI::Option* o = sub->add_option("--hw", h.arg, "A hardware preset (napkin presets hardware) or hardware JSON file; "
+                                                  "its figures fill the hardware flags not given (default: "
+                                                  "$NAPKIN_HW when set)")
+                       ->type_name("HARDWARE")
+                       ->group("Hardware");
+  // NAPKIN_HW: the value --hw has when it is not given (a set but empty variable is no value).
+  if (const char* env = std::getenv("NAPKIN_HW"); env != nullptr && *env != '\0') h.arg = env;
+  h.option = o;
 }
 
 void add_all_commands(CLI::App& app, int& exit_code) {

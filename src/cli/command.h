@@ -61,6 +61,9 @@ class NumericFlags {
 struct HardwareOption {
   std::string arg;
   std::optional<specs::HardwareSpec> spec;
+  const CLI::Option* option = nullptr;  // --hw, to tell a typed value from NAPKIN_HW's
+  /// True when arg came from the NAPKIN_HW environment variable (--hw not given).
+  bool from_env() const { return option != nullptr && option->count() == 0 && !arg.empty(); }
   /// Loads the spec when --hw was given.
   void load();
   /// Sets `f`'s default from the spec (nothing when --hw is absent or the figure unknown).

@@ -4,13 +4,43 @@
 
 #include <cstdio>
 
+#include "napkin/error.h"
 #include "napkin/sanitize.h"
 
 namespace napkin::cli {
 
 bool is_checkpoint_path(const std::string& arg) { return specs::is_checkpoint_path(arg); }
 
+namespace {
+
+// MODEL `-`: stdin, read once (a comparison or a second look at MODEL reads the same text).
+const std::string& stdin_text() {
+  static std::string text;
+  static bool read = false;
+  if (read) return text;
+  read = true;
+  constexpr std::size_t kLimit = 16u << 20;  // a model JSON is a few kB; a config a few tens
+  char buf[65536];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
+    text.append(buf, n);
+    if (text.size() > kLimit)
+      throw InputError("MODEL: '-': expected a model JSON on stdin of at most 16 MiB (a config.json or napkin model JSON)");
+  }
+  if (std::ferror(stdin)) throw InputError("MODEL: '-': expected a readable stdin holding a config.json or napkin model JSON");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw InputError("MODEL: '-': expected a config.json or napkin model JSON on stdin (stdin is empty)");
+  return text;
+}
+
+}  // namespace
+
 ModelFiles resolve_model_files(const std::string& arg, std::string_view as) {
+  if (arg == "-") {
+    ModelFiles f;
+    f.spec = specs::model_from_json_text(stdin_text(), "(stdin)", as);
+    return f;
+  }
   return specs::resolve_model_files(arg, as);
 }
 
@@ -25,7 +55,7 @@ void warn_analogy(const specs::ModelSpec& m) {
 }
 
 specs::ModelSpec load_model(const std::string& arg, std::string_view as) {
-  specs::ModelSpec m = specs::load_model(arg, as);
+  specs::ModelSpec m = arg == "-" ? *resolve_model_files(arg, as).spec : specs::load_model(arg, as);
   warn_analogy(m);  // a GGUF's own spec carries neither warning
   return m;
 }

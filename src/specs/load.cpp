@@ -53,6 +53,11 @@ std::optional<ModelSpec> config_in(const fs::path& dir, std::string_view as) {
 
 }  // namespace
 
+ModelSpec model_from_json_text(std::string_view text, std::string_view name, std::string_view as) {
+  const std::string what(name);
+  return spec_from_json(parse_json_text(text, what), what, as);
+}
+
 bool is_checkpoint_path(std::string_view arg) {
   return ends_with(arg, ".safetensors") || ends_with(arg, ".gguf") || ends_with(arg, ".safetensors.index.json");
 }

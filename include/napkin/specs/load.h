@@ -42,6 +42,11 @@ ModelFiles resolve_model_files(std::string_view arg, std::string_view as = {});
 /// config.json beside them are InputError (read_checkpoint in checkpoint.h reads them alone).
 ModelSpec load_model(std::string_view arg, std::string_view as = {});
 
+/// A config.json or napkin model JSON given as text (the CLI's `-`, read from stdin): read as
+/// resolve_model_files reads such a file; `name` stands for the file in messages and the spec's
+/// name. Throws InputError on malformed JSON or a config napkin refuses.
+ModelSpec model_from_json_text(std::string_view text, std::string_view name, std::string_view as = {});
+
 /// The warnings a spec carries, one line each (ModelSpec::analogy, then ModelSpec::unverified;
 /// none for a preset of a verified family). The CLI prints them as `napkin: warning:` lines.
 std::vector<std::string> model_warnings(const ModelSpec& m);
