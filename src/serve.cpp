@@ -589,7 +589,7 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
              text("at context {}: ΣC/ΣQ rises with B towards {}, reaching {} at B = {}", ctx, r.decode_limit_intensity,
                   ridge, static_cast<double>(*r.compute_bound_batch)));
   else
-    out.item("compute_bound_batch", "decode turns compute-bound at batch", verdict("never"),
+    out.item("compute_bound_batch", "decode turns compute-bound at batch", no_value("never"),
              "ΣC(B) / ΣQ(B) < I* for every B",
              text("at context {}: ΣC/ΣQ → {} as B → ∞ (KV reads grow with B like the FLOP), below {}", ctx,
                   r.decode_limit_intensity, ridge));
@@ -599,7 +599,7 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
              text("the weight GEMMs alone (their weights and activations): → {} as B → ∞, reaching {} at B = {}",
                   r.matmul_limit_intensity, ridge, static_cast<double>(*r.matmul_compute_bound_batch)));
   else
-    out.item("matmul_compute_bound_batch", "weight matmuls turn compute-bound at batch", verdict("never"),
+    out.item("matmul_compute_bound_batch", "weight matmuls turn compute-bound at batch", no_value("never"),
              "ΣC_mm(B) / ΣQ_mm(B) < I* for every B",
              text("the weight GEMMs alone: → {} as B → ∞, below {}", r.matmul_limit_intensity, ridge));
   out.item("decode_launch_time", "decode time lost to launch overhead", value(r.decode.time - r.decode.roof),

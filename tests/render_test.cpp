@@ -126,3 +126,29 @@ TEST_CASE("past the rows held to size it, a wider cell widens its column under a
   CHECK(lines[held + 2] == "  100001  123.45 TB");
   CHECK(lines[held + 3] == "  100002  123.45 TB");
 }
+
+TEST_CASE("a missing value is JSON null with its unit, an empty CSV cell and its shown text in the table",
+          "[report]") {
+  ResultSet rs;
+  rs.command = "test";
+  rs.input("hardware", verdict("t4"));
+  rs.item("peak_bf16", "dense bf16 peak", no_value("—", dim_rt<FlopRate::dim>()), "not published", text(""));
+  rs.item("min_gpus", "fewest GPUs", no_value(), "nothing fits", text(""));
+  const std::string json = render_to_string(rs, Format::json);
+  CHECK(json.find("\"peak_bf16\":{\"value\":null,\"unit\":\"FLOP/s\",") != std::string::npos);
+  CHECK(json.find("\"min_gpus\":{\"value\":null,\"unit\":\"1\",") != std::string::npos);
+  CHECK(json.find("\"-\"") == std::string::npos);
+  CHECK(split(render_to_string(rs, Format::csv), '\n').at(1) == "t4,,");
+  const std::string table = render_to_string(rs, Format::table);
+  CHECK(table.find("—") != std::string::npos);
+  CHECK(table.find("none") != std::string::npos);  // no shown text: "none"
+}
+
+TEST_CASE("every JSON object starts with schema_version, and a flagless assumption has flag null", "[report]") {
+  ResultSet rs = seed_energy();
+  rs.assume("no_flag", text("a convention"));
+  const std::string json = render_to_string(rs, Format::json);
+  CHECK(json.rfind("{\n  \"schema_version\":" + std::to_string(report::kJsonSchemaVersion) + ",\n  \"command\":", 0) == 0);
+  CHECK(json.find("{\"key\":\"no_flag\",\"text\":\"a convention\",\"flag\":null}") != std::string::npos);
+  CHECK(render_to_string(rs, Format::jsonl).rfind("{\"schema_version\":1,\"command\":", 0) == 0);
+}

@@ -94,8 +94,12 @@ constexpr Value value(Quantity<D> q) {
 constexpr Value value(double plain) { return Value{Value::Kind::number, DimRt{}, plain, false, {}}; }
 constexpr Value verdict(std::string_view s) { return Value{Value::Kind::text, DimRt{}, 0.0, false, s}; }
 constexpr Value boolean(bool b) { return Value{Value::Kind::boolean, DimRt{}, 0.0, b, {}}; }
-/// No answer (a solver that found none): JSON null, an empty CSV cell, "none" in a table.
-constexpr Value no_value() { return Value{Value::Kind::none, DimRt{}, 0.0, false, {}}; }
+/// No value (a solver that found none, a figure not published): JSON null with the unit of the
+/// value it stands for (`d`), an empty CSV cell, and in a table and --explain `shown` ("none"
+/// when empty), such as "never" or "not published".
+constexpr Value no_value(std::string_view shown = {}, DimRt d = {}) {
+  return Value{Value::Kind::none, d, 0.0, false, shown};
+}
 
 /// A small table that belongs to a result (online softmax's per-block trace): named columns,
 /// rows of values. JSON writes it as an array of objects under its key.

@@ -41,13 +41,17 @@ int run_presets_hardware(const PresetsCmd& c) {
     if (h.bf16)
       rs.item("peak_bf16", "dense bf16 peak", value(*h.bf16), "datasheet, dense", text("{}", *h.bf16));
     else
-      rs.item("peak_bf16", "dense bf16 peak", verdict("-"), "not published", text("-"));
+      rs.item("peak_bf16", "dense bf16 peak", no_value("—", dim_rt<FlopRate::dim>()), "not published",
+              text(""));
     if (h.fp8)
       rs.item("peak_fp8", "dense fp8 peak", value(*h.fp8), "datasheet, dense", text("{}", *h.fp8));
     else
-      rs.item("peak_fp8", "dense fp8 peak", verdict("-"), "not published or not supported", text("-"));
+      rs.item("peak_fp8", "dense fp8 peak", no_value("—", dim_rt<FlopRate::dim>()),
+              "not published or not supported", text(""));
     rs.assume("hardware_source", text("dense peaks (sparse datasheet figures halved), memory as the driver reports "
-                                      "it (after ECC/firmware reservations) where known, peak bandwidth; each preset's sources are in data/presets/hardware/<name>.json"));
+                                      "it (after ECC/firmware reservations) where known, peak bandwidth; — (null in "
+                                      "JSON) where no dense figure is published for the type; each preset's sources "
+                                      "are in data/presets/hardware/<name>.json"));
     for (auto& a : rs.assumptions) a.flag = flag_for_assumption(a.key);
     expect.validate(rs);
     check_value_key(rs, c.out.value);

@@ -376,7 +376,7 @@ std::string human_value(const Value& v) {
     case Value::Kind::list:
       return "(list)";
     case Value::Kind::none:
-      return "none";
+      return v.str.empty() ? std::string("none") : shown_text(v.str);
     case Value::Kind::number:
       break;
   }

@@ -1,5 +1,6 @@
 // --json and --jsonl. Values in base units, printed exactly (integers) or as the shortest
-// round-trip text; the shape is fixed by interface.md.
+// round-trip text; the shape is fixed by interface.md and described, with its version
+// (kJsonSchemaVersion), by docs/output.schema.json.
 #include <string>
 
 #include "napkin/report/human_units.h"
@@ -44,6 +45,10 @@ void append_result_set(std::string& out, const ResultSet& rs, bool pretty) {
   const char* nl2 = pretty ? "\n    " : "";
   out += '{';
   out += nl;
+  out += "\"schema_version\":";
+  append_number(out, kJsonSchemaVersion);
+  out += ',';
+  out += nl;
   out += "\"command\":";
   append_json_string(out, rs.command);
   out += ',';
@@ -70,7 +75,7 @@ void append_result_set(std::string& out, const ResultSet& rs, bool pretty) {
     append_json_string(out, it.key);
     out += ":{\"value\":";
     append_value(out, rs, it.value);
-    if (it.value.kind == Value::Kind::number || it.value.kind == Value::Kind::list) {
+    if (it.value.kind != Value::Kind::text && it.value.kind != Value::Kind::boolean) {  // null too
       out += ",\"unit\":";
       append_json_string(out, unit_symbol(it.value.dim));
     }
@@ -118,7 +123,10 @@ void append_result_set(std::string& out, const ResultSet& rs, bool pretty) {
     out += ",\"text\":";
     append_json_string(out, t);
     out += ",\"flag\":";
-    append_json_string(out, a.flag);
+    if (a.flag.empty())
+      out += "null";  // a convention no flag changes
+    else
+      append_json_string(out, a.flag);
     out += '}';
   }
   out += pretty && !rs.assumptions.empty() ? "\n  ]," : "],";

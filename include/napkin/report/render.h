@@ -15,6 +15,12 @@ namespace napkin::report {
 
 enum class Format { table, json, jsonl, csv, explain, value };
 
+/// The version of the --json/--jsonl shape that docs/output.schema.json describes, written first
+/// in every object as "schema_version". An integer that grows only when a change would break a
+/// reader of the previous version (a key renamed or removed, a value's type or unit changed);
+/// additions (commands, inputs, result keys, series, notes) keep it.
+inline constexpr int kJsonSchemaVersion = 1;
+
 struct RenderOptions {
   Format format = Format::table;
   bool sweep = false;                     // more than one result set will follow
