@@ -177,3 +177,24 @@ TEST_CASE("MODEL - reads a config.json or napkin model JSON from stdin", "[stdin
   CHECK(r.code == 2);
   CHECK(r.out.rfind("napkin: error: (stdin): not valid JSON", 0) == 0);
 }
+
+TEST_CASE("on a terminal the fit verdict and warning: are coloured, not with NO_COLOR nor in a pipe", "[colour]") {
+  // script(1) (bsdutils, essential in Debian) gives napkin a terminal.
+  if (napkin_test::run_shell("command -v script >/dev/null").code != 0) {
+    WARN("script(1) missing: colour not checked");
+    return;
+  }
+  const std::string cmd = std::string(NAPKIN_BINARY) + " memory llama-3.1-8b --hw l4,h100-sxm --context 64Ki";
+  Run r = napkin_test::run_shell("script -qec '" + cmd + "' /dev/null");
+  CHECK(r.out.find("\x1b[31mno\x1b[0m") != std::string::npos);
+  CHECK(r.out.find("\x1b[32myes\x1b[0m") != std::string::npos);
+  r = napkin_test::run_shell("NO_COLOR=1 script -qec '" + cmd + "' /dev/null");
+  CHECK(r.out.find('\x1b') == std::string::npos);
+  r = napkin_test::run_shell(cmd);  // a pipe
+  CHECK(r.out.find('\x1b') == std::string::npos);
+  r = napkin_test::run_shell("script -qec '" + std::string(NAPKIN_BINARY) + " memory llama-3.1-8b --context 1e7' /dev/null");
+  CHECK(r.out.find("napkin: \x1b[33mwarning:\x1b[0m --context 10000000") != std::string::npos);
+  // The coloured column is as wide as the plain one: the padding ignores the codes.
+  r = napkin_test::run_shell("script -qec '" + cmd + "' /dev/null");
+  CHECK(r.out.find("  fits                    \x1b[31mno\x1b[0m        \x1b[32myes\x1b[0m") != std::string::npos);
+}

@@ -5,6 +5,7 @@
 
 #include "command.h"
 #include "expect.h"
+#include "output.h"
 #include "napkin/error.h"
 #include "napkin/params.h"
 #include "napkin/specs/hardware.h"
@@ -24,6 +25,7 @@ int run_presets_hardware(const PresetsCmd& c) {
   report::RenderOptions ropt;
   ropt.format = output_format(c.out);
   ropt.value_key = c.out.value;
+  ropt.colour = ropt.format == report::Format::table && use_colour(1);
   ropt.sweep = true;
   ropt.swept = {"hardware"};
   std::vector<specs::HardwareSpec> hw;
@@ -67,6 +69,7 @@ int run_presets_models(const PresetsCmd& c) {
   report::RenderOptions ropt;
   ropt.format = output_format(c.out);
   ropt.value_key = c.out.value;
+  ropt.colour = ropt.format == report::Format::table && use_colour(1);
   ropt.sweep = true;
   ropt.swept = {"model", "repo"};
   // The ResultSets point into these, so every preset stays loaded until the output is done.

@@ -505,6 +505,7 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
   report::RenderOptions ropt;
   ropt.format = format;
   ropt.value_key = out.value;
+  ropt.colour = format == report::Format::table && use_colour(1);
   ropt.sweep = sweep.rows() > 1;
   ropt.swept = sweep.swept_names();
   std::unique_ptr<report::Renderer> own;
@@ -636,6 +637,7 @@ int run_choices(const std::vector<ChoiceAxis>& axes, const OutputOptions& out, c
   report::RenderOptions ropt;
   ropt.format = format;
   ropt.value_key = out.value;
+  ropt.colour = format == report::Format::table && use_colour(1);
   ropt.sweep = true;
   for (const auto& [name, value] : session.current) ropt.swept.push_back(name);
   for (const auto& n : session.numeric_swept) ropt.swept.push_back(n);

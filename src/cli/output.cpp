@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -48,10 +49,16 @@ bool first_warning(std::string_view w) {
   return g_warning_seen == nullptr || g_warning_seen->insert(std::string(w)).second;
 }
 
+bool use_colour(int fd) noexcept {
+  const char* no_colour = std::getenv("NO_COLOR");
+  return (no_colour == nullptr || *no_colour == '\0') && isatty(fd) == 1;
+}
+
 void print_warning(std::string_view w) {
   if (!first_warning(w)) return;
   report::flush_checked(stdout);  // the table so far comes before the warning
-  print_stderr(fmt::format("napkin: warning: {}\n", sanitize_message(w)));
+  print_stderr(fmt::format("napkin: {}warning:{} {}\n", use_colour(2) ? "\x1b[33m" : "",
+                           use_colour(2) ? "\x1b[0m" : "", sanitize_message(w)));
 }
 
 namespace {

@@ -26,6 +26,10 @@ namespace napkin::cli {
 /// instead of succeeding with its output silently lost.
 void occupy_standard_fds() noexcept;
 
+/// Whether to colour what goes to `fd` (1 or 2): a terminal, and NO_COLOR unset or empty
+/// (https://no-color.org). The table's fit verdict and stderr's "warning:" use it.
+bool use_colour(int fd) noexcept;
+
 /// Writes `text` to stderr as is; a failure is ignored (nothing to report it on).
 void print_stderr(std::string_view text) noexcept;
 /// "napkin: warning: <w>" on stderr, after flushing what stdout holds (checked: throws

@@ -17,11 +17,23 @@ namespace napkin::report {
 namespace {
 
 // Columns on a terminal: UTF-8 continuation bytes take no column.
+// Columns a cell takes: UTF-8 code points, less the colour codes paint() adds (ESC [ ... m).
 std::size_t display_width(std::string_view s) {
   std::size_t w = 0;
-  for (char c : s)
-    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++w;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
+      while (i < s.size() && s[i] != 'm') ++i;
+      continue;
+    }
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++w;
+  }
   return w;
+}
+
+// The fit verdict in colour (RenderOptions::colour: a terminal, NO_COLOR unset): yes green, no red.
+std::string paint(const RenderOptions& opt, std::string_view key, const Value& v, std::string cell) {
+  if (!opt.colour || key != "fits" || v.kind != Value::Kind::boolean) return cell;
+  return (v.flag ? "\x1b[32m" : "\x1b[31m") + cell + "\x1b[0m";
 }
 
 void pad_to(std::string& out, std::string_view s, std::size_t width, bool right) {
@@ -103,11 +115,11 @@ void append_series_tables(std::string& out, const ResultSet& rs) {
 
 namespace {
 
-void append_single(std::string& out, const ResultSet& rs) {
+void append_single(std::string& out, const ResultSet& rs, const RenderOptions& opt) {
   std::vector<std::string> values, formulas;
   std::size_t wk = std::string_view("result").size(), wv = std::string_view("value").size();
   for (const auto& it : rs.items) {
-    values.push_back(human_value(rs, it.value));
+    values.push_back(paint(opt, it.key, it.value, human_value(rs, it.value)));
     std::string f(it.symbolic);
     if (!it.substituted.pattern.empty()) {
       f += " = ";
@@ -158,7 +170,7 @@ class TableRenderer final : public Renderer {
 
   void row(const ResultSet& rs) override {
     if (!opt_.sweep) {
-      append_single(buf_, rs);
+      append_single(buf_, rs, opt_);
       return;
     }
     if (columns_.empty()) {
@@ -183,7 +195,7 @@ class TableRenderer final : public Renderer {
       if (c < opt_.swept.size()) {
         if (const Input* in = rs.find_input(opt_.swept[c])) cell = cell_text(rs, in->value);
       } else if (const Item* it = rs.find(columns_[c])) {
-        cell = cell_text(rs, it->value);
+        cell = paint(opt_, it->key, it->value, cell_text(rs, it->value));
       }
       cells.push_back(std::move(cell));
     }

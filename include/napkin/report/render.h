@@ -32,6 +32,8 @@ struct RenderOptions {
   bool compare = false;
   // Format::value (--value KEY): the one result printed, bare, one line per row.
   std::string value_key;
+  // The table's fit verdict in colour (the CLI sets it for a terminal without NO_COLOR).
+  bool colour = false;
 };
 
 class Renderer {
