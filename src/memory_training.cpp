@@ -49,8 +49,16 @@ struct TrainingParts {
   Bytes logits{};
   Bytes per_layer_none{};  // the layer's whole inventory (what a recomputed layer rebuilds from)
   double largest_module = 0;  // parameters of the largest module per GPU (ZeRO-3 gather)
+  double fsdp_trainable = 0;  // trainable parameters of the FSDP unit per GPU
   ActivationInput act;
 };
+
+// FSDP2 reduces gradients in fp32 under mixed precision (torchtitan's mixed_precision_reduce
+// default "float32", MixedPrecisionPolicy(reduce_dtype=...)), and in the gradients' own type
+// otherwise.
+double reduce_bytes(const ModelStatesInput& s) {
+  return s.precision == Precision::mixed ? 4.0 : state_bytes(s).gradients.in(byte / param);
+}
 
 // The widest single module (one weight matrix, as DeepSpeed walks modules) one GPU gathers
 // under ZeRO-3: the embedding or head, an attention projection, an MLP or expert matrix.
@@ -313,8 +321,22 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
     r.gradients = ms.gradients;
     r.master_weights = ms.master_weights;
     r.optimizer_states = ms.optimizer_states;
-    if (in.states.zero_stage == 3 && dp * cp > 1.0)
+    double fsdp_trainable = 0;  // trainable parameters of the FSDP unit (the largest layer) per GPU
+    if (in.states.zero_stage == 3 && dp * cp > 1.0 && !offload_states) {
+      // FSDP2's per-layer units: two layers' 16-bit parameters (in flight, prefetched), one
+      // layer's gradients and their reduce-scatter input (napkin/memory.h, TrainingMemory).
+      const double layer = std::ceil(st.largest_layer);
+      const double trainable = lora ? std::ceil(s.params.in(param) / std::max<double>(1.0, static_cast<double>(st.layers)))
+                                    : layer;
+      const StateBytes b = state_bytes(in.states);
+      const double w_bytes = in.qlora ? kQloraBitsPerParam / 8.0 : b.weights.in(byte / param);
+      r.unsharded_params = std::ceil(2.0 * layer * w_bytes) * byte;
+      r.unsharded_grads = trainable * b.gradients.in(byte / param) * byte;
+      r.reduce_scatter = trainable * reduce_bytes(in.states) * byte;
+      fsdp_trainable = trainable;
+    } else if (in.states.zero_stage == 3 && dp * cp > 1.0) {
       r.gathered_params = 4.0 * largest * byte;
+    }
     const double in_flight = in_flight_micro_batches(pp, static_cast<double>(i), vs);  // 1F1B warm-up depth of stage i
     r.activations = in_flight * stage_activations(st, k_full, per_layer, per_layer_full);
     if (st.has_head) r.logits = logits;
@@ -333,8 +355,8 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
         r.gathered_params = 4.0 * largest * byte;
       }
     }
-    const Bytes rows = r.weights + r.gradients + r.master_weights + r.optimizer_states + r.gathered_params + r.activations +
-                       r.peak_transient();
+    const Bytes rows = r.weights + r.gradients + r.master_weights + r.optimizer_states + r.gathered_params +
+                       r.fsdp_buffers() + r.activations + r.peak_transient();
     r.runtime_reserve = std::ceil((in.cuda_context + in.fragmentation * rows).in(byte)) * byte;
     r.stage = static_cast<std::int64_t>(i);
     total += t * dp * cp * r.per_gpu();
@@ -345,6 +367,7 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
       best.expert_states = se;
       best.frozen = frozen;
       best.in_flight = in_flight;
+      best.fsdp_trainable = fsdp_trainable;
     }
   }
   best.per_layer = per_layer;
@@ -499,10 +522,37 @@ void schedule_assumptions(const TrainingMemoryInput& in, const TrainingParts& p,
                           in.cp, in.seq / in.cp, in.seq, in.states.dp * in.cp.in(one)));
 }
 
+// ZeRO-3 without offload as FSDP2 runs it: the per-layer units' buffers (napkin/memory.h).
+void fsdp_items(const TrainingMemoryInput& in, const TrainingParts& p, ResultSet& out) {
+  const TrainingMemory& r = p.mem;
+  const Params layer = std::ceil(p.stage.largest_layer) * param;
+  out.item("unsharded_params", "FSDP: layer in flight + prefetched, unsharded", value(r.unsharded_params),
+           "2 · largest layer's params per GPU · weight bytes", text("2 · {} · {}", layer, r.unsharded_params / (2.0 * layer)));
+  const Params trainable = p.fsdp_trainable * param;
+  out.item("unsharded_grads", "FSDP: the layer's unsharded gradients", value(r.unsharded_grads),
+           "trainable params of a layer per GPU · gradient bytes", text("{} · {}", trainable, r.unsharded_grads / trainable));
+  out.item("reduce_scatter", "FSDP: reduce-scatter input", value(r.reduce_scatter),
+           in.states.precision == Precision::mixed ? "trainable params of a layer per GPU · 4 B (fp32 reduce)"
+                                                   : "trainable params of a layer per GPU · gradient bytes",
+           text("{} · {}", trainable, r.reduce_scatter / trainable));
+}
+
+void fsdp_assumption(const TrainingMemoryInput& in, const TrainingParts& p, ResultSet& out) {
+  out.assume("fsdp_buffers",
+             text("ZeRO-3 as FSDP2 runs it with one unit per transformer layer (torchtitan's apply_fsdp): the largest "
+                  "layer, {} per GPU, unsharded in flight and prefetched, its gradients and their reduce-scatter "
+                  "input in {}; the root unit (embeddings, final norm, head) is gathered when the step starts and "
+                  "ends, away from the peak, and not counted",
+                  std::ceil(p.stage.largest_layer) * param,
+                  in.states.precision == Precision::mixed ? "fp32 (mixed_precision_reduce)" : "the gradients' type"));
+}
+
 // The per-GPU total of a ledger with an architecture: the rows, the larger of the loss's buffers
 // and one recomputed layer's transient (the loss's are freed before the first layer's backward).
 void per_gpu_item(const TrainingMemory& r, ResultSet& out) {
-  const bool gathered = r.gathered_params.in(byte) > 0.0;
+  // ZeRO-3's buffers: DeepSpeed's gathered working set, or FSDP's three rows, as one term.
+  const Bytes zero3 = r.gathered_params + r.fsdp_buffers();
+  const bool gathered = zero3.in(byte) > 0.0;
   const bool both = r.logits.in(byte) > 0.0 && r.recompute_transient.in(byte) > 0.0;
   const bool one_transient = !both && r.peak_transient().in(byte) > 0.0;
   const std::string_view both_symbolic =
@@ -512,7 +562,7 @@ void per_gpu_item(const TrainingMemory& r, ResultSet& out) {
   if (both && gathered)
     it = &out.item("per_gpu", "per GPU", value(r.per_gpu()), both_symbolic,
                    text("{} + {} + {} + {} + {} + {} + max({}, {}) + {}", r.weights, r.gradients, r.master_weights,
-                        r.optimizer_states, r.gathered_params, r.activations, r.logits, r.recompute_transient,
+                        r.optimizer_states, zero3, r.activations, r.logits, r.recompute_transient,
                         r.runtime_reserve));
   else if (both)
     it = &out.item("per_gpu", "per GPU", value(r.per_gpu()), both_symbolic,
@@ -521,7 +571,7 @@ void per_gpu_item(const TrainingMemory& r, ResultSet& out) {
   else if (one_transient && gathered)
     it = &out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
                    text("{} + {} + {} + {} + {} + {} + {} + {}", r.weights, r.gradients, r.master_weights,
-                        r.optimizer_states, r.gathered_params, r.activations, r.peak_transient(), r.runtime_reserve));
+                        r.optimizer_states, zero3, r.activations, r.peak_transient(), r.runtime_reserve));
   else if (one_transient)
     it = &out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
                    text("{} + {} + {} + {} + {} + {} + {}", r.weights, r.gradients, r.master_weights,
@@ -529,7 +579,7 @@ void per_gpu_item(const TrainingMemory& r, ResultSet& out) {
   else if (gathered)
     it = &out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
                    text("{} + {} + {} + {} + {} + {} + {}", r.weights, r.gradients, r.master_weights,
-                        r.optimizer_states, r.gathered_params, r.activations, r.runtime_reserve));
+                        r.optimizer_states, zero3, r.activations, r.runtime_reserve));
   else
     it = &out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
                    text("{} + {} + {} + {} + {} + {}", r.weights, r.gradients, r.master_weights, r.optimizer_states,
@@ -585,6 +635,7 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
   if (r.gathered_params.in(byte) > 0.0)
     out.item("gathered_params", "ZeRO-3 gathered working set", value(r.gathered_params),
              "4 B · largest module's params per GPU", text("4 B · {}", p.largest_module * param));
+  if (r.fsdp_buffers().in(byte) > 0.0) fsdp_items(in, p, out);
   if (bare) {
     // No activations row: they need an architecture (bare_params assumption below).
   } else if (in.recompute_layers.in(one) > 0.0)
@@ -597,8 +648,8 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
   if (!bare && r.recompute_transient.in(byte) > 0.0) transient_item(p, out);
   out.item("runtime_reserve", "runtime reserve", value(r.runtime_reserve), "CUDA context + fragmentation · rows above",
            text("{} + {} · {}", in.cuda_context, in.fragmentation,
-                r.weights + r.gradients + r.master_weights + r.optimizer_states + r.gathered_params + r.activations +
-                    r.peak_transient()));
+                r.weights + r.gradients + r.master_weights + r.optimizer_states + r.gathered_params +
+                    r.fsdp_buffers() + r.activations + r.peak_transient()));
   if (lora) {
     out.assume("lora", text("LoRA rank {} on {}: {} of trainable adapters per GPU; the base is frozen "
                             "(no gradients or optimizer states)",
@@ -639,6 +690,7 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
     out.assume("offload", text("ZeRO-Offload (Ren et al. 2021, §4.1): gradients, fp32 master weights and optimizer "
                                "states in CPU memory, the update runs on the CPU; gradient buckets in flight not "
                                "counted"));
+  if (r.fsdp_buffers().in(byte) > 0.0) fsdp_assumption(in, p, out);
   if (r.gathered_params.in(byte) > 0.0)
     out.assume("zero3_gather", text("ZeRO-3 gathers a module's 16-bit weights and gradients in full: 4 B × the largest "
                                     "module, {} (DeepSpeed's ZeRO-3 estimator); prefetch not counted",

@@ -184,9 +184,16 @@ TEST_CASE("the training ledger of a model adds activations to the ZeRO-sharded m
   CHECK(r.logits.in(byte) == 8192.0 * (12.0 * 128256 + 4.0 * 4096));
   // Fused attention: selective recomputes nothing, so no layer is rebuilt in backward.
   CHECK(r.recompute_transient.in(byte) == 0.0);
-  // ZeRO-3 gathers the largest module in full: the 128256 × 4096 embedding, parameters and gradients.
-  CHECK(r.gathered_params.in(byte) == 4.0 * 128256 * 4096);
-  CHECK(r.per_gpu() == r.weights + r.gradients + r.master_weights + r.optimizer_states + r.gathered_params +
+  // ZeRO-3 as FSDP2 runs it, one unit per layer: a layer's 218,112,000 parameters (q, o 2·4096²,
+  // k, v 2·4096·1024, gate, up, down 3·4096·14336, two norms 2·4096) in flight and prefetched at
+  // 2 B, its gradients at 2 B and their fp32 reduce-scatter input.
+  const double layer = (8030261248.0 - 2.0 * 128256 * 4096 - 4096) / 32;
+  CHECK(layer == 218112000.0);
+  CHECK(r.gathered_params.in(byte) == 0.0);
+  CHECK(r.unsharded_params.in(byte) == 2.0 * layer * 2);
+  CHECK(r.unsharded_grads.in(byte) == layer * 2);
+  CHECK(r.reduce_scatter.in(byte) == layer * 4);
+  CHECK(r.per_gpu() == r.weights + r.gradients + r.master_weights + r.optimizer_states + r.fsdp_buffers() +
                            r.activations + r.logits + r.runtime_reserve);
   CHECK(r.total == 8.0 * r.per_gpu());
 }

@@ -406,6 +406,13 @@ struct TrainingMemory {
   // ZeRO-3: the largest module's parameters and gradients gathered in full for compute,
   // 4 B × its parameters (DeepSpeed's estimate_zero3_model_states_mem_needs, "largest_layer_memory").
   Bytes gathered_params{};
+  // ZeRO-3 without offload, as FSDP2 runs it with one unit per transformer layer (torchtitan's
+  // apply_fsdp): the 16-bit parameters of the layer in flight and of the one prefetched, the
+  // layer's unsharded gradients, and their reduce-scatter input in the reduce dtype (fp32 under
+  // mixed precision, torchtitan's mixed_precision_reduce default). gathered_params is then 0;
+  // with offload, DeepSpeed's gathered working set above is used instead.
+  Bytes unsharded_params{}, unsharded_grads{}, reduce_scatter{};
+  Bytes fsdp_buffers() const { return unsharded_params + unsharded_grads + reduce_scatter; }
   Bytes cpu_memory{};  // host memory per GPU rank for offloaded states (not in per_gpu)
   // The last stage's loss buffers and head inputs at the loss's peak (LossKind), 0 elsewhere.
   Bytes logits{};
@@ -415,8 +422,8 @@ struct TrainingMemory {
   Bytes recompute_transient{};
   Bytes peak_transient() const { return logits > recompute_transient ? logits : recompute_transient; }
   Bytes per_gpu() const {
-    return weights + gradients + master_weights + optimizer_states + gathered_params + activations + peak_transient() +
-           runtime_reserve;
+    return weights + gradients + master_weights + optimizer_states + gathered_params + fsdp_buffers() + activations +
+           peak_transient() + runtime_reserve;
   }
   Bytes total{};
   std::optional<bool> fits{};

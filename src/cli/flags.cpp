@@ -106,6 +106,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"zero_init", ""},
     {"gpus_per_node", "--gpus-per-node"},
     {"zero3_gather", "--zero"},
+    {"fsdp_buffers", "--zero"},
     {"ep", "--ep"},
     {"dropout", "--dropout"},
     {"hardware_source", ""},
