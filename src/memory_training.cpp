@@ -334,6 +334,16 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
       r.unsharded_grads = trainable * b.gradients.in(byte / param) * byte;
       r.reduce_scatter = trainable * reduce_bytes(in.states) * byte;
       fsdp_trainable = trainable;
+      if (pp > 1.0) {
+        // Under PyTorch's pipelining FSDP keeps the stage unsharded across micro-batches and
+        // accumulates its gradients unsharded, in the reduce dtype, until the last one
+        // (torch/distributed/pipelining/stage.py, backward_maybe_with_nosync: reshard_after_backward
+        // and requires_gradient_sync False; torchtitan 9dec370 apply_fsdp: reshard_after_forward
+        // False under PP).
+        const double stage_trainable = lora ? s.params.in(param) : std::ceil(st.params);
+        r.unsharded_params = std::ceil(std::ceil(st.params) * w_bytes) * byte;
+        r.unsharded_grads = stage_trainable * reduce_bytes(in.states) * byte;
+      }
     } else if (in.states.zero_stage == 3 && dp * cp > 1.0) {
       r.gathered_params = 4.0 * largest * byte;
     }
@@ -526,11 +536,22 @@ void schedule_assumptions(const TrainingMemoryInput& in, const TrainingParts& p,
 void fsdp_items(const TrainingMemoryInput& in, const TrainingParts& p, ResultSet& out) {
   const TrainingMemory& r = p.mem;
   const Params layer = std::ceil(p.stage.largest_layer) * param;
-  out.item("unsharded_params", "FSDP: layer in flight + prefetched, unsharded", value(r.unsharded_params),
-           "2 · largest layer's params per GPU · weight bytes", text("2 · {} · {}", layer, r.unsharded_params / (2.0 * layer)));
   const Params trainable = p.fsdp_trainable * param;
-  out.item("unsharded_grads", "FSDP: the layer's unsharded gradients", value(r.unsharded_grads),
-           "trainable params of a layer per GPU · gradient bytes", text("{} · {}", trainable, r.unsharded_grads / trainable));
+  if (in.pp.in(one) > 1.0) {
+    const Params stage = std::ceil(p.stage.params) * param;
+    out.item("unsharded_params", "FSDP under pipelining: the stage unsharded", value(r.unsharded_params),
+             "the stage's params per GPU · weight bytes", text("{} · {}", stage, r.unsharded_params / stage));
+    const Params stage_trainable = in.lora_rank.in(one) > 0.0 ? p.states.params : stage;
+    out.item("unsharded_grads", "FSDP under pipelining: gradients accumulated unsharded", value(r.unsharded_grads),
+             "the stage's trainable params per GPU · reduce bytes",
+             text("{} · {}", stage_trainable, r.unsharded_grads / stage_trainable));
+  } else {
+    out.item("unsharded_params", "FSDP: layer in flight + prefetched, unsharded", value(r.unsharded_params),
+             "2 · largest layer's params per GPU · weight bytes",
+             text("2 · {} · {}", layer, r.unsharded_params / (2.0 * layer)));
+    out.item("unsharded_grads", "FSDP: the layer's unsharded gradients", value(r.unsharded_grads),
+             "trainable params of a layer per GPU · gradient bytes", text("{} · {}", trainable, r.unsharded_grads / trainable));
+  }
   out.item("reduce_scatter", "FSDP: reduce-scatter input", value(r.reduce_scatter),
            in.states.precision == Precision::mixed ? "trainable params of a layer per GPU · 4 B (fp32 reduce)"
                                                    : "trainable params of a layer per GPU · gradient bytes",
@@ -538,6 +559,15 @@ void fsdp_items(const TrainingMemoryInput& in, const TrainingParts& p, ResultSet
 }
 
 void fsdp_assumption(const TrainingMemoryInput& in, const TrainingParts& p, ResultSet& out) {
+  if (in.pp.in(one) > 1.0) {
+    out.assume("fsdp_buffers",
+               text("ZeRO-3 under pipelining as torchtitan runs it (FSDP2 in torch.distributed.pipelining): the stage's "
+                    "parameters stay unsharded across micro-batches (reshard_after_forward and reshard_after_backward "
+                    "off) and its gradients accumulate unsharded in {} until the last micro-batch, then each layer's "
+                    "reduce-scatter",
+                    in.states.precision == Precision::mixed ? "fp32 (mixed_precision_reduce)" : "the gradients' type"));
+    return;
+  }
   out.assume("fsdp_buffers",
              text("ZeRO-3 as FSDP2 runs it with one unit per transformer layer (torchtitan's apply_fsdp): the largest "
                   "layer, {} per GPU, unsharded in flight and prefetched, its gradients and their reduce-scatter "
