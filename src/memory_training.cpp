@@ -729,7 +729,7 @@ void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, R
     out.assume("ep", text("EP {}: routed experts split over {} ranks taken from the {} data-parallel ranks, each "
                           "expert's matrices also split over TP; shared experts and routers replicated",
                           in.ep, in.ep, in.states.dp));
-  if (in.states.zero_stage > 0 && in.states.dp.in(one) == 1.0)
+  if (in.states.zero_stage > 0 && in.states.dp.in(one) * in.cp.in(one) == 1.0)
     out.warn(text("--zero {} with --dp 1 shards over one rank: nothing is saved", static_cast<double>(in.states.zero_stage)));
   if (!bare && in.recompute == Recompute::selective && in.flash_attention)
     out.warn(text("--recompute selective recomputes the attention scores, which fused attention never stores: the "
