@@ -44,7 +44,7 @@ TEST_CASE("full recomputation under sequence parallelism keeps 2·s·b·h/t per 
   CHECK(training_memory(m, in).activations.in(byte) == 80.0 * 2.0 * 8192 * 16 * 8192 / 8);
 }
 
-TEST_CASE("--distribute-saved-activations needs TP without sequence parallelism and layers recomputed in full",
+TEST_CASE("distributed checkpoint inputs need TP without sequence parallelism and layers recomputed in full",
           "[memory][activations]") {
   const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
   TrainingMemoryInput in = run(4096, 1);

@@ -267,6 +267,8 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                                           {"kv_dtype", "--kv-dtype", &c->kv_dtype},
                                           {"engine", "--engine", &c->engine},
                                           {"recompute", "--recompute", &c->recompute},
+                                          {"loss", "--loss", &c->tm.loss},
+                                          {"activation_accounting", "--activation-accounting", &c->tm.accounting},
                                           {"zero", "--zero", &c->zero_text}};
     exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
       int exit_code = 0;

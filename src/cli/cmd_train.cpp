@@ -173,6 +173,8 @@ void add_train_command(CLI::App& app, int& exit_code) {
     const std::vector<ChoiceAxis> axes = {{"model", "MODEL", &c->model},
                                           {"hw", "--hw", &c->hw.arg},
                                           {"recompute", "--recompute", &c->recompute},
+                                          {"loss", "--loss", &c->tm.loss},
+                                          {"activation_accounting", "--activation-accounting", &c->tm.accounting},
                                           {"zero", "--zero", &c->zero_text}};
     exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
       int exit_code = 0;
