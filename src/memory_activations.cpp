@@ -147,7 +147,7 @@ std::vector<Inventoried> inventory(const ActivationInput& in, const Widths& w) {
   return v;
 }
 
-void check_policy(const ActivationInput& in, const Widths& w) {
+void check_policy(const ActivationInput& in) {
   if (in.recompute != Recompute::op_sac) return;
   if (!in.flash_attention)
     throw InputError("--recompute", "op-sac",
@@ -157,7 +157,6 @@ void check_policy(const ActivationInput& in, const Widths& w) {
     throw InputError("--recompute", "op-sac",
                      "a model without MLA or experts (op-sac's every-other-matmul rule is modelled for Llama-style "
                      "q, k, v, o and MLP layers)");
-  (void)w;
 }
 
 double divisor(TensorSplit split, const ActivationInput& in) {
@@ -174,7 +173,7 @@ double divisor(TensorSplit split, const ActivationInput& in) {
 
 std::vector<SavedTensor> saved_tensors(const ActivationInput& in) {
   const Widths w = widths_of(in);
-  check_policy(in, w);
+  check_policy(in);
   if (in.recompute == Recompute::full) {
     // Megatron-LM checkpoints the layer's input: [s/t, b, h] under sequence parallelism, and split
     // over the TP ranks by --distribute-saved-activations without it (tensor_parallel/random.py,

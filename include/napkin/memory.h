@@ -5,7 +5,8 @@
 //   - inference weights, with quantization overhead (per-group scales and zero points) and
 //     the parameters kept unquantized;
 //   - the KV cache of a model spec (MHA/GQA/MQA, MLA's compressed latent, sliding windows);
-//   - activations saved for backward per layer (Korthikanti et al. 2022).
+//   - activations saved for backward per layer, tensor by tensor (Korthikanti et al. 2022's
+//     inventory and what today's kernels keep), under each recomputation policy, and the loss.
 // All byte counts are exact where the inputs are integers (below 2^53).
 #pragma once
 
