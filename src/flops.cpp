@@ -204,11 +204,21 @@ Recompute parse_recompute(std::string_view text, std::string_view field) {
   if (text == "none") return Recompute::none;
   if (text == "selective") return Recompute::selective;
   if (text == "full") return Recompute::full;
-  throw InputError(std::string(field), std::string(text), "none, selective or full");
+  if (text == "op-sac") return Recompute::op_sac;
+  throw InputError(std::string(field), std::string(text), "none, selective, full or op-sac");
 }
 
 namespace {
 bool given(Count c) { return c.in(one) != 0.0; }
+
+// op-sac reruns particular matmuls of each layer (napkin/memory.h): a count of P and T has no
+// matmul shapes to rerun. train MODEL counts them (op_sac_recompute_flops).
+void refuse_op_sac(Recompute r) {
+  if (r == Recompute::op_sac)
+    throw InputError("--recompute", "op-sac",
+                     "none, selective or full here (op-sac reruns particular matmuls of each layer: napkin train "
+                     "MODEL counts them)");
+}
 }  // namespace
 
 namespace {
@@ -251,6 +261,7 @@ void check_terms(const TrainingFlopsInput& in) {
 TrainingFlops training_flops(const TrainingFlopsInput& in) {
   require_positive(in.params, "params");
   require_training_tokens(in.tokens);
+  refuse_op_sac(in.recompute);
   check_terms(in);
   if (!(in.backward_factor > 0.0) || !std::isfinite(in.backward_factor))
     throw InputError("backward_factor", std::to_string(in.backward_factor), "a positive ratio");
@@ -273,6 +284,7 @@ TrainingFlops training_flops(const TrainingFlopsInput& in) {
     case Recompute::none: break;
     case Recompute::full: r.recompute = fwd; break;
     case Recompute::selective: r.recompute = att; break;
+    case Recompute::op_sac: break;  // refused above
   }
   return r;
 }
@@ -291,6 +303,7 @@ TrainingFlops megatron_training_flops(const MegatronFlopsInput& in) {
   require_positive_integer(in.seq, "seq");
   require_positive_integer(in.vocab, "vocab");
   require_training_tokens(in.tokens);
+  refuse_op_sac(in.recompute);
   const double l = in.layers.in(one), h = in.hidden.in(one), s = in.seq.in(one), v = in.vocab.in(one);
   const double tok = in.tokens.in(token);
   // Forward per token (Narayanan et al. 2021, §5.1): Q/K/V/O 8h², MLP 16h² (h→4h→h), scores and
@@ -304,6 +317,7 @@ TrainingFlops megatron_training_flops(const MegatronFlopsInput& in) {
     case Recompute::none: break;
     case Recompute::full: r.recompute = layers_fwd; break;  // eq. 3: 96 = 72 + 24, logits not rerun
     case Recompute::selective: r.recompute = 4.0 * s * l * h * tok * flop; break;
+    case Recompute::op_sac: break;  // refused above
   }
   return r;
 }
@@ -406,6 +420,7 @@ void report_training_flops(const TrainingFlopsInput& in, const PSource& src, Res
                  text("selective recomputation reruns only the attention score term (Korthikanti "
                       "et al. 2022)"));
       break;
+    case Recompute::op_sac: break;  // refused by training_flops
   }
   out.assume("training_extras",
              text("MoE routing, optimizer step, communication and data pipeline not counted"));

@@ -1,5 +1,5 @@
-// The pieces the memory ledgers are built from: model states, inference weights, the KV cache and
-// activations per layer. See napkin/memory.h.
+// The pieces the memory ledgers are built from: model states, inference weights and the KV cache
+// (activations per layer: memory_activations.cpp). See napkin/memory.h.
 #include "napkin/memory.h"
 
 #include <algorithm>
@@ -333,82 +333,6 @@ void kv_cache(const specs::ModelSpec& m, const KvCacheInput& in, ResultSet& out)
   if (layers_of(m, specs::LayerAttention::none) > 0.0)
     out.assume("attention_free_layers", text("{} layers without attention keep no KV cache",
                                              layers_of(m, specs::LayerAttention::none)));
-}
-
-// ---- activations ------------------------------------------------------------------------------
-
-ActivationTerms activation_terms(const ActivationInput& in) {
-  require_positive_integer(in.hidden, "hidden");
-  require_positive_integer(in.heads, "heads");
-  require_non_negative(in.kv_width, "kv_width");
-  require_non_negative(in.ffn_width, "ffn_width");
-  const double h = in.hidden.in(one);
-  const double kv = in.kv_width.in(one) > 0.0 ? in.kv_width.in(one) / h : 1.0;   // h_kv / h
-  const double f = in.ffn_width.in(one) > 0.0 ? in.ffn_width.in(one) / h : 4.0;  // f / h
-  ActivationTerms t;
-  // Korthikanti §4.1: two norm inputs (2·2), the attention and MLP block inputs (2 + 2), and the
-  // two 1-byte dropout masks after attention and MLP.
-  t.outside = 4.0 + 2.0 + 2.0 + (in.dropout ? 2.0 : 0.0);
-  // Q (2), K and V (2·2·h_kv/h), the out-projection input (2), the MLP intermediates: GeLU input
-  // and output (2f + 2f), or for a gated MLP the gate and up outputs and their product (3 · 2f).
-  t.inside = 2.0 + 4.0 * kv + 2.0 + (in.gated ? 6.0 : 4.0) * f;
-  // The softmax output (2 bytes per score), its dropout mask (1) and the dropout output (2).
-  t.scores = in.attention_dropout ? 5.0 : 2.0;
-  return t;
-}
-
-Bytes activations_per_layer(const ActivationInput& in) {
-  require_positive_integer(in.seq, "seq");
-  require_positive_integer(in.micro_batch, "micro_batch");
-  require_positive_integer(in.tp, "tp");
-  const ActivationTerms c = activation_terms(in);
-  const double s = in.seq.in(one), b = in.micro_batch.in(one), h = in.hidden.in(one);
-  const double a = in.heads.in(one), t = in.tp.in(one);
-  const double sbh = s * b * h;
-  if (in.recompute == Recompute::full) return 2.0 * sbh * byte;
-  const bool keep_scores = in.recompute == Recompute::none && !in.flash_attention;
-  const double scores = keep_scores ? c.scores * a * s / (h * t) : 0.0;
-  // Outside the tensor-parallel region everything is replicated, unless sequence parallelism
-  // splits it too (Korthikanti §4.2.2).
-  const double linear = in.sequence_parallel ? (c.outside + c.inside) / t : c.outside + c.inside / t;
-  return sbh * (linear + scores) * byte;
-}
-
-void activations_per_layer(const ActivationInput& in, ResultSet& out) {
-  const Bytes a = activations_per_layer(in);
-  const ActivationTerms c = activation_terms(in);
-  const bool keep_scores = in.recompute == Recompute::none && !in.flash_attention;
-  const double all = c.outside + c.inside;
-  // c_s · a · s / h, the attention-score multiple before the TP split.
-  const double score_term = c.scores * in.heads.in(one) * in.seq.in(one) / in.hidden.in(one);
-  if (in.recompute == Recompute::full)
-    out.item("activations_per_layer", "activations per layer (detail)", value(a), "2·s·b·h (full recompute)",
-             text("2 · {} · {} · {}", in.seq, in.micro_batch, in.hidden));
-  else if (in.sequence_parallel && keep_scores)
-    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·(c/t + c_s·a·s/(h·t))",
-             text("{} · {} · {} · ({}/{} + {}/{})", in.seq, in.micro_batch, in.hidden, all, in.tp, score_term, in.tp));
-  else if (in.sequence_parallel)
-    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·c/t",
-             text("{} · {} · {} · {}/{}", in.seq, in.micro_batch, in.hidden, all, in.tp));
-  else if (keep_scores)
-    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·(c_o + c_i/t + c_s·a·s/(h·t))",
-             text("{} · {} · {} · ({} + {}/{} + {}/{})", in.seq, in.micro_batch, in.hidden, c.outside, c.inside, in.tp,
-                  score_term, in.tp));
-  else
-    out.item("activations_per_layer", "activations per layer (detail)", value(a), "s·b·h·(c_o + c_i/t)",
-             text("{} · {} · {} · ({} + {}/{})", in.seq, in.micro_batch, in.hidden, c.outside, c.inside, in.tp));
-  out.assume("activation_model",
-             text("Korthikanti et al. 2022 §4.1, 16-bit activations: c_o = {} outside TP, c_i = {} inside ({} MLP), "
-                  "c_s = {} per a·s/h (a GPT layer: 10, 24, 5)",
-                  c.outside, c.inside, in.gated ? "gated" : "GeLU", c.scores));
-  if (in.recompute == Recompute::none && in.flash_attention)
-    out.assume("flash_attention", text("fused attention (FlashAttention, cuDNN/SDPA; the default of current training "
-                                       "stacks): the a·s/h scores are never stored, only the output and softmax "
-                                       "statistics"));
-  else if (in.recompute == Recompute::none)
-    out.assume("flash_attention", text("eager attention (Korthikanti 2022): the softmax output{} of every a·s/h score "
-                                       "is stored",
-                                       in.attention_dropout ? " and its dropout mask and output" : ""));
 }
 
 }  // namespace napkin

@@ -98,6 +98,7 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
     for (std::int64_t i = first; i < first + st.layers; ++i) {
       const LayerParams lp = layer_params(m, c, i);
       st.params += stage_layer_params(i);
+      st.largest_layer = std::max(st.largest_layer, stage_layer_params(i));
       st.expert_params += static_cast<double>(lp.routed) / (t * static_cast<double>(ep));
       st.kept_params += static_cast<double>(lp.norm);
       switch (m.layer_attention(i)) {

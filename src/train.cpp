@@ -163,7 +163,7 @@ ParamsCount default_params_count(FlopsFormula f) {
 }
 
 // `mp` is null for a bare parameter count: 6pd only.
-Counted count_flops(const specs::ModelSpec* mp, const TrainInput& in) {
+Counted count_flops_formula(const specs::ModelSpec* mp, const TrainInput& in) {
   Counted c;
   if (mp == nullptr) {
     if (!in.params) throw InputError("params", "(missing)", "a parameter count P, or a MODEL");
@@ -206,6 +206,17 @@ Counted count_flops(const specs::ModelSpec* mp, const TrainInput& in) {
                                          .vocab = c.v * one, .tokens = in.tokens, .recompute = in.memory.recompute});
       break;
   }
+  return c;
+}
+
+// The formula's forward and backward; op-sac's rerun comes from the model's matmuls (napkin/memory.h,
+// op_sac_recompute_flops), whatever the formula.
+Counted count_flops(const specs::ModelSpec* mp, const TrainInput& in) {
+  if (mp == nullptr || in.memory.recompute != Recompute::op_sac) return count_flops_formula(mp, in);
+  TrainInput f = in;
+  f.memory.recompute = Recompute::none;
+  Counted c = count_flops_formula(mp, f);
+  c.flops.recompute = op_sac_recompute_flops(*mp, in.memory, in.tokens);
   return c;
 }
 
@@ -401,7 +412,10 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
                   r.memory.per_gpu(), *in.memory.capacity));
   out.input("tokens", value(in.tokens));
   out.input("flops_formula", verdict(to_string(in.formula)));
-  out.input("recompute", verdict(rc == Recompute::full ? "full" : rc == Recompute::selective ? "selective" : "none"));
+  out.input("recompute", verdict(rc == Recompute::full        ? "full"
+                                 : rc == Recompute::selective ? "selective"
+                                 : rc == Recompute::op_sac    ? "op-sac"
+                                                              : "none"));
   out.input("gpus", value(r.gpus));
   if (in.formula != FlopsFormula::megatron) out.input("params", value(c.p));
   if (c.model_p) out.input("params_count", verdict(to_string(c.which)));
@@ -428,7 +442,9 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
     out.item("model_flops", "model FLOP (forward + backward)", value(r.model_flops), "forward + backward",
              text("{} + {}", r.flops.forward, r.flops.backward));
     out.item("recompute_flops", "recomputation", value(r.flops.recompute),
-             rc == Recompute::full ? "forward rerun in backward" : "attention scores rerun in backward",
+             rc == Recompute::full     ? "forward rerun in backward"
+             : rc == Recompute::op_sac ? "the k, o and up (fc2) matmuls rerun in backward"
+                                       : "attention scores rerun in backward",
              text("{}", r.flops.recompute));
   }
   const Value tf = value(r.flops.total());
@@ -436,6 +452,9 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
     case FlopsFormula::six_pd:
       if (rc == Recompute::full)
         out.item("training_flops", "training FLOP", tf, "C = 8·P·D_tok", text("8 · {} · {}", c.p, in.tokens));
+      else if (rc == Recompute::op_sac)
+        out.item("training_flops", "training FLOP", tf, "C = 6·P·D_tok + op-sac rerun",
+                 text("6 · {} · {} + {}", c.p, in.tokens, r.flops.recompute));
       else
         out.item("training_flops", "training FLOP", tf, "C = 6·P·D_tok", text("6 · {} · {}", c.p, in.tokens));
       break;
@@ -446,6 +465,9 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
       else if (rc == Recompute::selective)
         out.item("training_flops", "training FLOP", tf, "C = (6·N + 16·L·H·Q·T) · D_tok",
                  text("(6 · {} + 16 · {} · {} · {}) · {}", c.p, l, c.hq, s, in.tokens));
+      else if (rc == Recompute::op_sac)
+        out.item("training_flops", "training FLOP", tf, "C = (6·N + 12·L·H·Q·T) · D_tok + op-sac rerun",
+                 text("(6 · {} + 12 · {} · {} · {}) · {} + {}", c.p, l, c.hq, s, in.tokens, r.flops.recompute));
       else
         out.item("training_flops", "training FLOP", tf, "C = (6·N + 12·L·H·Q·T) · D_tok",
                  text("(6 · {} + 12 · {} · {} · {}) · {}", c.p, l, c.hq, s, in.tokens));
@@ -457,6 +479,9 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
       else if (rc == Recompute::selective)
         out.item("training_flops", "training FLOP", tf, "C = 72·D_tok·l·h²·(1 + s/6h + V/12lh) + 4·D_tok·s·l·h",
                  text("{} + 4 · {} · {} · {} · {}", r.model_flops, in.tokens, s, l, h));
+      else if (rc == Recompute::op_sac)
+        out.item("training_flops", "training FLOP", tf, "C = 72·D_tok·l·h²·(1 + s/6h + V/12lh) + op-sac rerun",
+                 text("{} + {}", r.model_flops, r.flops.recompute));
       else
         out.item("training_flops", "training FLOP", tf, "C = 72·D_tok·l·h²·(1 + s/6h + V/12lh)",
                  text("72 · {} · {} · {}² · (1 + {}/(6·{}) + {}/(12·{}·{}))", in.tokens, l, h, s, h, c.v, l, h));
@@ -588,6 +613,11 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
     case Recompute::full:
       out.assume("recompute_flops", text("full recomputation reruns the forward pass in backward: 8 instead of 6 FLOP "
                                          "per parameter per token (Narayanan et al. 2021, §5.1)"));
+      break;
+    case Recompute::op_sac:
+      out.assume("recompute_flops", text("op-sac reruns each layer's unsaved matmuls in backward, k and o and the up "
+                                         "projection (plain MLP: fc2), 2·(h·h_kv + h_q·h + h·f) FLOP per token per "
+                                         "layer; fused attention's output is saved, not rerun"));
       break;
     case Recompute::selective:
       out.assume("recompute_flops", text("selective recomputation reruns the attention scores only (Korthikanti et "

@@ -37,7 +37,7 @@ TEST_CASE("bad values are exit 2 with one line naming the flag", "[cli]") {
       {"energy --flops 1e18 --throughput 100TFLOP/s --power -1kW",
        "napkin: error: --power: '-1kW': expected a positive number\n"},
       {"flops train --params 8B --tokens 15T --recompute some",
-       "napkin: error: --recompute: 'some': expected none, selective or full\n"},
+       "napkin: error: --recompute: 'some': expected none, selective, full or op-sac\n"},
       {"roofline --peak 1TFLOP/s --bandwidth 1TB/s",
        "napkin: error: --intensity: '(none)': expected exactly one of --intensity, --flops with --bytes, or --op\n"},
   }};

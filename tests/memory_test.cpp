@@ -172,17 +172,29 @@ TEST_CASE("the training ledger of a model adds activations to the ZeRO-sharded m
   in.states.dp = 8 * one;
   in.seq = 8192 * one;
   in.recompute = Recompute::selective;
+  in.accounting = ActivationAccounting::korthikanti;
   const TrainingMemory r = training_memory(m, in);
   CHECK(r.weights.in(byte) == std::ceil(8030261248.0 * 2 / 8));
   CHECK(r.optimizer_states.in(byte) == std::ceil(8030261248.0 * 8 / 8));
   // 32 layers of 34·s·b·h (Korthikanti's inventory for a GQA, SwiGLU layer: 8 outside TP, as
-  // Llama's config has no dropout, 26 inside) plus fp32 logits of every position.
+  // Llama's config has no dropout, 26 inside).
   const double per_layer = 34.0 * 8192 * 4096;
-  CHECK(r.activations.in(byte) == 32 * per_layer + 8192.0 * 128256 * 4);
-  // ZeRO-3 gathers the largest module in full: the 128256 × 4096 embedding, parameters and gradients.
-  CHECK(r.gathered_params.in(byte) == 4.0 * 128256 * 4096);
-  CHECK(r.per_gpu() == r.weights + r.gradients + r.master_weights + r.optimizer_states + r.gathered_params +
-                           r.activations + r.runtime_reserve);
+  CHECK(r.activations.in(byte) == 32 * per_layer);
+  // The loss (full): 12 B per logit, plus the final norm's and the head's 16-bit inputs.
+  CHECK(r.logits.in(byte) == 8192.0 * (12.0 * 128256 + 4.0 * 4096));
+  // Fused attention: selective recomputes nothing, so no layer is rebuilt in backward.
+  CHECK(r.recompute_transient.in(byte) == 0.0);
+  // ZeRO-3 as FSDP2 runs it, one unit per layer: a layer's 218,112,000 parameters (q, o 2·4096²,
+  // k, v 2·4096·1024, gate, up, down 3·4096·14336, two norms 2·4096) in flight and prefetched at
+  // 2 B, its gradients at 2 B and their fp32 reduce-scatter input.
+  const double layer = (8030261248.0 - 2.0 * 128256 * 4096 - 4096) / 32;
+  CHECK(layer == 218112000.0);
+  CHECK(r.gathered_params.in(byte) == 0.0);
+  CHECK(r.unsharded_params.in(byte) == 2.0 * layer * 2);
+  CHECK(r.unsharded_grads.in(byte) == layer * 2);
+  CHECK(r.reduce_scatter.in(byte) == layer * 4);
+  CHECK(r.per_gpu() == r.weights + r.gradients + r.master_weights + r.optimizer_states + r.fsdp_buffers() +
+                           r.activations + r.logits + r.runtime_reserve);
   CHECK(r.total == 8.0 * r.per_gpu());
 }
 
@@ -191,6 +203,7 @@ TEST_CASE("under 1F1B the first pipeline stage holds p micro-batches of activati
   TrainingMemoryInput in;
   in.seq = 2048 * one;
   in.pp = 4 * one;
+  in.accounting = ActivationAccounting::korthikanti;
   const TrainingMemory r = training_memory(m, in);
   CHECK(r.stage == 0);
   CHECK(r.activations.in(byte) == 8.0 * 4 * 34.0 * 2048 * 4096);
@@ -203,13 +216,13 @@ TEST_CASE("training defaults to fused attention and to the dropout of the model'
   const specs::ModelSpec llama = specs::load_model_preset("llama-3.1-8b");
   TrainingMemoryInput in;
   in.seq = 2048 * one;
+  in.accounting = ActivationAccounting::korthikanti;
   const double sbh = 2048.0 * 4096;
-  const double logits = 2048.0 * 128256 * 4;
-  CHECK(training_memory(llama, in).activations.in(byte) == 32 * 34.0 * sbh + logits);
+  CHECK(training_memory(llama, in).activations.in(byte) == 32 * 34.0 * sbh);
   in.flash_attention = false;  // eager: the softmax output, 2 bytes per score, a·s/h = 32·2048/4096
-  CHECK(training_memory(llama, in).activations.in(byte) == 32 * (34.0 + 2.0 * 16) * sbh + logits);
+  CHECK(training_memory(llama, in).activations.in(byte) == 32 * (34.0 + 2.0 * 16) * sbh);
   in.dropout = 0.1;  // given: masks after attention and MLP, and the probabilities' mask and output
-  CHECK(training_memory(llama, in).activations.in(byte) == 32 * (36.0 + 5.0 * 16) * sbh + logits);
+  CHECK(training_memory(llama, in).activations.in(byte) == 32 * (36.0 + 5.0 * 16) * sbh);
   in.dropout = 1.5;
   CHECK_THROWS_AS(training_memory(llama, in), InputError);
 
@@ -224,7 +237,7 @@ TEST_CASE("training defaults to fused attention and to the dropout of the model'
   CHECK(t.outside + t.inside == 34.0);
   CHECK(t.scores == 5.0);
   const double per_layer = 1024.0 * 768 * (34.0 + 5.0 * 12 * 1024 / 768);
-  CHECK(training_memory(gpt2, g).activations.in(byte) == 12 * per_layer + 1024.0 * 50257 * 4);
+  CHECK(training_memory(gpt2, g).activations.in(byte) == 12 * per_layer);
 }
 
 TEST_CASE("the solver's largest batch fits and one more does not", "[memory][solver]") {
@@ -359,7 +372,8 @@ TEST_CASE("the runtime reserve's fragmentation covers every row, frozen LoRA wei
   in.seq = 2048 * one;
   in.lora_rank = 16 * one;
   const TrainingMemory r = training_memory(m, in);
-  const Bytes rows = r.weights + r.gradients + r.master_weights + r.optimizer_states + r.activations;
+  // The rows, and the larger of the loss's buffers and a recomputed layer's transient.
+  const Bytes rows = r.weights + r.gradients + r.master_weights + r.optimizer_states + r.activations + r.peak_transient();
   CHECK(r.runtime_reserve.in(byte) == std::ceil((512.0 * MiB + 0.05 * rows).in(byte)));
 }
 

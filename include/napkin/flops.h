@@ -81,9 +81,11 @@ void assume_causal_skip(bool causal_skip, ResultSet& out);
 
 // ---- training -------------------------------------------------------------------------------
 
-enum class Recompute { none, selective, full };
+// op_sac: torchtitan's per-op selective checkpointing (save the outputs of every other matmul, of
+// fused attention and of reduce-scatters; recompute the rest): see napkin/memory.h.
+enum class Recompute { none, selective, full, op_sac };
 
-/// "none", "selective" or "full"; anything else is InputError naming `field`.
+/// "none", "selective", "full" or "op-sac"; anything else is InputError naming `field`.
 Recompute parse_recompute(std::string_view text, std::string_view field);
 
 struct TrainingFlopsInput {

@@ -5,12 +5,14 @@
 //   - inference weights, with quantization overhead (per-group scales and zero points) and
 //     the parameters kept unquantized;
 //   - the KV cache of a model spec (MHA/GQA/MQA, MLA's compressed latent, sliding windows);
-//   - activations saved for backward per layer (Korthikanti et al. 2022).
+//   - activations saved for backward per layer, tensor by tensor (Korthikanti et al. 2022's
+//     inventory and what today's kernels keep), under each recomputation policy, and the loss.
 // All byte counts are exact where the inputs are integers (below 2^53).
 #pragma once
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "napkin/dtype.h"
 #include "napkin/flops.h"
@@ -125,6 +127,22 @@ void kv_cache(const specs::ModelSpec& m, const KvCacheInput& in, ResultSet& out)
 
 // ---- activations saved for backward -----------------------------------------------------------
 
+/// How a layer's saved tensors are counted.
+///   korthikanti: Korthikanti et al. 2022's inventory (§4.1, table 2) for their GPT layer and its
+///     analogue for others: norm inputs and outputs, Q, K, V, the attention output and the MLP
+///     intermediates at 2 B, 1-byte dropout masks, and the scores of eager attention; Q and the
+///     attention output at width h. It reproduces their 34·s·b·h + 5·a·s²·b to the byte.
+///   tensors: the same inventory tensor by tensor at the layer's real widths, plus what the
+///     kernels keep beside it: the norms' per-token fp32 statistics (RMSNorm's 1/rms, LayerNorm's
+///     mean and 1/σ), fused attention's fp32 log-sum-exp per head, Q and the attention output at
+///     H·d_head, MLA's latents, MoE's router probabilities and dispatched token copies.
+/// The training ledger picks korthikanti for the GPT layer it was written for (LayerNorm, plain
+/// MLP, multi-head attention, no experts) and tensors for every other layer, unless told.
+enum class ActivationAccounting { korthikanti, tensors };
+std::string_view to_string(ActivationAccounting a);
+/// "korthikanti" or "tensors"; InputError naming `field` otherwise.
+ActivationAccounting parse_activation_accounting(std::string_view text, std::string_view field);
+
 struct ActivationInput {
   Count seq{};          // s, sequence length
   Count micro_batch{};  // b
@@ -140,6 +158,18 @@ struct ActivationInput {
   bool gated = false;    // gated MLP (SwiGLU): gate and up outputs and their product are kept
   bool dropout = true;   // dropout after attention and MLP (hidden dropout): two 1-byte masks
   bool attention_dropout = true;  // dropout on the attention probabilities: mask and output
+  ActivationAccounting accounting = ActivationAccounting::korthikanti;
+  // ---- what the tensors accounting reads (korthikanti ignores them)
+  Count q_width{};       // Q and attention-output width, H · d_head (0: h)
+  Count v_width{};       // V width when it differs from K's (MLA: H · v_head_dim; 0: kv_width)
+  bool rmsnorm = false;  // norm statistics: RMSNorm keeps one fp32 per token, LayerNorm two
+  Count latent_width{};  // MLA: q_lora_rank + kv_lora_rank + qk_rope_head_dim, the latents kept
+  Count moe_topk{};      // MoE: routed experts per token (0: a dense layer)
+  Count moe_experts{};   // MoE: routed experts the router scores (its fp32 probabilities are kept)
+  // Megatron-LM --distribute-saved-activations: a fully recomputed layer's input split over the
+  // TP ranks (all-gathered again before the rerun). Not with sequence parallelism, where the
+  // input is split already (Megatron-LM turns the option off under it).
+  bool distribute_saved = false;
 };
 
 /// The per-layer coefficient c in s·b·h·c bytes, split by where it lives.
@@ -147,23 +177,76 @@ struct ActivationTerms {
   double outside = 0;  // replicated over TP unless sequence parallel: norm inputs, block inputs, dropout masks
   double inside = 0;   // split over TP: Q, K, V, out-projection input, MLP intermediates
   double scores = 0;   // a·s/h multiple: softmax output (+ dropout mask and output)
+  double whole = 0;    // never split (op-sac: the down projection's partial sums under TP)
 };
+/// The coefficients of the tensors in.recompute keeps (saved_tensors), summed by split.
 ActivationTerms activation_terms(const ActivationInput& in);
 
-/// Activations one transformer layer keeps for backward, in bytes (16-bit activations, 1-byte
-/// dropout masks), Korthikanti et al. 2022, §4.1 and table 2, for a GPT layer (MHA, 4h MLP,
-/// dropout):
+/// Where a saved tensor lives under tensor parallelism.
+enum class TensorSplit {
+  sequence,  // replicated over TP, split by sequence parallelism (or --distribute-saved-activations)
+  tensor,    // split over TP (heads, MLP columns)
+  whole,     // a full-width copy on every TP rank
+};
+
+/// One tensor a layer keeps for backward: bytes per token before any split (scores: bytes per
+/// token of all a·s probabilities), its split, and what keeps it.
+struct SavedTensor {
+  std::string_view key;     // "q", "mlp_up", ...
+  std::string_view what;    // one line: what the tensor is and which op keeps it
+  double bytes_per_token = 0;
+  TensorSplit split = TensorSplit::sequence;
+  bool scores = false;      // an a·s/h term (eager attention's probabilities)
+};
+
+/// The tensors one layer keeps for backward under in.recompute, in forward order:
+///   none       every tensor of the inventory (fused attention: no scores);
+///   selective  all but the attention scores (Korthikanti §5: core attention recomputed);
+///   full       the layer input only, 2·s·b·h (÷ t under sequence parallelism or distributed);
+///   op_sac     torchtitan's per-op policy: the layer input (the checkpoint's argument) and the
+///              outputs of the saved ops: matmuls 1, 3, 5, 7 of q, k, v, o, gate/fc1, up, down
+///              (every other one), fused attention (output and log-sum-exp) and, under TP with
+///              sequence parallelism, the reduce-scatters after the o and down projections.
+std::vector<SavedTensor> saved_tensors(const ActivationInput& in);
+
+/// Activations one transformer layer keeps for backward, in bytes, the sum of saved_tensors:
+/// s·b·(Σ sequence / t_SP + Σ tensor / t + Σ whole). Under the korthikanti accounting for a GPT
+/// layer (MHA, 4h MLP, dropout), Korthikanti et al. 2022, §4.1 and table 2:
 ///   no parallelism        s·b·h·(34 + 5·a·s/h)
 ///   tensor parallel        s·b·h·(10 + 24/t + 5·a·s/(h·t))
 ///   + sequence parallel    s·b·h·(34/t + 5·a·s/(h·t))
 ///   selective recompute (or FlashAttention) drops the a·s/h term; full recompute keeps
-///   only the layer input, 2·s·b·h.
+///   only the layer input, 2·s·b·h, split over t under sequence parallelism.
 /// The same inventory for other layer shapes: outside = 2·2h (norm inputs) + 2h + 2h (attention
 /// and MLP inputs) + 2h (dropout masks); inside = 2h (Q) + 2·2·h_kv (K, V) + 2h (out-projection
 /// input) + 4f (GeLU input and output; gated: 6f, the gate and up outputs and their product);
 /// scores = 5 with dropout (softmax output, mask, dropout output), 2 without.
 Bytes activations_per_layer(const ActivationInput& in);
 void activations_per_layer(const ActivationInput& in, ResultSet& out);
+/// --explain's table of the saved tensors: one note per tensor, bytes per layer on one GPU.
+void saved_tensor_notes(const ActivationInput& in, ResultSet& out);
+
+/// The forward FLOP op_sac reruns per token per layer: the even-numbered matmuls, k and o
+/// (2·h·h_kv + 2·h_q·h) and up (gated, 2·h·f) or fc2 (plain, 2·f·h).
+double op_sac_rerun_flop_per_token(const ActivationInput& in);
+
+// ---- logits and loss at the last pipeline stage ------------------------------------------------
+
+/// The cross-entropy at the end of the forward pass, per token and per vocabulary entry a GPU
+/// holds (V/t: the logits are vocab-parallel under TP):
+///   full     PyTorch's cross_entropy on fp32-upcast logits (torchtitan, Hugging Face): at the
+///            loss backward the fp32 log-probabilities it saved, their gradient from nll_loss and
+///            the gradient of the upcast logits are alive together, 12 B;
+///   fused    a vocab-parallel cross entropy that keeps one fp32 softmax and writes the gradient
+///            into it (Megatron-LM's _VocabParallelCrossEntropy), beside the 16-bit logits, 6 B;
+///   chunked  the head and loss one chunk of the tokens at a time (torchtitan's
+///            ChunkedLossWrapper, 8 chunks): one chunk at full's 12 B, plus an fp32 gradient
+///            buffer of the head input, 4·h per token.
+enum class LossKind { full, fused, chunked };
+std::string_view to_string(LossKind k);
+/// "full", "fused" or "chunked"; InputError naming `field` otherwise.
+LossKind parse_loss(std::string_view text, std::string_view field);
+constexpr double kLossChunks = 8.0;  // torchtitan ChunkedLossWrapper.Config.num_chunks default
 
 // ---- the inference ledger of a model ----------------------------------------------------------
 
@@ -306,6 +389,14 @@ struct TrainingMemoryInput {
   // (2·cp chunks, load-balanced for causal masks), so each GPU keeps activations of s / cp tokens;
   // the distributed optimizer shards over dp · cp ranks. Needs fused attention, s divisible by 2·cp.
   Count cp = 1.0 * units::one;
+  // ---- how the layers' and the loss's tensors are counted
+  // nullopt: korthikanti for Korthikanti's GPT layer (LayerNorm, plain MLP, MHA, no experts),
+  // tensors for every other layer (ActivationAccounting).
+  std::optional<ActivationAccounting> accounting{};
+  LossKind loss = LossKind::full;
+  // Megatron-LM --distribute-saved-activations: fully recomputed layers' inputs split over TP
+  // (needs TP ≥ 2 without sequence parallelism, and --recompute full or --recompute-layers).
+  bool distribute_saved_activations = false;
 };
 
 /// Trainable LoRA parameters of the whole model (all layers, no sharding).
@@ -316,9 +407,24 @@ struct TrainingMemory {
   // ZeRO-3: the largest module's parameters and gradients gathered in full for compute,
   // 4 B × its parameters (DeepSpeed's estimate_zero3_model_states_mem_needs, "largest_layer_memory").
   Bytes gathered_params{};
+  // ZeRO-3 without offload, as FSDP2 runs it with one unit per transformer layer (torchtitan's
+  // apply_fsdp): the 16-bit parameters of the layer in flight and of the one prefetched, the
+  // layer's unsharded gradients, and their reduce-scatter input in the reduce dtype (fp32 under
+  // mixed precision, torchtitan's mixed_precision_reduce default). gathered_params is then 0;
+  // with offload, DeepSpeed's gathered working set above is used instead.
+  Bytes unsharded_params{}, unsharded_grads{}, reduce_scatter{};
+  Bytes fsdp_buffers() const { return unsharded_params + unsharded_grads + reduce_scatter; }
   Bytes cpu_memory{};  // host memory per GPU rank for offloaded states (not in per_gpu)
+  // The last stage's loss buffers and head inputs at the loss's peak (LossKind), 0 elsewhere.
+  Bytes logits{};
+  // What the backward of one recomputed layer holds on top of what it kept: the tensors the
+  // rerun rebuilds (the policy's inventory minus the kept ones). Alive after the loss's buffers
+  // are freed, so per_gpu counts the larger of the two.
+  Bytes recompute_transient{};
+  Bytes peak_transient() const { return logits > recompute_transient ? logits : recompute_transient; }
   Bytes per_gpu() const {
-    return weights + gradients + master_weights + optimizer_states + gathered_params + activations + runtime_reserve;
+    return weights + gradients + master_weights + optimizer_states + gathered_params + fsdp_buffers() + activations +
+           peak_transient() + runtime_reserve;
   }
   Bytes total{};
   std::optional<bool> fits{};
@@ -330,11 +436,16 @@ struct TrainingMemory {
 };
 
 /// Per pipeline stage: model states of the stage's per-GPU parameters (ZeRO over dp), plus
-/// activations of its layers (Korthikanti per layer) for the micro-batches in flight under 1F1B
-/// (stage i of p holds p − i), plus fp32 logits on the last stage; the most loaded stage is shown
-/// and the total is every stage's ledger × tp × dp.
+/// activations of its layers (saved_tensors per layer) for the micro-batches in flight under 1F1B
+/// (stage i of p holds p − i), plus the larger of the loss's buffers on the last stage and one
+/// recomputed layer's transient; the most loaded stage is shown and the total is every stage's
+/// ledger × tp × dp.
 TrainingMemory training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in);
 void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, ResultSet& out);
+
+/// The forward FLOP --recompute op-sac reruns: tokens · L · op_sac_rerun_flop_per_token of the
+/// model's layer (InputError where op-sac is not modelled: MLA, experts, eager attention).
+Flops op_sac_recompute_flops(const specs::ModelSpec& m, const TrainingMemoryInput& in, Tokens tokens);
 
 /// The share of the model's layers that --recompute-layers K recomputes in full: Σ over the pp
 /// stages of min(K, L_stage), over L. 0 when K is 0; 1 under recompute full. What train scales

@@ -36,6 +36,7 @@ struct StageShard {
   /// Layers of the stage that attend over every earlier token.
   std::int64_t full_layers() const { return layers - windowed_layers - chunked_layers - attention_free; }
   bool has_embedding = false, has_head = false;
+  double largest_layer = 0;  // parameters per GPU of the stage's largest layer (an FSDP unit)
 };
 
 /// One entry per stage. Preconditions (InputError naming --tp, --pp or --ep): tp divides the

@@ -15,6 +15,7 @@
 #include "napkin/error.h"
 #include "napkin/memory.h"
 #include "napkin/memory_deepspeed.h"
+#include "training_flags.h"
 
 namespace napkin::cli {
 
@@ -37,6 +38,7 @@ struct MemoryCmd {
               grad_dtype, recompute = "none", max, lora_targets = "attention";
   std::string zero_accounting = "paper";  // --zero-accounting paper (napkin) | deepspeed
   ActivationFlags act;  // --dropout, --no-dropout, --attention, --flash-attention
+  TrainingMemoryFlags tm;  // --activation-accounting, --loss, --distribute-saved-activations
   int zero = 0;
   std::string zero_text = "0";  // --zero as typed (a comma list compares stages)
   HardwareOption hw;
@@ -89,7 +91,8 @@ void check_deepspeed_flags(CLI::App* sub, const MemoryCmd& c) {
   for (const char* f : {"--tp", "--pp", "--ep", "--max", "--min-gpus", "--precision", "--optimizer", "--grad-dtype",
                         "--no-master-weights", "--lora-rank", "--qlora", "--seq", "--micro-batch", "--recompute",
                         "--sequence-parallel", "--attention", "--flash-attention", "--dropout", "--no-dropout",
-                        "--cuda-context", "--fragmentation", "--virtual-stages", "--cp", "--recompute-layers"})
+                        "--cuda-context", "--fragmentation", "--virtual-stages", "--cp", "--recompute-layers",
+                        "--activation-accounting", "--loss", "--distribute-saved-activations"})
     if (const CLI::Option* o = sub->get_option_no_throw(f); o != nullptr && o->count() > 0)
       throw InputError(f, o->as<std::string>(), std::string("no ") + f + " with --zero-accounting deepspeed (DeepSpeed's "
                        "estimator counts the model states of pure data parallelism in mixed precision with Adam)");
@@ -192,8 +195,9 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                      "Training sequence length (default 4096)", "COUNT", 4096.0);
   sub->get_option("--micro-batch")->group("Training");
   sub->get_option("--seq")->group("Training");
-  sub->add_option("--recompute", c->recompute, "Activation recomputation: none (default), selective or full")
-      ->type_name("none|selective|full")->group("Training");
+  sub->add_option("--recompute", c->recompute, "Activation recomputation: none (default), selective (Megatron's "
+                                               "core attention), full or op-sac (torchtitan's per-op policy)")
+      ->type_name("none|selective|full|op-sac")->group("Training");
   c->lora_rank = c->nf.add(sub, "--lora-rank", "lora_rank", kCount, Constraint::positive_integer,
                            "LoRA fine-tuning: adapter rank r (the base is frozen)", "COUNT");
   sub->get_option("--lora-rank")->group("Fine-tuning");
@@ -210,6 +214,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                   "model states only, host memory per node x 1.5)")
       ->type_name("paper|deepspeed")->group("Training");
   c->dropout = add_activation_flags(sub, c->nf, c->act);
+  add_training_memory_flags(sub, c->tm);
   sub->add_flag("--qlora", c->qlora, "QLoRA: frozen base in NF4 (4.127 bits/param), bf16 adapters")->group("Fine-tuning");
   sub->add_flag("--sequence-parallel", c->sequence_parallel, "Megatron sequence parallelism (splits the rest of the "
                                                             "activations over --tp)")->group("Parallelism");
@@ -262,6 +267,8 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                                           {"kv_dtype", "--kv-dtype", &c->kv_dtype},
                                           {"engine", "--engine", &c->engine},
                                           {"recompute", "--recompute", &c->recompute},
+                                          {"loss", "--loss", &c->tm.loss},
+                                          {"activation_accounting", "--activation-accounting", &c->tm.accounting},
                                           {"zero", "--zero", &c->zero_text}};
     exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
       int exit_code = 0;
@@ -297,7 +304,8 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                         {"--lora-rank", A | T}, {"--lora-targets", A | T}, {"--qlora", A | T}, {"--ep", A | T},
                         {"--offload-optimizer", T}, {"--offload-params", T}, {"--precision", T}, {"--optimizer", T},
                         {"--grad-dtype", T}, {"--no-master-weights", T}, {"--zero", T}, {"--dp", T}, {"--zero-accounting", T},
-                        {"--virtual-stages", A | T}, {"--cp", A | T}, {"--recompute-layers", A | T}},
+                        {"--virtual-stages", A | T}, {"--cp", A | T}, {"--recompute-layers", A | T},
+                        {"--activation-accounting", A | T}, {"--loss", A | T}, {"--distribute-saved-activations", A | T}},
                        !bare, c->train);
       if (c->min_gpus && !flags[c->cp].raw.empty())
         throw InputError("--cp", flags[c->cp].raw, "no --cp with --min-gpus (the search does not vary context parallelism)");
@@ -397,6 +405,8 @@ void add_memory_command(CLI::App& app, int& exit_code) {
         throw InputError("--quantize-all", "(given)",
                          "a quantized --weights-dtype with it: at " + wd_name + " nothing is quantized");
       const Recompute rc = parse_recompute(c->recompute, "--recompute");
+      TrainingMemoryInput tm_parsed;  // the names checked once, before the sweep
+      apply_training_memory_flags(c->tm, tm_parsed);
       const bool flash = llamacpp || parse_attention_flags(c->act.attention, c->act.flash_attention);
       check_dropout_flags(flags[c->dropout], c->act.no_dropout);
       if (c->lora_targets != "attention" && c->lora_targets != "all-linear")
@@ -438,6 +448,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
           in.virtual_stages = p.get<Count>(c->virtual_stages);
           in.cp = p.get<Count>(c->cp);
           in.recompute_layers = p.get<Count>(c->recompute_layers);
+          apply_training_memory_flags(c->tm, in);
           if (c->act.no_dropout) in.dropout = 0.0;
           else if (p.has(c->dropout)) in.dropout = p[c->dropout];
           in.counts = &c->counts;

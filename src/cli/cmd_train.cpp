@@ -11,6 +11,7 @@
 #include "napkin/error.h"
 #include "napkin/memory.h"
 #include "napkin/train.h"
+#include "training_flags.h"
 
 namespace napkin::cli {
 
@@ -38,6 +39,7 @@ struct TrainCmd {
   MadeUpModelFlags made_up;  // --layers --hidden ...: a made-up decoder instead of MODEL (--vocab: its V)
   bool sequence_parallel = false, require_fit = false;
   ActivationFlags act;  // --dropout, --no-dropout, --attention, --flash-attention
+  TrainingMemoryFlags tm;  // --activation-accounting, --loss, --distribute-saved-activations
   HardwareOption hw;
   OutputOptions out;
 };
@@ -117,8 +119,9 @@ void add_train_command(CLI::App& app, int& exit_code) {
                              "Sequences per micro-batch (default 1)", "COUNT", 1.0);
   c->seq = c->nf.add(sub, "--seq", "seq", kCount, Constraint::positive_integer,
                      "Training sequence length (default 4096, or the model's context if shorter)", "COUNT", 4096.0);
-  sub->add_option("--recompute", c->recompute, "Activation recomputation: none (default), selective or full")
-      ->type_name("none|selective|full")->group("Training");
+  sub->add_option("--recompute", c->recompute, "Activation recomputation: none (default), selective (Megatron's "
+                                               "core attention), full or op-sac (torchtitan's per-op policy)")
+      ->type_name("none|selective|full|op-sac")->group("Training");
   c->virtual_stages = c->nf.add(sub, "--virtual-stages", "virtual_stages", kCount, Constraint::positive_integer,
                                 "Interleaved 1F1B: model chunks per pipeline stage (default 1, plain 1F1B)", "COUNT", 1.0);
   c->recompute_layers = c->nf.add(sub, "--recompute-layers", "recompute_layers", kCount, Constraint::non_negative_integer,
@@ -130,6 +133,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
   sub->add_option("--optimizer", c->optimizer, "adamw (default), adam-8bit, sgd, sgd-momentum, adafactor")
       ->type_name("NAME")->group("Training");
   c->dropout = add_activation_flags(sub, c->nf, c->act);
+  add_training_memory_flags(sub, c->tm);
   c->cuda = c->nf.add(sub, "--cuda-context", "cuda_context", kBytes, Constraint::non_negative,
                       "Per-GPU CUDA context, libraries and kernels (default 512MiB)", "BYTES", 512.0 * 1048576.0);
   c->frag = c->nf.add(sub, "--fragmentation", "fragmentation", kCount, Constraint::non_negative,
@@ -169,6 +173,8 @@ void add_train_command(CLI::App& app, int& exit_code) {
     const std::vector<ChoiceAxis> axes = {{"model", "MODEL", &c->model},
                                           {"hw", "--hw", &c->hw.arg},
                                           {"recompute", "--recompute", &c->recompute},
+                                          {"loss", "--loss", &c->tm.loss},
+                                          {"activation_accounting", "--activation-accounting", &c->tm.accounting},
                                           {"zero", "--zero", &c->zero_text}};
     exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
       int exit_code = 0;
@@ -178,6 +184,8 @@ void add_train_command(CLI::App& app, int& exit_code) {
       std::optional<ParamsCount> params_count;
       if (!c->params_count.empty()) params_count = parse_params_count(c->params_count, "--params-count");
       const Recompute rc = parse_recompute(c->recompute, "--recompute");
+      TrainingMemoryInput tm_parsed;  // the names checked once, before the sweep
+      apply_training_memory_flags(c->tm, tm_parsed);
       const bool flash = parse_attention_flags(c->act.attention, c->act.flash_attention);
       check_dropout_flags(c->nf.flags()[c->dropout], c->act.no_dropout);
       const Dtype dtype = parse_dtype(c->dtype, "--dtype");
@@ -220,7 +228,8 @@ void add_train_command(CLI::App& app, int& exit_code) {
       check_flag_needs(sub,
                        {{"--as", A}, {"--seq", A}, {"--micro-batch", A}, {"--attention", A}, {"--flash-attention", A}, {"--dropout", A},
                         {"--no-dropout", A}, {"--sequence-parallel", A}, {"--ep", A},
-                        {"--virtual-stages", A}, {"--recompute-layers", A}},
+                        {"--virtual-stages", A}, {"--recompute-layers", A}, {"--activation-accounting", A},
+                        {"--loss", A}, {"--distribute-saved-activations", A}},
                        !bare, true);
       if (sub->get_option("--gpus-per-node")->count() > 0 && flags[c->node_power].raw.empty())
         throw InputError("--gpus-per-node", flags[c->gpus_per_node].raw,
@@ -255,6 +264,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
         in.memory.ep = p.get<Count>(c->ep);
         in.memory.virtual_stages = p.get<Count>(c->virtual_stages);
         in.memory.recompute_layers = p.get<Count>(c->recompute_layers);
+        apply_training_memory_flags(c->tm, in.memory);
         if (c->act.no_dropout) in.memory.dropout = 0.0;
         else if (p.has(c->dropout)) in.memory.dropout = p[c->dropout];
         in.memory.sequence_parallel = c->sequence_parallel;

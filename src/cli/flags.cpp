@@ -84,7 +84,9 @@ constexpr KeyFlag kKeyFlags[] = {
     {"sliding_window", ""},
     {"attention_chunk", ""},  // Llama 4: chunked layers keep at most one chunk of keys
     {"ssm_state", ""},
-    {"activation_model", ""},
+    {"activation_model", "--activation-accounting"},
+    {"loss", "--loss"},
+    {"distribute_saved", "--distribute-saved-activations"},
     {"flash_attention", "--attention"},
     {"prefill_chunk", "--prefill-chunk"},
     {"cuda_context", "--cuda-context"},
@@ -104,6 +106,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"zero_init", ""},
     {"gpus_per_node", "--gpus-per-node"},
     {"zero3_gather", "--zero"},
+    {"fsdp_buffers", "--zero"},
     {"ep", "--ep"},
     {"dropout", "--dropout"},
     {"hardware_source", ""},

@@ -1,0 +1,24 @@
+// The flags memory --train and train share for how activations and the loss are counted:
+// --activation-accounting korthikanti|tensors, --loss full|fused|chunked and
+// --distribute-saved-activations (napkin/memory.h). Group "Training".
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "napkin/memory.h"
+
+namespace napkin::cli {
+
+struct TrainingMemoryFlags {
+  std::string accounting;  // empty: korthikanti for GPT layers, tensors otherwise
+  std::string loss = "full";
+  bool distribute_saved = false;
+};
+
+void add_training_memory_flags(CLI::App* sub, TrainingMemoryFlags& f);
+/// Parses the names (InputError naming the flag) into `in`.
+void apply_training_memory_flags(const TrainingMemoryFlags& f, TrainingMemoryInput& in);
+
+}  // namespace napkin::cli
