@@ -55,14 +55,17 @@ std::vector<std::string> enum_names(E first, E last, F name) {
   return out;
 }
 
-// What a flag's value completes to, from its type_name: an `a|b|c` list is its own set of
-// values; the placeholders below name a set the library holds.
+// What a flag's value completes to, from its type_name: an `a|b|c` list of lower-case names is
+// its own set of values (`COUNT|NxM` names shapes: placeholders, not values); the placeholders
+// below name a set the library holds.
 void classify(const CLI::Option* o, FlagInfo& f) {
   const std::string& t = f.value_name;
   const auto& lnames = o->get_lnames();
   const auto named = [&](std::string_view n) { return std::find(lnames.begin(), lnames.end(), n) != lnames.end(); };
+  const bool names_values =
+      t.find('|') != std::string::npos && std::none_of(t.begin(), t.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; });
   f.kind = ValueKind::words;
-  if (t.find('|') != std::string::npos) {
+  if (names_values) {
     f.words = split(t, "|");
   } else if (t == "MODEL") {
     f.kind = ValueKind::model;
