@@ -87,9 +87,13 @@ struct EnvVar {
   const char* name;
   const char* text;
 };
-// What napkin reads from the environment (src/specs/hf_cache.cpp). NAPKIN_HW and NO_COLOR
-// (issue 17, item 6) join this table when they are read.
+// What napkin reads from the environment (add_hw_option in command.cpp, src/specs/hf_cache.cpp).
+// NO_COLOR (issue 17, item 6) joins this table when it is read.
 constexpr EnvVar kEnvironment[] = {
+    {"NAPKIN_HW",
+     "The hardware --hw means when it is not given: a hardware preset, a short name of one or a hardware JSON "
+     "file (set but empty: none). The hardware assumption says it came from NAPKIN_HW, and a value napkin cannot "
+     "read is refused naming NAPKIN_HW."},
     {"HF_HUB_CACHE",
      "The Hugging Face hub cache in which a MODEL given as a repository id (org/name[@revision]) is looked up, "
      "offline: models--org--name/refs/REVISION names the snapshot whose config.json and weights are read. "

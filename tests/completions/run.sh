@@ -170,7 +170,7 @@ fi
 if command -v man > /dev/null; then
   check
   rendered=$(MANWIDTH=100 man -l "$page" 2>&1 | col -b 2> /dev/null || true)
-  for want in "NAPKIN(1)" "napkin - the arithmetic before you touch a GPU" "--gpu-memory" "EXIT STATUS" "HF_HUB_CACHE" \
+  for want in "NAPKIN(1)" "napkin - the arithmetic before you touch a GPU" "--gpu-memory" "EXIT STATUS" "HF_HUB_CACHE" NAPKIN_HW \
     "napkin flops matmul --m 4096 --k 4096 --n 4096"; do
     check
     grep -qF -- "$want" <<< "$rendered" || fail "man -l napkin.1 does not show '$want'"
