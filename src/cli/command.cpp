@@ -16,6 +16,7 @@
 #include "napkin/specs/hf_cache.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/report/output.h"
+#include "completions.h"
 #include "expect.h"
 #include "model_arg.h"
 #include "output.h"
@@ -140,6 +141,10 @@ void add_all_commands(CLI::App& app, int& exit_code) {
   add_kernel_command(app, exit_code);
   add_serve_command(app, exit_code);
   add_train_command(app, exit_code);
+  // Generated from the commands above (completions.h): keep them last.
+  add_help_command(app, exit_code);
+  add_completions_command(app, exit_code);
+  add_man_command(app, exit_code);
 }
 
 void add_as_option(CLI::App* sub, std::string& as) {

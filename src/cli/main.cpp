@@ -48,7 +48,8 @@ Commands
 Units go with numbers: 80GiB, 3.35TB/s, 989TFLOP/s, 700W, 2.5h, 8Ki (= 8192), 15T (= 1.5e13).
 Any numeric flag sweeps: a list 1,2,4,8, a range 1024..8192:+1024 or 1..64:x2.
 Exit codes: 0 success, 1 a requested check failed, 2 bad input.
-`napkin COMMAND --help` lists a command's flags.
+`napkin COMMAND --help` (or `napkin help COMMAND`) lists a command's flags.
+Shell completions: napkin completions bash|zsh|fish. The manual: napkin man | man -l -
 )";
 
 // Core errors name inputs ("peak"); on the command line they are flags ("--peak").
@@ -136,7 +137,8 @@ int run(int argc, char** argv) {
   allow_extras_everywhere(app);
   app.require_subcommand(1);
 
-  if (argc == 1 || (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h"))) {
+  if (argc == 1 || (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
+                                   std::string(argv[1]) == "help"))) {
     napkin::report::write_checked(stdout, kOverview);
     return 0;
   }

@@ -385,4 +385,10 @@ HardwareSpec load_hardware(const std::string& arg) {
   throw InputError(msg);
 }
 
+std::vector<std::string> hardware_alias_names() {
+  std::vector<std::string> names;
+  for (const Alias& a : kAliases) names.emplace_back(a.typed);
+  return names;
+}
+
 }  // namespace napkin::specs

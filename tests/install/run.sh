@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # napkin as others get it: `cmake --install` of this build into a staged prefix, then
 #   - the install holds bin/napkin, the headers, the libraries, the CMake package and napkin.pc,
-#     and no installed header includes nlohmann-json or CLI11;
+#     and no installed header includes nlohmann-json or CLI11; the shell completions and napkin.1
+#     (which man -l renders) when the build wrote them;
 #   - examples/library configures against it with find_package(napkin), builds, runs, and prints
 #     examples/library/expected.txt;
 #   - pkg-config finds napkin.pc, and a program including every installed header compiles and
@@ -25,6 +26,17 @@ for f in bin/napkin include/napkin/version.h include/napkin/specs/load.h include
   [ -f "$prefix/$f" ] || fail "$f is not installed"
 done
 "$prefix/bin/napkin" --version | grep -q '^napkin ' || fail "the installed napkin does not run"
+# The shell completions and napkin.1 (cmake/shell_docs.cmake), when this build wrote them.
+if [ -f "$build/napkin.1" ]; then
+  for f in share/man/man1/napkin.1 share/bash-completion/completions/napkin share/zsh/site-functions/_napkin \
+           share/fish/vendor_completions.d/napkin.fish; do
+    [ -f "$prefix/$f" ] || fail "$f is not installed"
+  done
+  if command -v man > /dev/null && command -v col > /dev/null; then
+    page=$(MANWIDTH=80 man -l "$prefix/share/man/man1/napkin.1" 2> /dev/null | col -b) || true
+    grep -q '^NAPKIN(1)' <<< "$page" || fail "man -l share/man/man1/napkin.1 does not render"
+  fi
+fi
 if grep -rlE '#include *[<"](nlohmann|CLI)/' "$prefix/include"; then
   fail "installed headers (above) include nlohmann-json or CLI11"
 fi

@@ -50,6 +50,9 @@ struct HardwareSpec {
 
 /// Hardware presets compiled into the binary, by name.
 std::vector<std::string> hardware_preset_names();
+/// The short names load_hardware also takes ("h100", "a100", "mi300", "4090", ...), for shell
+/// completion.
+std::vector<std::string> hardware_alias_names();
 
 /// A preset name (matched without regard to case), a common short name of one ("h100" is
 /// h100-sxm, "a100" a100-sxm-80gb, "mi300" mi300x: alias_note says so) or a hardware JSON file
