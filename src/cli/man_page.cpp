@@ -88,7 +88,6 @@ struct EnvVar {
   const char* text;
 };
 // What napkin reads from the environment (add_hw_option in command.cpp, src/specs/hf_cache.cpp).
-// NO_COLOR (issue 17, item 6) joins this table when it is read.
 constexpr EnvVar kEnvironment[] = {
     {"NAPKIN_HW",
      "The hardware --hw means when it is not given: a hardware preset, a short name of one or a hardware JSON "
@@ -101,6 +100,9 @@ constexpr EnvVar kEnvironment[] = {
     {"HF_HOME", "The hub cache is HF_HOME/hub when HF_HUB_CACHE is not set."},
     {"XDG_CACHE_HOME", "The hub cache is XDG_CACHE_HOME/huggingface/hub when neither HF_HUB_CACHE nor HF_HOME is set."},
     {"HOME", "The hub cache is ~/.cache/huggingface/hub when none of the above is set."},
+    {"NO_COLOR",
+     "When set and not empty, no colour: otherwise, on a terminal, the table's fit verdict is green (yes) or red "
+     "(no) and stderr's \"warning:\" yellow; never in a pipe or a file (https://no-color.org)."},
 };
 
 }  // namespace
