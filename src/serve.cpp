@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "napkin/check.h"
@@ -79,14 +80,27 @@ class PhaseBuilder {
 
   void add(std::string_view name, double kernels, double flops, double bytes, double weight_bytes = 0.0,
            double kv_bytes = 0.0, double comm_bytes = 0.0, bool matmul = false) {
+    // Every layer adds its ops in the same order, so the op after the last one found is almost
+    // always the one wanted: look there first, then scan (names are unique in a phase).
+    auto& ops = phase_.ops;
     OpCost* op = nullptr;
-    for (auto& o : phase_.ops)
-      if (o.name == name) op = &o;
-    if (op == nullptr) {
-      phase_.ops.push_back(OpCost{});
-      op = &phase_.ops.back();
-      op->name = name;
+    if (next_ < ops.size() && ops[next_].name == name) {
+      op = &ops[next_];
+    } else {
+      for (std::size_t i = 0; i < ops.size(); ++i)
+        if (ops[i].name == name) {
+          op = &ops[i];
+          next_ = i;
+          break;
+        }
     }
+    if (op == nullptr) {
+      ops.push_back(OpCost{});
+      op = &ops.back();
+      op->name = name;
+      next_ = ops.size() - 1;
+    }
+    ++next_;
     const Seconds tc = flops * flop / in_.peak;
     const Seconds tm = bytes * byte / in_.bandwidth;
     Seconds tl{};
@@ -140,6 +154,7 @@ class PhaseBuilder {
  private:
   const ServeInput& in_;
   Seconds per_kernel_;
+  std::size_t next_ = 0;  // where add looks first
   PhaseCost phase_;
 };
 
@@ -308,8 +323,23 @@ PhaseCost pass_cost(const Setup& s, const Pass& p, Seconds per_kernel, double& t
   return b.done();
 }
 
+// count_params(m) of the last model serve saw: a sweep evaluates one model many times (exact
+// equality of the whole spec, so the count is the one count_params gives).
+const ParamCount& model_counts(const specs::ModelSpec& m) {
+  struct Memo {
+    specs::ModelSpec m;
+    ParamCount c;
+  };
+  thread_local std::optional<Memo> memo;
+  if (!memo || !(memo->m == m)) {
+    ParamCount c = count_params(m);  // may throw: nothing is kept then
+    memo = Memo{m, c};
+  }
+  return memo->c;
+}
+
 Setup make_setup(const specs::ModelSpec& m, const ServeInput& in) {
-  Setup s{m, in, count_params(m), {}};
+  Setup s{m, in, model_counts(m), {}};
   const std::vector<StageShard> stages = shard_stages(m, s.c, in.tp, 1.0 * one);
   s.st = stages.front();
   s.t = in.tp.in(one);
@@ -481,10 +511,32 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
     }
     return static_cast<std::int64_t>(hi);
   };
-  r.compute_bound_batch = crossing(false, r.decode_limit_intensity);
-  r.matmul_compute_bound_batch = crossing(true, r.matmul_limit_intensity);
+  // The crossings do not depend on the batch, and each takes ~20 passes: a batch sweep reuses
+  // the last row's when the model and every other input are the same (exact equality, so the
+  // numbers are those a fresh search gives).
+  struct CrossingMemo {
+    specs::ModelSpec m;
+    ServeInput in;  // batch zeroed
+    std::optional<std::int64_t> compute_bound_batch, matmul_compute_bound_batch;
+    Intensity decode_limit_intensity{}, matmul_limit_intensity{};
+  };
+  thread_local std::optional<CrossingMemo> memo;
+  ServeInput key = in;
+  key.batch = 0.0 * one;
+  if (memo && memo->in == key && memo->m == m) {
+    r.compute_bound_batch = memo->compute_bound_batch;
+    r.matmul_compute_bound_batch = memo->matmul_compute_bound_batch;
+    r.decode_limit_intensity = memo->decode_limit_intensity;
+    r.matmul_limit_intensity = memo->matmul_limit_intensity;
+  } else {
+    r.compute_bound_batch = crossing(false, r.decode_limit_intensity);
+    r.matmul_compute_bound_batch = crossing(true, r.matmul_limit_intensity);
+    memo = CrossingMemo{m, key, r.compute_bound_batch, r.matmul_compute_bound_batch, r.decode_limit_intensity,
+                        r.matmul_limit_intensity};
+  }
 
-  const InferenceMemoryInput mi = serve_memory_input(in);
+  InferenceMemoryInput mi = serve_memory_input(in);
+  mi.counts = &s.c;
   r.memory = inference_memory(m, mi);
   if (in.capacity) r.max_batch = solve_inference(m, mi, SolveFor::max_batch);
   return r;

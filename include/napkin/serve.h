@@ -60,6 +60,7 @@ struct ServeInput {
   Seconds launch_overhead = 5.0 * units::us;  // per kernel launched from the CPU
   bool cuda_graphs = false;               // decode replayed from a CUDA graph
   Seconds graph_overhead = 1.0 * units::us;   // per kernel inside a graph
+  bool operator==(const ServeInput&) const = default;  // serve.cpp memoizes on it
 };
 
 enum class Bound { compute, memory, overhead, communication };

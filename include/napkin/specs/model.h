@@ -30,6 +30,7 @@ struct MlaSpec {
   std::int64_t qk_rope_head_dim = 0;
   std::int64_t qk_nope_head_dim = 0;
   std::int64_t v_head_dim = 0;
+  bool operator==(const MlaSpec&) const = default;  // serve.cpp memoizes on it
 };
 
 /// Mixture of experts. Zero experts means a dense model.
@@ -45,6 +46,7 @@ struct MoeSpec {
   bool router_bias = false;            // DeepSeek-V3 e_score_correction_bias, gpt-oss router bias (E per MoE layer)
   bool expert_bias = false;            // gpt-oss: biases on every expert's gate/up (2F) and down (D) projections
   bool is_moe() const { return n_experts > 0; }
+  bool operator==(const MoeSpec&) const = default;  // serve.cpp memoizes on it
 };
 
 // State-space (Mamba) layers: what mixes tokens in a layer (attention, a Mamba mixer, or nothing:
@@ -74,6 +76,7 @@ struct MambaSpec {
   bool ssm_state_fp32 = false;   // config.json mamba_ssm_cache_dtype "float32"
   /// Channels the depthwise convolution runs over (and keeps K − 1 inputs of).
   std::int64_t conv_channels() const { return version == 2 ? d_inner + 2 * groups * d_state : d_inner; }
+  bool operator==(const MambaSpec&) const = default;  // serve.cpp memoizes on it
 };
 
 struct ModelSpec {
@@ -243,6 +246,7 @@ struct ModelSpec {
     return n;
   }
   bool has_mamba() const { return mamba_layers() > 0; }
+  bool operator==(const ModelSpec&) const = default;  // serve.cpp memoizes on it
 };
 
 /// The model of a bare parameter count (count_only()); `params` must be positive.
