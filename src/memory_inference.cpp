@@ -86,8 +86,19 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
   InferenceParts p;
   const ParamCount counted = in.counts != nullptr ? ParamCount{} : count_params(m);
   const ParamCount& c = in.counts != nullptr ? *in.counts : counted;
-  const std::vector<StageShard> stages =
-      m.encoder_decoder ? encoder_decoder_stage(m, c, in) : shard_stages(m, c, in.tp, in.pp);
+  std::vector<StageShard> split;
+  InferenceMemoryInput::StageCache* cache =
+      in.counts != nullptr && !m.encoder_decoder ? in.stage_cache : nullptr;
+  if (cache != nullptr && !(cache->valid && cache->tp == in.tp.in(one) && cache->pp == in.pp.in(one))) {
+    cache->valid = false;
+    cache->stages = shard_stages(m, c, in.tp, in.pp);  // may throw: the cache stays empty
+    cache->tp = in.tp.in(one);
+    cache->pp = in.pp.in(one);
+    cache->valid = true;
+  }
+  if (cache == nullptr)
+    split = m.encoder_decoder ? encoder_decoder_stage(m, c, in) : shard_stages(m, c, in.tp, in.pp);
+  const std::vector<StageShard>& stages = cache != nullptr ? cache->stages : split;
   p.counts_total = c.total;
   const double t = in.tp.in(one);
   const bool keep = !in.quantize_all && dtype_bits(in.weights_dtype) < 16;

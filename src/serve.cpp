@@ -325,18 +325,21 @@ PhaseCost pass_cost(const Setup& s, const Pass& p, Seconds per_kernel, double& t
 
 // count_params(m) of the last model serve saw: a sweep evaluates one model many times (exact
 // equality of the whole spec, so the count is the one count_params gives).
-const ParamCount& model_counts(const specs::ModelSpec& m) {
-  struct Memo {
-    specs::ModelSpec m;
-    ParamCount c;
-  };
-  thread_local std::optional<Memo> memo;
+// Its stage split is kept with it for the memory ledger (InferenceMemoryInput::stage_cache).
+struct ModelMemo {
+  specs::ModelSpec m;
+  ParamCount c;
+  InferenceMemoryInput::StageCache stages;
+};
+ModelMemo& model_memo(const specs::ModelSpec& m) {
+  thread_local std::optional<ModelMemo> memo;
   if (!memo || !(memo->m == m)) {
     ParamCount c = count_params(m);  // may throw: nothing is kept then
-    memo = Memo{m, c};
+    memo = ModelMemo{m, c, {}};
   }
-  return memo->c;
+  return *memo;
 }
+const ParamCount& model_counts(const specs::ModelSpec& m) { return model_memo(m).c; }
 
 Setup make_setup(const specs::ModelSpec& m, const ServeInput& in) {
   Setup s{m, in, model_counts(m), {}};
@@ -536,7 +539,9 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
   }
 
   InferenceMemoryInput mi = serve_memory_input(in);
-  mi.counts = &s.c;
+  ModelMemo& mm = model_memo(m);
+  mi.counts = &mm.c;
+  mi.stage_cache = &mm.stages;
   r.memory = inference_memory(m, mi);
   if (in.capacity) r.max_batch = solve_inference(m, mi, SolveFor::max_batch);
   return r;

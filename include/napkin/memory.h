@@ -278,6 +278,16 @@ struct InferenceMemoryInput {
   // count_params(m), computed once by a caller that evaluates the same model many times (a
   // sweep); nullptr: counted on each call. Must be the count of the model passed.
   const ParamCount* counts = nullptr;
+  // With `counts`: where inference_memory keeps shard_stages(m, *counts, tp, pp) between calls
+  // (it depends on the model and the layout only); the caller empties it (reset()) when the
+  // model changes. nullptr: split on each call.
+  struct StageCache {
+    bool valid = false;
+    double tp = 0, pp = 0;
+    std::vector<StageShard> stages;
+    void reset() { valid = false; }
+  };
+  StageCache* stage_cache = nullptr;
 };
 
 /// Per GPU (the most loaded pipeline stage), plus the total over all GPUs.

@@ -29,6 +29,7 @@ struct MemoryCmd {
   std::string as;  // --as FAMILY
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   ParamCount counts;      // count_params(spec), once for every sweep row
+  InferenceMemoryInput::StageCache stages;  // its stage split, reset with `counts`
   NumericFlags nf;
   std::size_t params = 0, batch = 0, context = 0, tp = 0, pp = 0, group = 0, chunk = 0, cuda = 0, frag = 0,
               capacity = 0, dp = 0, micro_batch = 0, seq = 0, lora_rank = 0, ep = 0, dropout = 0,
@@ -382,6 +383,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       if (!bare && made_up.empty()) {
         c->spec = load_model(c->model, c->as);
         c->counts = count_params(c->spec);
+        c->stages.reset();
       }
       // The checkpoint's declared quantization is how its weights are stored (the inference ledger).
       Dtype scale_dtype = Dtype::fp16;
@@ -421,8 +423,10 @@ void add_memory_command(CLI::App& app, int& exit_code) {
           // A model with only a parameter count, through the same ledger as a real model.
           c->spec = specs::bare_model(static_cast<std::int64_t>(p[c->params]));
           c->counts = count_params(c->spec);
+          c->stages.reset();
         } else if (!made_up.empty() && c->made_up.build(p, c->spec)) {
           c->counts = count_params(c->spec);
+          c->stages.reset();
         }
         if (c->train && deepspeed) {
           deepspeed_ledger(*c, p, rs);
@@ -482,6 +486,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
           in.fragmentation = p[c->frag];
           in.capacity = p.maybe<Bytes>(c->capacity);
           in.counts = &c->counts;
+          in.stage_cache = &c->stages;
           if (llamacpp) {
             LlamaCppInput li = llama;
             li.n_ctx = in.context;
