@@ -1,9 +1,11 @@
 #include "napkin/report/human_units.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -471,10 +473,17 @@ std::string expand(TextView t) {
 }
 
 void append_number(std::string& out, double v) {
+  // The hot loop of a sweep: digits into a stack buffer, then one append. Integers through
+  // std::to_chars (the same digits as "{}"); other numbers through fmt's "{}" compiled, the
+  // shortest round-trip form in fmt's notation (1e+30, 0.0001: std::to_chars would write
+  // 1e-04 there, so fmt it stays).
+  char buf[40];
   if (is_integral(v)) {
-    fmt::format_to(std::back_inserter(out), "{}", static_cast<std::int64_t>(v));
+    const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<std::int64_t>(v));
+    out.append(buf, r.ptr);
   } else if (std::isfinite(v)) {
-    fmt::format_to(std::back_inserter(out), "{}", v);
+    const auto r = fmt::format_to_n(buf, sizeof buf, FMT_COMPILE("{}"), v);
+    out.append(buf, r.out);
   } else {
     out += "null";  // JSON has no NaN or infinity; the calculators reject inputs that make them
   }
