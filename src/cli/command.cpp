@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "napkin/error.h"
 #include "napkin/parse.h"
@@ -145,6 +146,20 @@ void add_all_commands(CLI::App& app, int& exit_code) {
   add_help_command(app, exit_code);
   add_completions_command(app, exit_code);
   add_man_command(app, exit_code);
+}
+
+bool add_command_named(CLI::App& app, int& exit_code, std::string_view name) {
+  using Add = void (*)(CLI::App&, int&);
+  static constexpr std::pair<std::string_view, Add> kCommands[] = {
+      {"flops", add_flops_command},   {"roofline", add_roofline_command}, {"energy", add_energy_command},
+      {"memory", add_memory_command}, {"params", add_params_command},     {"presets", add_presets_command},
+      {"kernel", add_kernel_command}, {"serve", add_serve_command},       {"train", add_train_command}};
+  for (const auto& [n, add] : kCommands)
+    if (n == name) {
+      add(app, exit_code);
+      return true;
+    }
+  return false;
 }
 
 void add_as_option(CLI::App* sub, std::string& as) {

@@ -185,6 +185,10 @@ std::vector<std::string_view> assumption_keys();
 
 /// Every command of the binary, as main builds them (the flag-walk test builds the same app).
 void add_all_commands(CLI::App& app, int& exit_code);
+/// Only the calculator command named `name` (flops, roofline, ..., train): a run that names one
+/// builds the option tree of that one alone (the cold start). False, adding nothing, for any
+/// other word: help, completions and man read the whole table (add_all_commands).
+bool add_command_named(CLI::App& app, int& exit_code, std::string_view name);
 
 void add_flops_command(CLI::App& app, int& exit_code);
 void add_roofline_command(CLI::App& app, int& exit_code);

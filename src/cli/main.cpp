@@ -129,7 +129,11 @@ int run(int argc, char** argv) {
                        fmt::format("napkin {} (commit {})", napkin::kVersion, napkin::cli::build_commit()));
   app.set_help_flag("-h,--help", "Print this help and exit");
   int exit_code = 0;
-  napkin::cli::add_all_commands(app, exit_code);
+  // A run names its command first: only that one is built (most of a cold start was building
+  // the option trees of all of them). Anything else (help, completions, man, a typo that wants
+  // a suggestion, --version) gets the whole table.
+  if (argc < 2 || !napkin::cli::add_command_named(app, exit_code, argv[1]))
+    napkin::cli::add_all_commands(app, exit_code);
 
   // Extras are collected rather than rejected so that an unknown flag is reported by name (with
   // a suggestion) even when it also leaves a required flag missing; run_sweep refuses to run a
