@@ -275,12 +275,8 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       int exit_code = 0;
       reject_extras(sub);
       auto& flags = c->nf.flags();
-      const std::string made_up = c->made_up.first_given();
-      if (!made_up.empty()) {
-        if (!c->model.empty()) c->made_up.refuse_with(c->nf, made_up, "MODEL '" + c->model + "'");
-        if (!flags[c->params].raw.empty()) c->made_up.refuse_with(c->nf, made_up, "--params " + flags[c->params].raw);
-        c->made_up.check(c->as);
-      }
+      const std::string made_up = c->made_up.select(
+          c->nf, c->model, c->as, {}, flags[c->params].raw.empty() ? "" : "--params " + flags[c->params].raw);
       const bool bare = c->model.empty() && made_up.empty();
       c->bare = bare;
       if (bare && flags[c->params].raw.empty())

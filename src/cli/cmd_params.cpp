@@ -70,16 +70,11 @@ void add_params_command(CLI::App& app, int& exit_code) {
     exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
       int exit_code = 0;
       reject_extras(sub);
-      const std::string made_up = c->made_up.first_given();
-      if (!made_up.empty()) {
-        if (!c->model.empty()) c->made_up.refuse_with(c->nf, made_up, "MODEL '" + c->model + "'");
-        c->made_up.check(c->as);
-      } else if (c->model.empty()) {
+      const std::string made_up = c->made_up.select(c->nf, c->model, c->as);
+      if (made_up.empty() && c->model.empty())
         throw InputError("params: give MODEL (a preset, config.json, model directory or checkpoint) or " +
                          std::string(kMadeUpHint));
-      } else {
-        load(*c);
-      }
+      if (made_up.empty()) load(*c);
       exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
         if (!made_up.empty()) {
           c->made_up.build(p, c->spec);

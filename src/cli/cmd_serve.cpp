@@ -118,13 +118,9 @@ void add_serve_command(CLI::App& app, int& exit_code) {
     exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
       int exit_code = 0;
       reject_extras(sub);
-      const std::string made_up = c->made_up.first_given();
-      if (!made_up.empty()) {
-        if (!c->model.empty()) c->made_up.refuse_with(c->nf, made_up, "MODEL '" + c->model + "'");
-        c->made_up.check(c->as);
-      } else if (c->model.empty()) {
+      const std::string made_up = c->made_up.select(c->nf, c->model, c->as);
+      if (made_up.empty() && c->model.empty())
         throw InputError("serve: give MODEL (a preset, config.json or model directory) or " + std::string(kMadeUpHint));
-      }
       const Engine engine = parse_engine(c->engine);
       const bool llamacpp = engine == Engine::llamacpp;
       check_engine_flags(sub, engine, {"--tp", "--quantize-all", "--link-bandwidth"});

@@ -193,11 +193,7 @@ void add_train_command(CLI::App& app, int& exit_code) {
       const Optimizer optimizer = parse_optimizer(c->optimizer, "--optimizer");
       auto& flags = c->nf.flags();
       // --vocab alone keeps its megatron meaning: another flag of the decoder selects it.
-      const std::string made_up = c->made_up.first_given({"--vocab"});
-      if (!made_up.empty()) {
-        if (!c->model.empty()) c->made_up.refuse_with(c->nf, made_up, "MODEL '" + c->model + "'");
-        c->made_up.check(c->as);
-      }
+      const std::string made_up = c->made_up.select(c->nf, c->model, c->as, {"--vocab"});
       if (!flags[c->params].raw.empty() && formula == FlopsFormula::megatron)
         throw InputError("--params", flags[c->params].raw,
                          "--flops-formula 6pd or palm (megatron's formula reads l, h, s and V from the model)");

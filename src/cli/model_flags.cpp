@@ -56,6 +56,16 @@ std::string MadeUpModelFlags::first_given(std::initializer_list<std::string_view
   return "";
 }
 
+std::string MadeUpModelFlags::select(const NumericFlags& nf, const std::string& model, const std::string& as,
+                                     std::initializer_list<std::string_view> except, const std::string& other) const {
+  std::string flag = first_given(except);
+  if (flag.empty()) return flag;
+  if (!model.empty()) refuse_with(nf, flag, "MODEL '" + model + "'");
+  if (!other.empty()) refuse_with(nf, flag, other);
+  check(as);
+  return flag;
+}
+
 std::string MadeUpModelFlags::shown(const NumericFlags& nf, std::string_view flag) const {
   if (flag == "--tied" || flag == "--no-gated") return std::string(flag);
   for (const NumericFlag& f : nf.flags())

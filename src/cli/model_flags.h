@@ -42,6 +42,13 @@ class MadeUpModelFlags {
   /// `flag` of the made-up decoder: InputError naming the flag.
   [[noreturn]] void refuse_with(const NumericFlags& nf, std::string_view flag, const std::string& other) const;
 
+  /// Which model source a command runs on: the first flag of the made-up decoder given (as
+  /// first_given), "" when none. With one, a model given another way is refused naming that flag
+  /// (MODEL when `model` is not empty, then `other`, such as "--params 8B", when not empty), and
+  /// check(as) runs. Whether a command without any model source is an error is the caller's.
+  std::string select(const NumericFlags& nf, const std::string& model, const std::string& as,
+                     std::initializer_list<std::string_view> except = {}, const std::string& other = {}) const;
+
   /// The check before a sweep: --as is refused (it reads a config file). Which flags are there and
   /// their values are checked for each row by build (specs::made_up_decoder), before any row is
   /// printed (run_sweep's probe).
