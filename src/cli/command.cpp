@@ -132,16 +132,20 @@ void add_hw_option(CLI::App* sub, HardwareOption& h) {
   h.option = o;
 }
 
+namespace {
+
+// The calculator commands, in the order of the help: add_all_commands adds them all,
+// add_command_named the one typed.
+using AddCommand = void (*)(CLI::App&, int&);
+constexpr std::pair<std::string_view, AddCommand> kCommands[] = {
+    {"flops", add_flops_command},   {"roofline", add_roofline_command}, {"energy", add_energy_command},
+    {"memory", add_memory_command}, {"params", add_params_command},     {"presets", add_presets_command},
+    {"kernel", add_kernel_command}, {"serve", add_serve_command},       {"train", add_train_command}};
+
+}  // namespace
+
 void add_all_commands(CLI::App& app, int& exit_code) {
-  add_flops_command(app, exit_code);
-  add_roofline_command(app, exit_code);
-  add_energy_command(app, exit_code);
-  add_memory_command(app, exit_code);
-  add_params_command(app, exit_code);
-  add_presets_command(app, exit_code);
-  add_kernel_command(app, exit_code);
-  add_serve_command(app, exit_code);
-  add_train_command(app, exit_code);
+  for (const auto& [name, add] : kCommands) add(app, exit_code);
   // Generated from the commands above (completions.h): keep them last.
   add_help_command(app, exit_code);
   add_completions_command(app, exit_code);
@@ -149,11 +153,6 @@ void add_all_commands(CLI::App& app, int& exit_code) {
 }
 
 bool add_command_named(CLI::App& app, int& exit_code, std::string_view name) {
-  using Add = void (*)(CLI::App&, int&);
-  static constexpr std::pair<std::string_view, Add> kCommands[] = {
-      {"flops", add_flops_command},   {"roofline", add_roofline_command}, {"energy", add_energy_command},
-      {"memory", add_memory_command}, {"params", add_params_command},     {"presets", add_presets_command},
-      {"kernel", add_kernel_command}, {"serve", add_serve_command},       {"train", add_train_command}};
   for (const auto& [n, add] : kCommands)
     if (n == name) {
       add(app, exit_code);
