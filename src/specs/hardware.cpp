@@ -111,6 +111,7 @@ constexpr Field kHardwareFields[] = {
     {"pcie", Kind::object, {}, kPcieFields},
     {"source", Kind::sources},
     {"confidence", Kind::text},
+    {"device_class", Kind::text},
     {"notes", Kind::text},
     {"preset", Kind::text},
     {"copied_from", Kind::text},
@@ -257,6 +258,8 @@ HardwareSpec from_json(const json& j, const std::string& name, const std::string
     for (const auto& s : j.at("source"))
       if (s.is_string()) h.sources.push_back(s.get<std::string>());
   if (j.contains("confidence") && j.at("confidence").is_string()) h.confidence = j.at("confidence").get<std::string>();
+  if (j.contains("device_class") && j.at("device_class").is_string())
+    h.device_class = j.at("device_class").get<std::string>();
   return h;
 }
 

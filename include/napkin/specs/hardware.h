@@ -40,6 +40,10 @@ struct HardwareSpec {
   std::optional<Bandwidth> link_bandwidth_per_direction() const;
   std::vector<std::string> sources;
   std::string confidence;
+  // What kind of device, for the serving efficiency model (data/efficiency.json): one of
+  // datacenter-gpu, workstation-gpu, consumer-gpu, embedded-gpu, apple-silicon, cpu, tpu, gaudi;
+  // empty when the preset or file does not say.
+  std::string device_class;
   /// Non-empty when a short name chose the preset ("--hw h100 read as h100-sxm, the SXM5 80 GB
   /// part; ..."): stated with the hardware assumption.
   std::string alias_note;
