@@ -526,6 +526,8 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
   thread_local std::optional<CrossingMemo> memo;
   ServeInput key = in;
   key.batch = 0.0 * one;
+  key.efficiency.reset();  // the expected figures do not change the crossings
+  key.efficiency_source = {};
   if (memo && memo->in == key && memo->m == m) {
     r.compute_bound_batch = memo->compute_bound_batch;
     r.matmul_compute_bound_batch = memo->matmul_compute_bound_batch;
@@ -536,6 +538,11 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
     r.matmul_compute_bound_batch = crossing(true, r.matmul_limit_intensity);
     memo = CrossingMemo{m, key, r.compute_bound_batch, r.matmul_compute_bound_batch, r.decode_limit_intensity,
                         r.matmul_limit_intensity};
+  }
+
+  if (in.efficiency) {
+    r.expected_prefill = expected_phase(r.prefill, *in.efficiency, b * p, in.peak, in.bandwidth);
+    r.expected_decode = expected_phase(r.decode, *in.efficiency, 0.0, in.peak, in.bandwidth);
   }
 
   InferenceMemoryInput mi = serve_memory_input(in);
@@ -592,6 +599,69 @@ void phase_items(ResultSet& out, const ServeInput& in, const PhaseCost& c, std::
              text("max({}, {}, {})", c.compute, c.memory, c.launch));
 }
 
+// The expected figures beside the bound (serve_expected.h), or null values saying why there are
+// none (in.efficiency_source.profile: no profile for this engine and hardware).
+void expected_items(ResultSet& out, const ServeInput& in, const Serve& r) {
+  const ServeInput::EfficiencySource& src = in.efficiency_source;
+  if (!in.efficiency) {
+    if (src.profile.empty()) return;
+    const Value none = no_value("no profile");
+    constexpr std::string_view why = "no efficiency profile: the bound only";
+    out.item("expected_prefill_time", "expected time to first token", none, why, text(""));
+    out.item("expected_decode_time_per_token", "expected time per output token", none, why, text(""));
+    out.item("expected_tokens_per_second", "expected decode throughput", none, why, text(""));
+    out.item("expected_latency", "expected request latency", none, why, text(""));
+    out.remark(text("{}", src.profile));
+    return;
+  }
+  const Efficiency& e = *in.efficiency;
+  const bool tp = in.tp.in(one) > 1.0;
+  auto phase = [&](std::string_view key, std::string_view label, const ExpectedPhase& x) {
+    const bool prefill = x.tokens > 0.0;
+    const std::string_view formula = prefill ? "Σ_ops max(C/(η_c·n/(n + n½)·R), Q/(η_bw·BW), link) + t_pass"
+                                             : "Σ_ops max(C/(η_c·R), Q/(η_bw·BW), link) + t_pass";
+    if (prefill && tp)
+      out.item(key, label, value(x.time), formula,
+               text("η = {} · {}/({} + {}) = {}: compute {}, memory {}, link {}, + {}", e.compute, x.tokens, x.tokens,
+                    e.prefill_half, x.compute_efficiency, x.compute, x.memory, x.comm, e.pass_overhead));
+    else if (prefill)
+      out.item(key, label, value(x.time), formula,
+               text("η = {} · {}/({} + {}) = {}: compute {}, memory {}, + {}", e.compute, x.tokens, x.tokens,
+                    e.prefill_half, x.compute_efficiency, x.compute, x.memory, e.pass_overhead));
+    else if (tp)
+      out.item(key, label, value(x.time), formula,
+               text("compute {} at η_c = {}, memory {} at η_bw = {}, link {}, + {}", x.compute, e.compute, x.memory,
+                    e.bandwidth, x.comm, e.pass_overhead));
+    else
+      out.item(key, label, value(x.time), formula,
+               text("compute {} at η_c = {}, memory {} at η_bw = {}, + {}", x.compute, e.compute, x.memory,
+                    e.bandwidth, e.pass_overhead));
+  };
+  const ExpectedPhase& pf = *r.expected_prefill;
+  const ExpectedPhase& dc = *r.expected_decode;
+  phase("expected_prefill_time", "expected time to first token", pf);
+  phase("expected_decode_time_per_token", "expected time per output token", dc);
+  out.item("expected_tokens_per_second", "expected decode throughput", value((in.batch.in(one) * token) / dc.time),
+           "B / t_decode_expected", text("{} / {} (bound {})", in.batch, dc.time, (in.batch.in(one) * token) / r.decode.time));
+  out.item("expected_latency", "expected request latency", value(pf.time + r.decode_steps * dc.time),
+           "t_prefill + (G − 1) · t_decode, expected", text("{} + {} · {}", pf.time, r.decode_steps, dc.time));
+}
+
+// The assumptions behind the expected figures, after the bound's.
+void expected_assumptions(ResultSet& out, const ServeInput& in) {
+  if (!in.efficiency) return;
+  const Efficiency& e = *in.efficiency;
+  const ServeInput::EfficiencySource& src = in.efficiency_source;
+  out.assume("efficiency", text("expected_*: the bound's ops at η_bw = {} of the bandwidth, η_c = {} of the peak "
+                                "(a prefill of n tokens at η_c · n/(n + n½), n½ = {}), {} per pass for the launch "
+                                "floor: {}",
+                                e.bandwidth, e.compute, e.prefill_half, e.pass_overhead, src.profile));
+  if (!src.bandwidth.empty()) out.assume("efficiency_bandwidth", text("{}", src.bandwidth));
+  if (!src.compute.empty()) out.assume("efficiency_compute", text("{}", src.compute));
+  if (!src.prefill_half.empty()) out.assume("prefill_half_tokens", text("{}", src.prefill_half));
+  if (!src.pass_overhead.empty()) out.assume("token_overhead", text("{}", src.pass_overhead));
+}
+
 const OpCost* find_op(const PhaseCost& c, std::string_view name) {
   for (const auto& o : c.ops)
     if (o.name == name) return &o;
@@ -621,6 +691,12 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
   if (tp) out.input("link_bandwidth", value(*in.link_bandwidth));
   out.input("launch_overhead", value(in.launch_overhead));
   out.input("cuda_graphs", boolean(in.cuda_graphs));
+  if (in.efficiency) {
+    out.input("efficiency_bandwidth", value(in.efficiency->bandwidth));
+    out.input("efficiency_compute", value(in.efficiency->compute));
+    out.input("prefill_half_tokens", value(in.efficiency->prefill_half));
+    out.input("token_overhead", value(in.efficiency->pass_overhead));
+  }
 
   phase_items(out, in, r.prefill, "prefill_time", "prefill (time to first token)", "prefill_bound", "prefill bound");
   phase_items(out, in, r.decode, "decode_time_per_token", "decode step (time per output token)", "decode_bound",
@@ -631,6 +707,7 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
            "1 / t_decode", text("1 / {}", r.decode.time));
   out.item("latency", "request latency", value(r.latency()), "t_prefill + (G − 1) · t_decode",
            text("{} + {} · {}", r.prefill.time, r.decode_steps, r.decode.time));
+  expected_items(out, in, r);
   out.item("decode_weight_bytes", "weights read per decode step", value(r.decode.weight_bytes),
            "Σ weights of the step's kernels", text("{} of the {} stored (embedding: the batch's rows only)",
                                                    r.decode.weight_bytes, r.memory.weights));
@@ -790,6 +867,7 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
                                    "{} for the details)", context, context));
   out.assume("serve_extras", text("not counted: sampling, detokenization, the scheduler's CPU time, host-device copies, "
                                   "speculative decoding; no pipeline parallelism"));
+  expected_assumptions(out, in);
 }
 
 }  // namespace napkin

@@ -30,6 +30,7 @@
 #include "napkin/dtype.h"
 #include "napkin/memory.h"
 #include "napkin/result.h"
+#include "napkin/serve_expected.h"
 #include "napkin/specs/model.h"
 #include "napkin/units.h"
 
@@ -60,6 +61,14 @@ struct ServeInput {
   Seconds launch_overhead = 5.0 * units::us;  // per kernel launched from the CPU
   bool cuda_graphs = false;               // decode replayed from a CUDA graph
   Seconds graph_overhead = 1.0 * units::us;   // per kernel inside a graph
+  // The engine's efficiency (serve_expected.h): the expected_* results beside the bound; nullopt:
+  // the bound only. efficiency_source says where each coefficient came from (a profile fitted on
+  // published measurements, or a flag), one text per coefficient, outliving the ResultSet.
+  std::optional<Efficiency> efficiency{};
+  struct EfficiencySource {
+    std::string_view profile, bandwidth, compute, prefill_half, pass_overhead;
+    bool operator==(const EfficiencySource&) const = default;
+  } efficiency_source{};
   bool operator==(const ServeInput&) const = default;  // serve.cpp memoizes on it
 };
 
@@ -110,6 +119,7 @@ struct Serve {
   Intensity decode_limit_intensity{};              // intensity as batch → ∞
   std::optional<std::int64_t> matmul_compute_bound_batch;  // the weight GEMMs alone
   Intensity matmul_limit_intensity{};
+  std::optional<ExpectedPhase> expected_prefill, expected_decode;  // with in.efficiency
   InferenceMemory memory;
   std::optional<std::int64_t> max_batch;  // memory solver at context P + G, when capacity is known
   Seconds latency() const;

@@ -14,6 +14,8 @@
 #include "napkin/memory.h"
 #include "napkin/error.h"
 #include "napkin/serve.h"
+#include "napkin/report/human_units.h"
+#include "napkin/specs/efficiency.h"
 
 namespace napkin::cli {
 
@@ -28,7 +30,8 @@ struct ServeCmd {
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   NumericFlags nf;
   std::size_t batch = 0, prompt = 0, generate = 0, tp = 0, group = 0, peak = 0, bandwidth = 0, capacity = 0,
-              link = 0, overhead = 0, graph_overhead = 0;
+              link = 0, overhead = 0, graph_overhead = 0, eff_bw = 0, eff_compute = 0, prefill_half = 0,
+              token_overhead = 0;
   std::string weights_dtype = "bf16", kv_dtype = "bf16", compute_dtype;
   HardwareOption hw;
   std::string engine;   // --engine
@@ -92,6 +95,21 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   c->graph_overhead = c->nf.add(sub, "--graph-overhead", "graph_overhead", kSeconds, Constraint::non_negative,
                                 "Per-kernel overhead inside a CUDA graph (default 1us)", "TIME", 1e-6);
   for (const char* f : {"--launch-overhead", "--cuda-graphs", "--graph-overhead"}) sub->get_option(f)->group("Launch");
+  c->eff_bw = c->nf.add(sub, "--efficiency-bandwidth", "efficiency_bandwidth", kCount, Constraint::positive,
+                        "Expected figures: the fraction of the bandwidth the engine reaches, 0 to 1 (default: the "
+                        "efficiency profile of --engine on this hardware)", "RATIO");
+  c->eff_compute = c->nf.add(sub, "--efficiency-compute", "efficiency_compute", kCount, Constraint::positive,
+                             "Expected figures: the fraction of the dense peak reached on long prompts and large "
+                             "batches, 0 to 1 (default: the profile's)", "RATIO");
+  c->prefill_half = c->nf.add(sub, "--prefill-half-tokens", "prefill_half_tokens", kCount, Constraint::non_negative,
+                              "Expected figures: tokens per pass at which half of --efficiency-compute is reached "
+                              "(default: the profile's; 0 without a profile)", "COUNT");
+  c->token_overhead = c->nf.add(sub, "--token-overhead", "token_overhead", kSeconds, Constraint::non_negative,
+                                "Expected figures: the fixed cost of a forward pass (a decode step or the prefill), "
+                                "instead of the launch floor (default: the profile's, per layer times the layers)",
+                                "TIME");
+  for (const char* f : {"--efficiency-bandwidth", "--efficiency-compute", "--prefill-half-tokens", "--token-overhead"})
+    sub->get_option(f)->group("Expected speed");
   sub->add_flag("--per-op", c->per_op, "The per-op table (op, FLOP, bytes, intensity, bound, time) for prefill and "
                                        "decode")->group("Output");
   sub->add_flag("--require-fit", c->require_fit, "Exit 1 when the ledger does not fit the GPU memory")->group("Hardware");
@@ -190,6 +208,26 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       if (vllm && c->nf.flags()[c->capacity].raw.empty() && !c->nf.flags()[c->capacity].fallback)
         throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
       const std::string device = c->hw.spec ? c->hw.spec->name + " " + c->hw.spec->full_name : std::string();
+      // The expected figures: the efficiency profile of the engine on this class of hardware, each
+      // coefficient overridable by its flag. Without a profile every coefficient needs its flag.
+      const std::string engine_name = c->engine.empty() ? std::string("none") : c->engine;
+      const std::string device_class = c->hw.spec ? c->hw.spec->device_class : std::string();
+      const std::optional<specs::EfficiencyProfile> profile = specs::efficiency_profile(engine_name, device_class);
+      const NumericFlag& f_bw = c->nf.flags()[c->eff_bw];
+      const NumericFlag& f_compute = c->nf.flags()[c->eff_compute];
+      const NumericFlag& f_half = c->nf.flags()[c->prefill_half];
+      const NumericFlag& f_overhead = c->nf.flags()[c->token_overhead];
+      const bool any_efficiency_flag = !f_bw.raw.empty() || !f_compute.raw.empty() || !f_half.raw.empty() ||
+                                       !f_overhead.raw.empty();
+      const std::string hw_class = device_class.empty() ? std::string("hardware without a device class")
+                                                        : device_class + " hardware";
+      if (!profile && any_efficiency_flag)
+        for (const NumericFlag* f : {&f_bw, &f_compute, &f_overhead})
+          if (f->raw.empty())
+            throw InputError(f->flag, "(not given)",
+                             "a value: with no efficiency profile for --engine " + engine_name + " on " + hw_class +
+                                 ", the expected figures need all of --efficiency-bandwidth, --efficiency-compute "
+                                 "and --token-overhead");
       std::string vllm_miss;  // the first row vLLM would refuse to start with
       bool all_fit = true;
       exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
@@ -217,6 +255,40 @@ void add_serve_command(CLI::App& app, int& exit_code) {
         in.cuda_graphs = c->cuda_graphs;
         in.graph_overhead = p.get<Seconds>(c->graph_overhead);
         if (!made_up.empty()) c->made_up.build(p, c->spec);
+        ServeInput::EfficiencySource& src = in.efficiency_source;
+        if (profile || any_efficiency_flag) {
+          const double layers = static_cast<double>(c->spec.layers);
+          Efficiency e = profile ? profile->for_layers(layers) : Efficiency{};
+          if (profile)
+            src.profile = rs.keep("data/presets/efficiency/" + profile->name + ".json, " + profile->fitted_on);
+          else
+            src.profile = "the flags' coefficients (no efficiency profile for this engine and hardware)";
+          if (!f_bw.raw.empty()) {
+            e.bandwidth = p.get<Count>(c->eff_bw).in(units::one);
+            src.bandwidth = "η_bw from --efficiency-bandwidth";
+          }
+          if (!f_compute.raw.empty()) {
+            e.compute = p.get<Count>(c->eff_compute).in(units::one);
+            src.compute = "η_c from --efficiency-compute";
+          }
+          if (!f_half.raw.empty()) {
+            e.prefill_half = p.get<Count>(c->prefill_half).in(units::one);
+            src.prefill_half = "n½ from --prefill-half-tokens";
+          }
+          if (!f_overhead.raw.empty()) {
+            e.pass_overhead = p.get<Seconds>(c->token_overhead);
+            src.pass_overhead = "t_pass from --token-overhead";
+          } else if (profile) {
+            src.pass_overhead = rs.keep("t_pass = " + report::human_value(value(profile->pass_overhead)) + " + " +
+                                        format_plain_number(layers) + " layers · " +
+                                        report::human_value(value(profile->layer_overhead)) + " per layer");
+          }
+          in.efficiency = e;
+        } else {
+          src.profile = rs.keep("no efficiency profile for --engine " + engine_name + " on " + hw_class +
+                                " (data/presets/efficiency); give --efficiency-bandwidth, --efficiency-compute and "
+                                "--token-overhead");
+        }
         serve(c->spec, in, c->per_op, rs);
         if (llamacpp) {
           // One slot per sequence unless --parallel says more; each slot holds prompt + generated.

@@ -37,6 +37,12 @@ constexpr KeyFlag kKeyFlags[] = {
     {"ops_per_element", "--ops-per-element"},
     {"dtype", "--dtype"},
     {"launch_overhead", "--launch-overhead"},
+    // serve's expected figures (napkin/serve_expected.h)
+    {"efficiency", "--engine/--hw"},
+    {"efficiency_bandwidth", "--efficiency-bandwidth"},
+    {"efficiency_compute", "--efficiency-compute"},
+    {"prefill_half_tokens", "--prefill-half-tokens"},
+    {"token_overhead", "--token-overhead"},
     // roofline --op matmul, ffn, attention (flops ffn: ffn_batch_seq)
     {"flop_counting", ""},
     {"min_traffic", ""},

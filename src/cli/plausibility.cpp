@@ -78,6 +78,12 @@ constexpr Rule kRules[] = {
     // Compute. MFU is a fraction of the peak (train.cpp refuses it too, for library callers).
     {Scope::named, "--mfu", Test::above, 1.0, Verdict::refuse, "",
      "expected a fraction of the peak in (0, 1], e.g. 0.4"},
+    // serve's efficiencies are fractions too; a pass overhead is milliseconds, where a plain
+    // number would be seconds.
+    {Scope::named, "--efficiency-bandwidth --efficiency-compute", Test::above, 1.0, Verdict::refuse, "",
+     "expected a fraction in (0, 1], e.g. 0.8"},
+    {Scope::named, "--token-overhead", Test::plain, 0.0, Verdict::refuse, "has no unit",
+     "expected a time with its unit, such as 2ms or 150us"},
     // Below one token there is nothing to count. Fractions above 1 stay legal: a token count
     // can be an average (tokens per expert), and a geometric sweep 1..1000:x1.5 yields 1.5.
     {Scope::named, "--tokens", Test::below, 1.0, Verdict::refuse, "", "expected a token count of at least 1"},

@@ -23,6 +23,8 @@ struct ModelPresetText {
 const std::vector<ModelPresetText>& model_preset_texts();
 /// The hardware presets, data/presets/hardware/*.json, compiled in the same way.
 const std::vector<ModelPresetText>& hardware_preset_texts();
+/// The serving efficiency profiles, data/presets/efficiency/*.json (specs/efficiency.h).
+const std::vector<ModelPresetText>& efficiency_profile_texts();
 
 std::vector<std::string> model_preset_names();
 bool is_model_preset(std::string_view name);

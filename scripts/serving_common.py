@@ -1,0 +1,124 @@
+"""Shared by scripts/fit-efficiency and scripts/validate-serving: the published measurements in
+data/serving/measurements.csv, and napkin serve run on each of them.
+
+A row is one number someone published (its source and notes are in the file). Its `kind` says what
+was measured and how napkin's results compare with it:
+  decode      tokens/s of one sequence while generating  <-> B / expected_decode_time_per_token / B
+  throughput  output tokens/s of a batch of B sequences  <-> expected_tokens_per_second
+  prefill     prompt tokens/s (llama-bench ppN)          <-> B·P / expected_prefill_time
+  ttft        time to first token                        <-> expected_prefill_time
+"""
+import csv
+import json
+import os
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TABLE = os.path.join(ROOT, "data", "serving", "measurements.csv")
+
+# The efficiency profile (napkin's --engine) each publisher's engine is compared with. vLLM and
+# SGLang share the vllm profile (both CUDA-graph decoders with paged attention); the compiled
+# single-model engines (gpt-fast, TensorRT-LLM, MLC-LLM, ExLlamaV2) the none profile.
+PROFILE_ENGINE = {
+    "llama.cpp": "llama.cpp",
+    "vllm": "vllm",
+    "sglang": "vllm",
+    "gpt-fast": "none",
+    "tensorrt-llm": "none",
+    "mlc-llm": "none",
+    "exllamav2": "none",
+}
+
+
+def load_rows(path=TABLE):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def excluded(row):
+    """Why a row is left out of the comparison (None when it is compared)."""
+    if row["engine"] not in PROFILE_ENGINE:
+        return f"engine {row['engine']} has no efficiency profile (eager frameworks are not modelled)"
+    if row["kind"] != "decode" and not (row["prompt"] and row["generate"]):
+        return "prompt and output lengths not published"
+    if row["engine"] == "llama.cpp" and int(row["gpus"] or 1) > 1:
+        return "llama.cpp across several GPUs splits layers (pipeline), which serve does not model"
+    return None
+
+
+# A batch-1 decode step barely depends on the context at these lengths: where a source does not
+# give its lengths, a 1-token prompt and 256 generated tokens are assumed (said in the table).
+DEFAULT_DECODE_PROMPT, DEFAULT_DECODE_GENERATE = "1", "256"
+
+
+def lengths(row):
+    return (row["prompt"] or DEFAULT_DECODE_PROMPT, row["generate"] or DEFAULT_DECODE_GENERATE)
+
+
+def napkin_args(row, extra=()):
+    engine = PROFILE_ENGINE[row["engine"]]
+    prompt, generate = lengths(row)
+    args = ["serve", row["model"], "--hw", row["hardware"], "--weights-dtype", row["weights_dtype"],
+            "--batch", row["batch"], "--prompt", prompt, "--generate", generate]
+    if row["kv_dtype"]:
+        args += ["--kv-dtype", row["kv_dtype"]]
+    if int(row["gpus"] or 1) > 1:
+        args += ["--tp", row["gpus"]]
+    if engine != "none":
+        args += ["--engine", engine]
+    if row["cuda_graphs"] == "yes" and engine != "llama.cpp":
+        args += ["--cuda-graphs"]
+    return args + list(extra)
+
+
+def measured_seconds(row):
+    """The measurement as a time per pass (decode step, or the prefill), in seconds."""
+    v = float(row["measured"])
+    b, p = float(row["batch"]), float(lengths(row)[0])
+    kind, unit = row["kind"], row["unit"]
+    if kind == "decode":
+        assert unit == "tokens/s", row["id"]
+        return 1.0 / v
+    if kind == "throughput":
+        assert unit == "tokens/s", row["id"]
+        return b / v
+    if kind == "prefill":
+        assert unit == "tokens/s", row["id"]
+        return b * p / v
+    if kind == "ttft":
+        return v / 1000.0 if unit == "ms" else v
+    raise ValueError(f"{row['id']}: unknown kind {kind}")
+
+
+def phase_key(row):
+    """The napkin result the row's time compares with."""
+    return "decode_time_per_token" if row["kind"] in ("decode", "throughput") else "prefill_time"
+
+
+def run_napkin(napkin, args, fmt="--json"):
+    p = subprocess.run([napkin] + args + [fmt], capture_output=True, text=True)
+    if p.returncode not in (0, 1) or not p.stdout:
+        raise RuntimeError(f"napkin {' '.join(args)}: exit {p.returncode}: {p.stderr.strip()}")
+    return p.stdout
+
+
+def result(doc, key):
+    return doc["results"][key]["value"]
+
+
+def layers(model):
+    """num_hidden_layers of a bundled model preset."""
+    with open(os.path.join(ROOT, "data", "presets", "models", model + ".json")) as f:
+        text = f.read()
+    i = text.index('"num_hidden_layers"')
+    return int(text[i:].split(":", 1)[1].split(",", 1)[0].strip())
+
+
+def percentile(values, q):
+    """The q-quantile (0..1) by linear interpolation between order statistics."""
+    s = sorted(values)
+    if not s:
+        return float("nan")
+    x = q * (len(s) - 1)
+    i = int(x)
+    return s[i] if i + 1 >= len(s) else s[i] + (x - i) * (s[i + 1] - s[i])
