@@ -133,7 +133,7 @@ TEST_CASE("the cpu preset is a class: no memory, bandwidth or peak of its own", 
   CHECK(h.memory_options.empty());
 }
 
-TEST_CASE("--hw cpu needs --bandwidth (and --peak where a command needs one): a one-line error otherwise",
+TEST_CASE("the cpu class preset needs --bandwidth (and --peak where a command needs one): a one-line error otherwise",
           "[hardware][cpu][cli]") {
   using napkin_test::run_napkin;
   auto r = run_napkin("serve llama-3.1-8b --hw cpu --peak 2TFLOP/s");
