@@ -107,6 +107,20 @@ TEST_CASE("a size suffix picks a memory configuration sold: apple-m2-ultra-192gb
   CHECK(specs::load_hardware("apple-m2-ultra").memory.in(byte) == specs::load_hardware("apple-m2-ultra-64gb").memory.in(byte));
 }
 
+TEST_CASE("the bare Apple preset also answers to its own GPU core count: apple-m3-max-40c is apple-m3-max",
+          "[hardware][apple]") {
+  const specs::HardwareSpec h = specs::load_hardware("apple-m3-max-40c");
+  CHECK(h.name == "apple-m3-max-40c");
+  CHECK(*h.gpu_cores == 40.0);
+  CHECK(h.bandwidth.in(byte_per_s) == 400e9);
+  CHECK(h.memory.in(GiB) == 36.0);  // 3/4 of the smallest size, 48 GB
+  CHECK(has(h.alias_note, "read as apple-m3-max, the 40-core GPU M3 Max"));
+  CHECK(has(h.alias_note, "the smallest size sold"));
+  CHECK(specs::load_hardware("apple-m3-max-40c-128gb").memory.in(GiB) == 96.0);
+  // A core count the chip was not sold with is an unknown name.
+  CHECK(has(error_of("apple-m3-max-38c"), "unknown hardware preset 'apple-m3-max-38c'"));
+}
+
 TEST_CASE("a memory size Apple did not sell is refused with --hw, the value and the sizes sold", "[hardware][apple]") {
   CHECK(error_of("apple-m2-ultra-96gb") ==
         "--hw: 'apple-m2-ultra-96gb': expected a size apple-m2-ultra was sold with: 64gb, 128gb, 192gb");

@@ -297,6 +297,7 @@ HardwareSpec from_json(const json& j, const std::string& name, const std::string
   if (const auto p = optional_number(j, "memory_physical_bytes")) h.memory_physical = *p * byte;
   read_memory_options(j, h, file);
   if (!h.memory_options.empty()) h.gpu_memory_share = h.memory_options.front().gpu_share;
+  if (const auto v = optional_number(j, "gpu_cores")) h.gpu_cores = *v;
   if (j.contains("variant_note") && j.at("variant_note").is_string())
     h.variant_note = j.at("variant_note").get<std::string>();
   h.bandwidth = positive_number(j, "memory_bandwidth_bytes_per_s", file) * byte_per_s;
@@ -455,27 +456,45 @@ std::string share_text(double share) {
 
 // A preset with unified memory configurations, set to configuration `i` (0: the bare name's), and the
 // note the hardware assumption states: the variant, the size and the GPU's default share of it.
+// `renamed`: typed is not the preset's own name (a size or a core count on it); `sized`: it names a size.
 HardwareSpec with_configuration(HardwareSpec h, std::size_t i, const std::string& typed, const std::string& preset,
-                                bool suffix) {
+                                bool renamed, bool sized) {
   const HardwareSpec::MemoryOption& o = h.memory_options.at(i);
   h.memory_physical = o.physical;
   h.gpu_memory_share = o.gpu_share;
   h.memory = std::floor(o.physical.in(byte) * o.gpu_share) * byte;
-  h.memory_advertised = h.memory;
+  h.memory_advertised = o.physical;  // the size Apple sold; memory is the GPU's share of it
   std::string others;
   for (std::size_t k = 0; k < h.memory_options.size(); ++k)
     if (k != i) others += (others.empty() ? "" : ", ") + preset + "-" + whole_gib(h.memory_options[k].physical) + "gb";
-  std::string note = "--hw " + typed + " read as " + (suffix ? preset + ", " : std::string()) + h.variant_note +
+  std::string note = "--hw " + typed + " read as " + (renamed ? preset + ", " : std::string()) + h.variant_note +
                      (h.variant_note.empty() ? "" : "; ") + "with " + whole_gib(o.physical) + " GB of unified memory" +
-                     (suffix ? "" : ", the smallest size sold") +
+                     (sized ? "" : ", the smallest size sold") +
                      (others.empty() ? std::string(" (the only size sold)")
                                      : " (" + others + (others.find(',') == std::string::npos ? " is the other)"
                                                                                               : " are the others)")) +
                      ", of which the GPU may use " + gib_text(h.memory) + " by default (" + share_text(o.gpu_share) +
                      ", Metal's recommendedMaxWorkingSetSize)";
   h.alias_note = note;
-  if (suffix) h.name = typed;
+  if (renamed) h.name = typed;
   return h;
+}
+
+// "apple-m3-max-40c": the bare preset named by its own GPU core count (the bare name is the largest
+// GPU; the smaller ones have presets of their own, "apple-m3-max-30c"). The preset's name, or nothing.
+std::optional<std::string> full_variant(const std::string& typed) {
+  const std::size_t dash = typed.rfind('-');
+  if (dash == std::string::npos || typed.size() < dash + 3 || typed.back() != 'c') return std::nullopt;
+  const std::string digits = typed.substr(dash + 1, typed.size() - dash - 2);
+  if (digits.size() > 3 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  const std::string preset = typed.substr(0, dash);
+  for (const auto& p : hardware_preset_texts())
+    if (p.name == preset) {
+      const HardwareSpec h = load_preset(p);
+      if (h.gpu_cores && format_plain_number(*h.gpu_cores) == digits) return preset;
+    }
+  return std::nullopt;
 }
 
 // "apple-m2-ultra-192gb": a preset with memory configurations and a size it was sold with.
@@ -486,7 +505,8 @@ std::optional<HardwareSpec> load_sized(const std::string& arg, const std::string
   if (digits.empty() || digits.size() > 6 ||
       !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return std::nullopt;
-  const std::string preset = typed.substr(0, dash);
+  const std::string named = typed.substr(0, dash);
+  const std::string preset = full_variant(named).value_or(named);
   for (const auto& p : hardware_preset_texts()) {
     if (p.name != preset) continue;
     HardwareSpec h = load_preset(p);
@@ -496,7 +516,7 @@ std::optional<HardwareSpec> load_sized(const std::string& arg, const std::string
       throw InputError("--hw", arg, "a preset name: " + preset + " has one memory size (" + gib_text(h.memory_advertised) +
                                          "); a -<N>gb suffix picks among the sizes an Apple silicon chip was sold with");
     for (std::size_t i = 0; i < h.memory_options.size(); ++i)
-      if (whole_gib(h.memory_options[i].physical) == digits) return with_configuration(h, i, arg, preset, true);
+      if (whole_gib(h.memory_options[i].physical) == digits) return with_configuration(h, i, arg, preset, true, true);
     throw InputError("--hw", arg, "a size " + preset + " was sold with: " + sold);
   }
   return std::nullopt;
@@ -506,7 +526,7 @@ std::optional<HardwareSpec> load_sized(const std::string& arg, const std::string
 
 HardwareSpec load_hardware(const std::string& arg) {
   auto configured = [&](HardwareSpec h) {
-    return h.memory_options.empty() ? h : with_configuration(h, 0, arg, h.name, false);
+    return h.memory_options.empty() ? h : with_configuration(h, 0, arg, h.name, false, false);
   };
   for (const auto& p : hardware_preset_texts())
     if (p.name == arg) return configured(load_preset(p));
@@ -529,6 +549,9 @@ HardwareSpec load_hardware(const std::string& arg) {
                          std::string(a.note);
           return h;
         }
+  if (const auto full = full_variant(typed))
+    for (const auto& p : hardware_preset_texts())
+      if (p.name == *full) return with_configuration(load_preset(p), 0, arg, *full, true, false);
   if (auto sized = load_sized(arg, typed)) return *sized;
   std::string msg = "unknown hardware preset '" + arg + "'";
   if (const auto best = suggest_hardware(typed)) msg += "; did you mean '" + *best + "'?";

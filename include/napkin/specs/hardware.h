@@ -23,10 +23,11 @@ struct HardwareSpec {
   // driver's total; absent: unknown (memory_torch_total_source in the JSON names the log).
   std::optional<Bytes> memory_torch_total{};
   Bandwidth bandwidth{};  // memory bandwidth, peak
-  // Apple silicon (unified memory). memory is what the GPU may use by default (Metal's
-  // recommendedMaxWorkingSetSize), memory_physical the RAM of the configuration chosen, and
-  // gpu_memory_share their ratio; memory_options the configurations sold, smallest first (the bare
-  // preset name is the first; "--hw apple-m2-ultra-192gb" picks another). Empty/absent elsewhere.
+  // The installed memory (memory_physical_bytes) where the preset states it. On Apple silicon
+  // (unified memory) memory is what the GPU may use by default (Metal's recommendedMaxWorkingSetSize),
+  // memory_physical the RAM of the configuration chosen, and gpu_memory_share their ratio;
+  // memory_options the configurations sold, smallest first (the bare preset name is the first;
+  // "--hw apple-m2-ultra-192gb" picks another). gpu_memory_share and memory_options: Apple only.
   struct MemoryOption {
     Bytes physical{};
     double gpu_share = 1.0;  // the share of `physical` the GPU may use by default
@@ -35,6 +36,7 @@ struct HardwareSpec {
   std::optional<double> gpu_memory_share;
   std::vector<MemoryOption> memory_options;
   std::string variant_note;  // "the 40-core GPU M3 Max, the largest; apple-m3-max-30c is the 30-core one"
+  std::optional<double> gpu_cores;  // Apple GPU cores ("apple-m3-max-40c" names the bare preset by them)
   // A class of devices (--hw cpu), not a part: no memory, bandwidth or peak of its own (memory and
   // bandwidth stay zero, every peak absent). HardwareOption::fill leaves the flags alone and the
   // commands refuse without --bandwidth/--peak (HardwareOption::require_given).
