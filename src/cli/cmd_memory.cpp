@@ -333,11 +333,11 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       // vLLM sizes its pool from the total torch reports, a little below the driver's.
       if (vllm && c->hw.spec && c->hw.spec->memory_torch_total)
         c->hw.fill(flags[c->capacity], c->hw.spec->memory_torch_total->in_base_units());
-      if (vllm && flags[c->capacity].raw.empty() && !c->hw.spec)
+      if (vllm && flags[c->capacity].raw.empty() && !c->hw.has_figures())
         throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
       const std::string device = c->hw.spec ? c->hw.spec->name + " " + c->hw.spec->full_name : std::string();
       std::string vllm_miss;  // the first row vLLM would refuse to start with
-      if (c->require_fit && flags[c->capacity].raw.empty() && !c->hw.spec)
+      if (c->require_fit && flags[c->capacity].raw.empty() && !c->hw.has_figures())
         throw InputError("--require-fit", "(given)", "--gpu-memory (the capacity to check against)");
       std::optional<SolveFor> solve;
       std::optional<TrainSolveFor> train_solve;
@@ -374,7 +374,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
           (!c->train || c->zero == 0 || !flags[c->dp].raw.empty()))
         throw InputError("--min-gpus", "(with every parallel degree given)",
                          "a degree to search: drop --tp, --pp or (under ZeRO) --dp, or use --require-fit");
-      if ((solve || train_solve) && flags[c->capacity].raw.empty() && !c->hw.spec)
+      if ((solve || train_solve) && flags[c->capacity].raw.empty() && !c->hw.has_figures())
         throw InputError(solver_flag, c->min_gpus ? "(given)" : c->max, "--gpu-memory (the capacity to solve against)");
       if (!bare && made_up.empty()) {
         c->spec = load_model(c->model, c->as);

@@ -37,9 +37,16 @@ int run_presets_hardware(const PresetsCmd& c) {
     rs.clear();
     rs.command = "presets hardware";
     rs.input("hardware", verdict(h.name));
-    rs.item("memory", "memory per device (usable)", value(h.memory), "driver-reported total where known, else the "
-            "datasheet capacity", text("{}", h.memory));
-    rs.item("bandwidth", "memory bandwidth", value(h.bandwidth), "datasheet peak", text("{}", h.bandwidth));
+    if (h.is_class) {  // --hw cpu: a class of devices, no figures of its own
+      rs.item("memory", "memory per device (usable)", no_value("—", dim_rt<Bytes::dim>()), "a class: --gpu-memory",
+              text(""));
+      rs.item("bandwidth", "memory bandwidth", no_value("—", dim_rt<Bandwidth::dim>()), "a class: --bandwidth",
+              text(""));
+    } else {
+      rs.item("memory", "memory per device (usable)", value(h.memory), "driver-reported total where known, else the "
+              "datasheet capacity", text("{}", h.memory));
+      rs.item("bandwidth", "memory bandwidth", value(h.bandwidth), "datasheet peak", text("{}", h.bandwidth));
+    }
     if (h.bf16)
       rs.item("peak_bf16", "dense bf16 peak", value(*h.bf16), "datasheet, dense", text("{}", *h.bf16));
     else

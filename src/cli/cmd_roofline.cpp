@@ -171,6 +171,8 @@ void add_roofline_command(CLI::App& app, int& exit_code) {
       dtype = parse_dtype(c->dtype, "--dtype");
     }
     c->hw.load();
+    c->hw.require_given(c->nf.flags()[c->bandwidth], "--bandwidth", "memory bandwidth");
+    c->hw.require_given(c->nf.flags()[c->peak], "--peak", "peak FLOP rate");
     if (c->hw.spec) {
       const Dtype peak_dtype = c->dtype.empty() ? Dtype::bf16 : dtype;
       const auto peak = c->hw.spec->peak(peak_dtype);

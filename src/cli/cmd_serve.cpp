@@ -176,6 +176,8 @@ void add_serve_command(CLI::App& app, int& exit_code) {
         cd = parse_dtype(c->compute_dtype, "--compute-dtype");
       else if ((wd == Dtype::fp8 || storage.stored_fp8) && (!c->hw.spec || c->hw.spec->peak(Dtype::fp8)))
         cd = Dtype::fp8;
+      c->hw.require_given(c->nf.flags()[c->bandwidth], "--bandwidth", "memory bandwidth");
+      c->hw.require_given(c->nf.flags()[c->peak], "--peak", "peak FLOP rate");
       if (c->hw.spec) {
         const auto peak = c->hw.spec->peak(cd);
         if (!peak && c->nf.flags()[c->peak].raw.empty())

@@ -99,16 +99,33 @@ void HardwareOption::load() {
 }
 
 void HardwareOption::fill(NumericFlag& f, std::optional<double> base_value) const {
-  if (spec && f.raw.empty() && base_value) f.fallback = *base_value;
+  if (has_figures() && f.raw.empty() && base_value) f.fallback = *base_value;
+}
+
+void HardwareOption::require_given(const NumericFlag& f, std::string_view flag, std::string_view what) const {
+  if (spec && spec->is_class && f.raw.empty())
+    throw InputError(std::string(flag), "(not given)",
+                     "a value with --hw " + arg + ": a " + (spec->device_class == "cpu" ? "CPU" : spec->device_class) +
+                         " preset is a class of devices and has no " + std::string(what) + " of its own");
 }
 
 void HardwareOption::assume(ResultSet& rs) const {
-  if (spec && from_env())
+  if (spec && spec->is_class)
+    rs.assume("hardware", text("{} ({}{}): a class of devices, no figures of its own: bandwidth, peak and memory "
+                               "come from the flags given",
+                               std::string_view(spec->name), std::string_view(spec->full_name),
+                               std::string_view(from_env() ? ", from NAPKIN_HW, the default for --hw" : "")));
+  else if (spec && from_env())
     rs.assume("hardware", text("{} ({}{}{}) from NAPKIN_HW, the default for --hw: datasheet figures for the hardware "
                                "flags not given (memory: the driver-reported total where known), sources in "
                                "data/presets/hardware",
                                std::string_view(spec->name), std::string_view(spec->full_name),
                                std::string_view(spec->alias_note.empty() ? "" : "; "),
+                               std::string_view(spec->alias_note)));
+  else if (spec && spec->gpu_memory_share)  // Apple silicon: the alias note states the size and the share
+    rs.assume("hardware", text("{} ({}; {}): datasheet figures for the hardware flags not given (memory: the GPU's "
+                               "default share of the unified memory), sources in data/presets/hardware",
+                               std::string_view(spec->name), std::string_view(spec->full_name),
                                std::string_view(spec->alias_note)));
   else if (spec && !spec->alias_note.empty())
     rs.assume("hardware", text("{} ({}; {}): datasheet figures for the hardware flags not given (memory: the "

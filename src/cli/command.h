@@ -66,8 +66,14 @@ struct HardwareOption {
   bool from_env() const { return option != nullptr && option->count() == 0 && !arg.empty(); }
   /// Loads the spec when --hw was given.
   void load();
-  /// Sets `f`'s default from the spec (nothing when --hw is absent or the figure unknown).
+  /// Sets `f`'s default from the spec (nothing when --hw is absent, the figure unknown or the preset a
+  /// class of devices such as cpu, which has no figures of its own).
   void fill(NumericFlag& f, std::optional<double> base_value) const;
+  /// For a class preset (--hw cpu), `flag` must be given: InputError naming it when `f` is empty
+  /// ("a CPU preset has no memory bandwidth of its own"). Nothing for a part or without --hw.
+  void require_given(const NumericFlag& f, std::string_view flag, std::string_view what) const;
+  /// True when --hw names a part whose figures fill the flags (not absent, not a class such as cpu).
+  bool has_figures() const { return spec && !spec->is_class; }
   /// States which hardware the figures came from (key "hardware", flag --hw).
   void assume(ResultSet& rs) const;
 };

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <span>
@@ -14,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "napkin/check.h"
 #include "napkin/error.h"
 #include "napkin/specs/files.h"
 #include "napkin/specs/hf_config.h"
@@ -44,6 +46,7 @@ enum class Kind {
   count,     // a positive integer below 2^53
   sources,   // an array of strings
   object,    // an object with its own keys
+  positives, // a non-empty array of positive finite numbers in the key's unit
 };
 
 struct Field {
@@ -89,6 +92,13 @@ constexpr Field kHardwareFields[] = {
     {"memory_bytes", Kind::positive, "bytes", {}, true},
     {"memory_physical_bytes", Kind::positive, "bytes"},
     {"memory_unit_note", Kind::text},
+    // Apple silicon: the unified memory sizes sold (physical, smallest first), and for each the share
+    // the GPU may use by default (Metal's recommendedMaxWorkingSetSize / RAM); memory_bytes is the
+    // first size times its share, memory_physical_bytes the first size.
+    {"memory_options_bytes", Kind::positives, "bytes"},
+    {"gpu_memory_share", Kind::positives, "one (a fraction of the RAM)"},
+    {"gpu_memory_share_source", Kind::text},
+    {"variant_note", Kind::text},
     {"memory_reported_total_bytes", Kind::positive, "bytes"},
     {"memory_torch_total_bytes", Kind::positive, "bytes"},
     {"memory_torch_total_source", Kind::text},
@@ -146,6 +156,8 @@ std::string expectation(const Field& f) {
     case Kind::count: return "a positive integer below 2^53";
     case Kind::sources: return "an array of strings (URLs or citations)";
     case Kind::object: return "an object";
+    case Kind::positives:
+      return "a non-empty array of positive numbers of " + std::string(f.unit) + " (JSON numbers)";
   }
   return "a value";
 }
@@ -170,11 +182,18 @@ bool valid(const Field& f, const json& v) {
         if (!e.is_string()) return false;
       return true;
     case Kind::object: return v.is_object();
+    case Kind::positives:
+      if (!v.is_array() || v.empty()) return false;
+      for (const auto& e : v)
+        if (!e.is_number() || !std::isfinite(e.get<double>()) || !(e.get<double>() > 0.0)) return false;
+      return true;
   }
   return false;
 }
 
-void validate(const json& obj, std::span<const Field> fields, const std::string& path, const std::string& file) {
+// `class_only`: a class of devices (device_class "cpu"), whose required figures may be absent or null.
+void validate(const json& obj, std::span<const Field> fields, const std::string& path, const std::string& file,
+              bool class_only = false) {
   for (const auto& [key, v] : obj.items()) {
     const std::string here = path + "/" + pointer_token(key);
     const Field* f = nullptr;
@@ -192,12 +211,12 @@ void validate(const json& obj, std::span<const Field> fields, const std::string&
       }
       throw InputError(file + ": " + here, key, expected, "is not a key of the hardware format");
     }
-    if (v.is_null() && !f->required) continue;  // not published
+    if (v.is_null() && (!f->required || class_only)) continue;  // not published
     if (!valid(*f, v)) throw InputError(file + ": " + here, shown(v), expectation(*f) + (f->required ? "" : ", or null"));
     if (f->kind == Kind::object) validate(v, f->fields, here, file);
   }
   for (const Field& f : fields)
-    if (f.required && !obj.contains(std::string(f.key)))
+    if (f.required && !class_only && !obj.contains(std::string(f.key)))
       throw InputError(file + ": " + path + "/" + std::string(f.key), "(missing)", expectation(f));
 }
 
@@ -213,17 +232,74 @@ std::optional<double> optional_number(const json& j, const char* key) {
   return j.at(key).get<double>();
 }
 
+// The unified memory configurations of an Apple silicon preset: memory_options_bytes and
+// gpu_memory_share, one share per size, both or neither; memory_physical_bytes must be the first size
+// and memory_bytes the first size times its share (whole bytes, rounded down), so the bare name and
+// its smallest suffix ("apple-m1-8gb") load the same figures.
+void read_memory_options(const json& j, HardwareSpec& h, const std::string& file) {
+  const bool sizes = j.contains("memory_options_bytes") && j.at("memory_options_bytes").is_array();
+  const bool shares = j.contains("gpu_memory_share") && j.at("gpu_memory_share").is_array();
+  if (!sizes && !shares) return;
+  if (sizes != shares)
+    throw InputError(file + ": /" + (sizes ? "gpu_memory_share" : "memory_options_bytes"), "(missing)",
+                     "memory_options_bytes and gpu_memory_share together (one share per size)");
+  const json& o = j.at("memory_options_bytes");
+  const json& s = j.at("gpu_memory_share");
+  if (o.size() != s.size())
+    throw InputError(file + ": /gpu_memory_share", shown(s),
+                     "one share per entry of memory_options_bytes (" + std::to_string(o.size()) + ")");
+  for (std::size_t i = 0; i < o.size(); ++i) {
+    const double bytes = o.at(i).get<double>(), share = s.at(i).get<double>();
+    if (i > 0 && !(bytes > o.at(i - 1).get<double>()))
+      throw InputError(file + ": /memory_options_bytes/" + std::to_string(i), shown(o.at(i)),
+                       "sizes in increasing order, each above the one before");
+    if (share > 1.0)
+      throw InputError(file + ": /gpu_memory_share/" + std::to_string(i), shown(s.at(i)), "a share of at most 1");
+    h.memory_options.push_back({bytes * byte, share});
+  }
+  const auto physical = optional_number(j, "memory_physical_bytes");
+  if (!physical || *physical != o.at(0).get<double>())
+    throw InputError(file + ": /memory_physical_bytes", physical ? shown(j.at("memory_physical_bytes")) : "(missing)",
+                     "the first of memory_options_bytes, " + o.at(0).dump() + " (the default configuration)");
+  const double usable = std::floor(o.at(0).get<double>() * s.at(0).get<double>());
+  if (j.at("memory_bytes").get<double>() != usable)
+    throw InputError(file + ": /memory_bytes", shown(j.at("memory_bytes")),
+                     "the GPU's share of the first size, floor(" + o.at(0).dump() + " · " + s.at(0).dump() +
+                         ") = " + format_plain_number(usable));
+}
+
 HardwareSpec from_json(const json& j, const std::string& name, const std::string& file) {
   if (!j.is_object()) throw InputError(file, "(not an object)", "a hardware JSON object");
-  validate(j, kHardwareFields, "", file);
+  // A class of devices ("cpu") has no memory, bandwidth or peak of its own: the commands take them
+  // from flags and refuse without (HardwareOption::require_given).
+  const bool class_only = j.contains("device_class") && j.at("device_class") == "cpu";
+  validate(j, kHardwareFields, "", file, class_only);
   HardwareSpec h;
   h.name = name;
   h.full_name = j.contains("name") && j.at("name").is_string() ? j.at("name").get<std::string>() : name;
+  h.is_class = class_only && !optional_number(j, "memory_bandwidth_bytes_per_s");
+  if (h.is_class) {
+    if (optional_number(j, "memory_bytes"))
+      throw InputError(file + ": /memory_bytes", shown(j.at("memory_bytes")),
+                       "null: a CPU class without a bandwidth has no memory of its own either (--gpu-memory gives it)");
+    if (j.contains("device_class") && j.at("device_class").is_string())
+      h.device_class = j.at("device_class").get<std::string>();
+    if (j.contains("source") && j.at("source").is_array())
+      for (const auto& s : j.at("source"))
+        if (s.is_string()) h.sources.push_back(s.get<std::string>());
+    return h;
+  }
   h.memory_advertised = positive_number(j, "memory_bytes", file) * byte;
   // The fit verdict needs what the framework can allocate: the driver's total (after ECC and
   // firmware reservations) where the source recorded it.
   h.memory = optional_number(j, "memory_reported_total_bytes").value_or(h.memory_advertised.in(byte)) * byte;
   if (const auto t = optional_number(j, "memory_torch_total_bytes")) h.memory_torch_total = *t * byte;
+  if (const auto p = optional_number(j, "memory_physical_bytes")) h.memory_physical = *p * byte;
+  read_memory_options(j, h, file);
+  if (!h.memory_options.empty()) h.gpu_memory_share = h.memory_options.front().gpu_share;
+  if (const auto v = optional_number(j, "gpu_cores")) h.gpu_cores = *v;
+  if (j.contains("variant_note") && j.at("variant_note").is_string())
+    h.variant_note = j.at("variant_note").get<std::string>();
   h.bandwidth = positive_number(j, "memory_bandwidth_bytes_per_s", file) * byte_per_s;
   if (j.contains("peak_flops_per_s") && j.at("peak_flops_per_s").is_object()) {
     const json& p = j.at("peak_flops_per_s");
@@ -383,21 +459,112 @@ HardwareSpec load_preset(const ModelPresetText& p) {
   return from_json(parse_json_text(p.json, "preset " + name), name, "preset " + name);
 }
 
+// "36" for 36 GiB: the sizes Apple sells are whole GiB (its "GB").
+std::string whole_gib(Bytes b) {
+  return format_plain_number(std::round(b.in(byte) / 1073741824.0));
+}
+
+std::string gib_text(Bytes b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", b.in(byte) / 1073741824.0);
+  return buf;
+}
+
+// "3/4" for the shares macOS uses, else a percentage.
+std::string share_text(double share) {
+  if (std::abs(share - 2.0 / 3.0) < 1e-9) return "2/3";
+  if (std::abs(share - 0.75) < 1e-12) return "3/4";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g%%", share * 100.0);
+  return buf;
+}
+
+// A preset with unified memory configurations, set to configuration `i` (0: the bare name's), and the
+// note the hardware assumption states: the variant, the size and the GPU's default share of it.
+// `renamed`: typed is not the preset's own name (a size or a core count on it); `sized`: it names a size.
+HardwareSpec with_configuration(HardwareSpec h, std::size_t i, const std::string& typed, const std::string& preset,
+                                bool renamed, bool sized) {
+  const HardwareSpec::MemoryOption& o = h.memory_options.at(i);
+  h.memory_physical = o.physical;
+  h.gpu_memory_share = o.gpu_share;
+  h.memory = std::floor(o.physical.in(byte) * o.gpu_share) * byte;
+  h.memory_advertised = o.physical;  // the size Apple sold; memory is the GPU's share of it
+  std::string others;
+  for (std::size_t k = 0; k < h.memory_options.size(); ++k)
+    if (k != i) others += (others.empty() ? "" : ", ") + preset + "-" + whole_gib(h.memory_options[k].physical) + "gb";
+  std::string note = "--hw " + typed + " read as " + (renamed ? preset + ", " : std::string()) + h.variant_note +
+                     (h.variant_note.empty() ? "" : "; ") + "with " + whole_gib(o.physical) + " GB of unified memory" +
+                     (sized ? "" : ", the smallest size sold") +
+                     (others.empty() ? std::string(" (the only size sold)")
+                                     : " (" + others + (others.find(',') == std::string::npos ? " is the other)"
+                                                                                              : " are the others)")) +
+                     ", of which the GPU may use " + gib_text(h.memory) + " by default (" + share_text(o.gpu_share) +
+                     ", Metal's recommendedMaxWorkingSetSize)";
+  h.alias_note = note;
+  if (renamed) h.name = typed;
+  return h;
+}
+
+// "apple-m3-max-40c": the bare preset named by its own GPU core count (the bare name is the largest
+// GPU; the smaller ones have presets of their own, "apple-m3-max-30c"). The preset's name, or nothing.
+std::optional<std::string> full_variant(const std::string& typed) {
+  const std::size_t dash = typed.rfind('-');
+  if (dash == std::string::npos || typed.size() < dash + 3 || typed.back() != 'c') return std::nullopt;
+  const std::string digits = typed.substr(dash + 1, typed.size() - dash - 2);
+  if (digits.size() > 3 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  const std::string preset = typed.substr(0, dash);
+  for (const auto& p : hardware_preset_texts())
+    if (p.name == preset) {
+      const HardwareSpec h = load_preset(p);
+      if (h.gpu_cores && format_plain_number(*h.gpu_cores) == digits) return preset;
+    }
+  return std::nullopt;
+}
+
+// "apple-m2-ultra-192gb": a preset with memory configurations and a size it was sold with.
+std::optional<HardwareSpec> load_sized(const std::string& arg, const std::string& typed) {
+  const std::size_t dash = typed.rfind('-');
+  if (dash == std::string::npos || typed.size() < dash + 4 || !typed.ends_with("gb")) return std::nullopt;
+  const std::string digits = typed.substr(dash + 1, typed.size() - dash - 3);
+  if (digits.empty() || digits.size() > 6 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  const std::string named = typed.substr(0, dash);
+  const std::string preset = full_variant(named).value_or(named);
+  for (const auto& p : hardware_preset_texts()) {
+    if (p.name != preset) continue;
+    HardwareSpec h = load_preset(p);
+    std::string sold;
+    for (const auto& o : h.memory_options) sold += (sold.empty() ? "" : ", ") + whole_gib(o.physical) + "gb";
+    if (h.memory_options.empty())
+      throw InputError("--hw", arg, "a preset name: " + preset + " has one memory size (" + gib_text(h.memory_advertised) +
+                                         "); a -<N>gb suffix picks among the sizes an Apple silicon chip was sold with");
+    for (std::size_t i = 0; i < h.memory_options.size(); ++i)
+      if (whole_gib(h.memory_options[i].physical) == digits) return with_configuration(h, i, arg, preset, true, true);
+    throw InputError("--hw", arg, "a size " + preset + " was sold with: " + sold);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 HardwareSpec load_hardware(const std::string& arg) {
+  auto configured = [&](HardwareSpec h) {
+    return h.memory_options.empty() ? h : with_configuration(h, 0, arg, h.name, false, false);
+  };
   for (const auto& p : hardware_preset_texts())
-    if (p.name == arg) return load_preset(p);
+    if (p.name == arg) return configured(load_preset(p));
   const FileStatus status = file_status(arg);
   if (status.kind == FileKind::regular)
-    return from_json(read_json_file(arg, "a hardware JSON", ""), arg, arg);
+    return configured(from_json(read_json_file(arg, "a hardware JSON", ""), arg, arg));
   if (status.kind != FileKind::missing && status.kind != FileKind::directory)
     throw InputError(arg + ": " + describe(status) + "; expected a hardware preset (napkin presets hardware) or "
                                                    "hardware JSON");
   // Preset names are matched without regard to case ("H100-SXM"), then the short names.
   const std::string typed = lower(arg);
   for (const auto& p : hardware_preset_texts())
-    if (p.name == typed) return load_preset(p);
+    if (p.name == typed) return configured(load_preset(p));
   for (const Alias& a : kAliases)
     if (a.typed == typed)
       for (const auto& p : hardware_preset_texts())
@@ -407,6 +574,10 @@ HardwareSpec load_hardware(const std::string& arg) {
                          std::string(a.note);
           return h;
         }
+  if (const auto full = full_variant(typed))
+    for (const auto& p : hardware_preset_texts())
+      if (p.name == *full) return with_configuration(load_preset(p), 0, arg, *full, true, false);
+  if (auto sized = load_sized(arg, typed)) return *sized;
   std::string msg = "unknown hardware preset '" + arg + "'";
   if (const auto best = suggest_hardware(typed)) msg += "; did you mean '" + *best + "'?";
   msg += " (napkin presets hardware)";

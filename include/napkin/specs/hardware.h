@@ -23,6 +23,24 @@ struct HardwareSpec {
   // driver's total; absent: unknown (memory_torch_total_source in the JSON names the log).
   std::optional<Bytes> memory_torch_total{};
   Bandwidth bandwidth{};  // memory bandwidth, peak
+  // The installed memory (memory_physical_bytes) where the preset states it. On Apple silicon
+  // (unified memory) memory is what the GPU may use by default (Metal's recommendedMaxWorkingSetSize),
+  // memory_physical the RAM of the configuration chosen, and gpu_memory_share their ratio;
+  // memory_options the configurations sold, smallest first (the bare preset name is the first;
+  // "--hw apple-m2-ultra-192gb" picks another). gpu_memory_share and memory_options: Apple only.
+  struct MemoryOption {
+    Bytes physical{};
+    double gpu_share = 1.0;  // the share of `physical` the GPU may use by default
+  };
+  std::optional<Bytes> memory_physical;
+  std::optional<double> gpu_memory_share;
+  std::vector<MemoryOption> memory_options;
+  std::string variant_note;  // "the 40-core GPU M3 Max, the largest; apple-m3-max-30c is the 30-core one"
+  std::optional<double> gpu_cores;  // Apple GPU cores ("apple-m3-max-40c" names the bare preset by them)
+  // A class of devices (--hw cpu), not a part: no memory, bandwidth or peak of its own (memory and
+  // bandwidth stay zero, every peak absent). HardwareOption::fill leaves the flags alone and the
+  // commands refuse without --bandwidth/--peak (HardwareOption::require_given).
+  bool is_class = false;
   // Dense peak rates per dtype; fp32 is the non-tensor rate. Absent: not published/supported.
   std::optional<FlopRate> fp64, fp32, tf32, bf16, fp16, fp8, int8, fp4;
   std::optional<double> sm_count;        // SMs (NVIDIA) or CUs (AMD)
@@ -58,7 +76,9 @@ std::vector<std::string> hardware_preset_names();
 /// completion.
 std::vector<std::string> hardware_alias_names();
 
-/// A preset name (matched without regard to case), a common short name of one ("h100" is
+/// A preset name (matched without regard to case), a preset with unified memory and a size it was sold
+/// with ("apple-m2-ultra-192gb": 192 GiB of RAM, the GPU's default share of it; a size not sold is an
+/// InputError naming --hw, the value and the sizes sold), a common short name of one ("h100" is
 /// h100-sxm, "a100" a100-sxm-80gb, "mi300" mi300x: alias_note says so) or a hardware JSON file
 /// (the format of data/presets/hardware/*.json). Unknown names get the closest preset, one of the
 /// same memory size first: "unknown hardware preset 'a100-pcie-80'; did you mean
