@@ -84,7 +84,8 @@ void add_serve_command(CLI::App& app, int& exit_code) {
                       "GPU-to-GPU bandwidth per direction for the TP all-reduce, e.g. 450GB/s (default: from --hw, "
                       "half the NVLink or PCIe bidirectional figure)", "B/s");
   sub->add_option("--compute-dtype", c->compute_dtype, "The dtype of the peak: bf16 (default; fp8 for fp8 weights when "
-                                                       "the hardware has an fp8 peak)")
+                                                       "the hardware has an fp8 peak; fp16 on hardware with no "
+                                                       "published bf16 peak)")
       ->type_name("DTYPE")->group("Hardware");
   for (const char* f : {"--peak", "--bandwidth", "--gpu-memory", "--link-bandwidth"}) sub->get_option(f)->group("Hardware");
   c->overhead = c->nf.add(sub, "--launch-overhead", "launch_overhead", kSeconds, Constraint::non_negative,
@@ -176,6 +177,8 @@ void add_serve_command(CLI::App& app, int& exit_code) {
         cd = parse_dtype(c->compute_dtype, "--compute-dtype");
       else if ((wd == Dtype::fp8 || storage.stored_fp8) && (!c->hw.spec || c->hw.spec->peak(Dtype::fp8)))
         cd = Dtype::fp8;
+      else if (c->hw.spec && !c->hw.spec->peak(Dtype::bf16) && c->hw.spec->peak(Dtype::fp16))
+        cd = Dtype::fp16;  // no published bf16 rate (Apple GPUs): the fp16 one, stated as the compute dtype
       c->hw.require_given(c->nf.flags()[c->bandwidth], "--bandwidth", "memory bandwidth");
       c->hw.require_given(c->nf.flags()[c->peak], "--peak", "peak FLOP rate");
       if (c->hw.spec) {
