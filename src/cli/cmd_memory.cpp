@@ -252,6 +252,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   sub->footer("Example: napkin memory llama-3.1-8b --batch 32 --context 8Ki --gpu-memory 80GiB\n"
               "         napkin memory model.gguf --engine llama.cpp --context 32Ki --kv-dtype q8_0 --hw rtx-4090\n"
               "         napkin memory qwen2.5-72b --weights-dtype int4 --group-size 128 --tp 2\n"
+              "         napkin memory llama-3.1-70b --weights-dtype iq4_xs --context 32Ki\n"
               "         napkin memory llama-3.1-8b --train --seq 8Ki --zero 3 --dp 8 --recompute selective\n"
               "         napkin memory llama-3.1-70b --context 32Ki --gpu-memory 80GiB --min-gpus\n"
               "         napkin memory llama-3.1-70b --train --qlora --lora-rank 16 --seq 2048 --recompute full\n"

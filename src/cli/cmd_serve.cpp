@@ -103,6 +103,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin serve llama-3.1-8b --hw h100-sxm --batch 1\n"
               "         napkin serve model.gguf --engine llama.cpp --hw rtx-4090 --prompt 4096 --kv-dtype q8_0\n"
+              "         napkin serve llama-3-8b --hw rtx-4090 --weights-dtype q4_k_m\n"
               "         napkin serve llama-3.1-8b --hw h100-sxm --batch 1..512:x2 --prompt 128 --generate 128\n"
               "         napkin serve llama-3.1-70b --hw h100-sxm --tp 4 --batch 16 --per-op\n"
               "         napkin serve gpt2 --hw h100-sxm --cuda-graphs\n"
