@@ -258,3 +258,22 @@ TEST_CASE("Models whose tensors llama.cpp lays out otherwise are refused by name
   CHECK_THROWS_WITH(mix("deepseek-v3", F::q4_k_m), Catch::Contains("--weights-dtype"));
   CHECK_THROWS_AS(gguf_quant_mix(specs::bare_model(7'000'000'000), F::q4_k_m), InputError);
 }
+
+TEST_CASE("memory and serve --weights-dtype q4_k_m hold and read llama-quantize's bytes", "[gguf_quant][cli]") {
+  const std::string bytes = std::to_string(mix("llama-3-8b", F::q4_k_m).bytes);
+  for (const char* args : {"memory llama-3-8b --weights-dtype q4_k_m --value weights",
+                           "memory llama-3-8b --weights-dtype Q4_K_M --engine llama.cpp --value weights",
+                           "serve llama-3-8b --hw rtx-4090 --weights-dtype q4_k_m --value weights",
+                           "serve llama-3-8b --hw rtx-4090 --weights-dtype q4_k --value weights"}) {
+    CAPTURE(args);
+    const auto r = napkin_test::run_napkin(args);
+    CHECK(r.code == 0);
+    CHECK(r.out == bytes + "\n");
+  }
+  // The bytes read per decoded token follow: Q8_0 reads more than Q4_K_M.
+  const auto q4 = napkin_test::run_napkin("serve llama-3-8b --hw rtx-4090 --weights-dtype q4_k_m --value tokens_per_second");
+  const auto q8 = napkin_test::run_napkin("serve llama-3-8b --hw rtx-4090 --weights-dtype q8_0 --value tokens_per_second");
+  REQUIRE(q4.code == 0);
+  REQUIRE(q8.code == 0);
+  CHECK(std::stod(q4.out) > 1.5 * std::stod(q8.out));
+}
