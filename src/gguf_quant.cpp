@@ -406,6 +406,11 @@ bool gguf_needs_imatrix(GgufFileType t) {
   }
 }
 
+bool gguf_imatrix_changes_mix(GgufFileType t) {
+  using F = GgufFileType;
+  return t == F::q4_0 || t == F::q5_0 || t == F::iq4_nl || t == F::iq4_xs || t == F::iq3_xxs;
+}
+
 double GgufQuantMix::bits_per_weight() const {
   return elements > 0 ? 8.0 * static_cast<double>(bytes) / static_cast<double>(elements) : 0.0;
 }

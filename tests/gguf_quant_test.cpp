@@ -240,6 +240,9 @@ TEST_CASE("An importance matrix changes the IQ4_XS mix; the 2-bit types need one
   CHECK(type_of_tensor(mix("llama-3-8b", F::iq4_xs, true), "blk.0.ffn_down.weight") == "IQ4_XS");
   CHECK_THROWS_WITH(mix("llama-3-8b", F::iq2_xxs, false), Catch::Contains("needs an importance matrix"));
   CHECK(mix("llama-3-8b", F::iq2_xxs).imatrix);
+  CHECK_FALSE(mix("llama-3-8b", F::iq4_xs).imatrix);  // llama-quantize's default: none
+  CHECK(gguf_imatrix_changes_mix(F::iq4_xs));
+  CHECK_FALSE(gguf_imatrix_changes_mix(F::q4_k_m));
 }
 
 TEST_CASE("GGUF type names: llama-quantize's, case-insensitive, with its q4_k/q5_k/q3_k aliases", "[gguf_quant]") {

@@ -55,6 +55,9 @@ std::string_view gguf_file_type_name(GgufFileType t);
 std::string gguf_file_type_names();
 /// True where llama-quantize refuses to make the type without --imatrix.
 bool gguf_needs_imatrix(GgufFileType t);
+/// True where an importance matrix changes the mix's types (Q4_0, Q5_0, IQ4_NL, IQ4_XS: the first
+/// eighth of ffn_down; IQ3_XXS: attn_v and ffn_down).
+bool gguf_imatrix_changes_mix(GgufFileType t);
 
 /// One ggml type of the result: how many tensors got it, their elements and bytes.
 struct GgufTypeTotal {

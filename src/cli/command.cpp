@@ -294,10 +294,12 @@ WeightStorage gguf_storage(CLI::App* sub, const std::string& weights_dtype, cons
   WeightStorage w;
   w.dtype = Dtype::bf16;  // the matmuls dequantize to 16 bits
   w.stored = static_cast<double>(mix.bytes) * units::byte;
-  w.stored_source = fmt::format("llama.cpp {} (llama-quantize's per-tensor types{}, llama.cpp {}; GGUF metadata "
+  const char* imatrix = mix.imatrix                     ? " with an importance matrix, which this type needs"
+                        : gguf_imatrix_changes_mix(t) ? " without an importance matrix, its default"
+                                                      : "";
+  w.stored_source = fmt::format("llama.cpp {} (llama-quantize's per-tensor types{}; llama.cpp {}; GGUF metadata "
                                 "not counted)",
-                                gguf_file_type_name(t), mix.imatrix ? ", with an importance matrix" : "",
-                                kLlamaCppQuantCommit.substr(0, 12));
+                                gguf_file_type_name(t), imatrix, kLlamaCppQuantCommit.substr(0, 12));
   w.stored_detail = mix.detail();
   return w;
 }
