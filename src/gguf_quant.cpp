@@ -1,5 +1,5 @@
 // llama-quantize's per-tensor types, followed rule by rule from llama.cpp's src/llama-quant.cpp
-// (blob 007dbbf3fd17eefe9b47fee45f48f7ba5e62b714): `llama_ftype_get_default_type`,
+// (commit 007dbbf3fd17eefe9b47fee45f48f7ba5e62b714): `llama_ftype_get_default_type`,
 // `tensor_allows_quantization`, `tensor_get_category`, `llama_tensor_get_type_impl`,
 // `tensor_type_fallback` and `tensor_requires_imatrix`. The comments name the llama.cpp branch each
 // piece mirrors; where this file is simpler than llama.cpp, it is because the branch cannot be

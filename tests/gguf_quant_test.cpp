@@ -2,7 +2,7 @@
 // llama.cpp's rules and against published GGUF sizes.
 //
 // Published sizes and their tolerances:
-// - llama.cpp tools/quantize/README.md (blob 311c2c9f0ebd6e08f5b20e8827c654cebb7a41d6), table
+// - llama.cpp tools/quantize/README.md (commit 311c2c9f0ebd6e08f5b20e8827c654cebb7a41d6), table
 //   "meta-llama/Llama-3.1-8B": bits/weight to 4 decimals and size in GiB. llama-bench prints them
 //   from the tensors alone (llama_model_size / llama_model_n_params: no metadata), so the bits per
 //   weight must agree to the printed digit: within 0.00006 (half the last digit, plus Llama 3.1's
@@ -93,7 +93,7 @@ TEST_CASE("Every tensor's elements add up to napkin's own parameter count", "[gg
 }
 
 TEST_CASE("llama.cpp's Llama-3.1-8B table: bits per weight to the printed digit, every row", "[gguf_quant]") {
-  // tools/quantize/README.md (blob 311c2c9f), "meta-llama/Llama-3.1-8B": bits/weight. The types
+  // tools/quantize/README.md (commit 311c2c9f), "meta-llama/Llama-3.1-8B": bits/weight. The types
   // llama-quantize makes only with an importance matrix were made with one; IQ4_XS and IQ4_NL
   // (whose mix an importance matrix changes) match without: napkin's default (gguf_quant.h).
   struct Row {

@@ -3,7 +3,7 @@
 // requested file type (Q4_K_M, IQ4_XS, ...), and its bytes follow from the type's block size.
 //
 // The rules are those of `llama_tensor_get_type` and `tensor_type_fallback` in llama.cpp's
-// src/llama-quant.cpp, followed as stored at blob commit 007dbbf3fd17eefe9b47fee45f48f7ba5e62b714
+// src/llama-quant.cpp, followed at commit 007dbbf3fd17eefe9b47fee45f48f7ba5e62b714
 // (ggml-org/llama.cpp; kLlamaCppQuantCommit): the K-quant mixes (attn_v and ffn_down get more bits
 // on the layers `use_more_bits(i, n)` picks: the first and last eighth and every third layer
 // between), the output (and tied token embedding) at Q6_K (Q5_K for the 1-2 bit IQ types, Q8_0
@@ -35,7 +35,7 @@
 
 namespace napkin {
 
-/// llama.cpp's blob of src/llama-quant.cpp the rules follow (see above).
+/// The llama.cpp commit whose src/llama-quant.cpp the rules follow (see above).
 inline constexpr std::string_view kLlamaCppQuantCommit = "007dbbf3fd17eefe9b47fee45f48f7ba5e62b714";
 
 /// llama-quantize's file types (LLAMA_FTYPE_*), by the names tools/quantize/quantize.cpp lists.
@@ -93,8 +93,10 @@ struct GgufQuantMix {
 /// The tensors, their types and bytes of `m` quantized by llama-quantize to `t`. `imatrix`: with
 /// an importance matrix (it changes IQ3_XXS, IQ4_NL/IQ4_XS and Q4_0/Q5_0 mixes); nullopt: only
 /// where the type needs one. Throws InputError (field "--weights-dtype") for a model whose
-/// tensor layout is not covered, or a type llama-quantize cannot make for it (MXFP4_MOE on a
-/// dense model, an IQ type without an importance matrix).
+/// tensor layout is not covered, or a type llama-quantize would not make for it (a 1-3 bit IQ type
+/// or Q2_K_S without an importance matrix; a legacy type whose block a row does not fill, for
+/// which llama.cpp defines no fallback). MXFP4_MOE on a dense model is every matrix in Q8_0, as
+/// llama-quantize writes it.
 GgufQuantMix gguf_quant_mix(const specs::ModelSpec& m, GgufFileType t, std::optional<bool> imatrix = std::nullopt);
 
 }  // namespace napkin
