@@ -162,6 +162,19 @@ TEST_CASE("Published GGUF file sizes: Llama 3.1 70B Instruct (bartowski, importa
     check_file_size(mix("llama-3.1-70b", t, true), gb);
 }
 
+TEST_CASE("Q2_K gives attn_v Q4_K when 4 or more heads share a KV head (GQA), Q3_K otherwise", "[gguf_quant]") {
+  // Llama 2 7B: 32 heads, 32 KV heads (n_gqa 1); Llama 3 8B: 32 and 8 (n_gqa 4).
+  CHECK(type_of_tensor(mix("llama-2-7b", F::q2_k), "blk.0.attn_v.weight") == "Q3_K");
+  CHECK(type_of_tensor(mix("llama-3-8b", F::q2_k), "blk.0.attn_v.weight") == "Q4_K");
+  // Q2_K's ffn_down is Q3_K and attn_output Q3_K (not 8-expert), token_embd stays Q2_K.
+  const GgufQuantMix m = mix("llama-2-7b", F::q2_k);
+  CHECK(type_of_tensor(m, "blk.9.ffn_down.weight") == "Q3_K");
+  CHECK(type_of_tensor(m, "blk.9.attn_output.weight") == "Q3_K");
+  CHECK(type_of_tensor(m, "token_embd.weight") == "Q2_K");
+  CHECK(count(m, "Q3_K") == 3 * 32);
+  CHECK(count(m, "Q2_K") == 1 + 4 * 32);  // token_embd, attn_q/k, ffn_gate/up
+}
+
 TEST_CASE("A 70B model's attn_v gets Q5_K where the mix says Q4_K (LLM_TYPE_70B)", "[gguf_quant]") {
   const GgufQuantMix m = mix("llama-3.1-70b", F::q4_k_m);
   // use_more_bits(i, 80): i < 10, i >= 70, or (i − 10) % 3 == 2 (12, ..., 69): 40 of 80 layers.
