@@ -11,6 +11,7 @@
 
 #include "napkin/check.h"
 #include "napkin/error.h"
+#include "napkin/ggml_types.h"
 #include "napkin/memory.h"
 
 namespace napkin {
@@ -24,25 +25,23 @@ using i64 = std::int64_t;
 struct CacheTypeInfo {
   CacheType type;
   std::string_view name;
-  i64 block;  // elements per block
-  i64 bytes;  // bytes per block
+  std::uint32_t ggml;  // its ggml type (napkin/ggml_types.h: elements and bytes per block)
+  i64 block() const { return static_cast<i64>(find_ggml_type(ggml)->block); }
+  i64 bytes() const { return static_cast<i64>(find_ggml_type(ggml)->bytes); }
 };
 
-// ggml/src/ggml.c type_traits[]: .blck_size and .type_size (sizeof the block structs of
-// ggml/src/ggml-common.h: block_q8_0 = fp16 d + 32 int8 = 34 B; block_q4_0 = fp16 d + 16 B;
-// block_q4_1 = fp16 d, m + 16 B; block_q5_0 = fp16 d + 4 B + 16 B; block_q5_1 = fp16 d, m + 4 B
-// + 16 B; block_iq4_nl = fp16 d + 16 B). The cache types llama.cpp accepts for -ctk/-ctv are
-// common/arg.cpp kv_cache_types.
+// The cache types llama.cpp accepts for -ctk/-ctv are common/arg.cpp kv_cache_types; their
+// blocks are ggml's (napkin/ggml_types.h).
 constexpr std::array<CacheTypeInfo, 9> kCacheTypes = {{
-    {CacheType::f32, "f32", 1, 4},
-    {CacheType::f16, "f16", 1, 2},
-    {CacheType::bf16, "bf16", 1, 2},
-    {CacheType::q8_0, "q8_0", 32, 34},
-    {CacheType::q4_0, "q4_0", 32, 18},
-    {CacheType::q4_1, "q4_1", 32, 20},
-    {CacheType::q5_0, "q5_0", 32, 22},
-    {CacheType::q5_1, "q5_1", 32, 24},
-    {CacheType::iq4_nl, "iq4_nl", 32, 18},
+    {CacheType::f32, "f32", 0},
+    {CacheType::f16, "f16", 1},
+    {CacheType::bf16, "bf16", 30},
+    {CacheType::q8_0, "q8_0", 8},
+    {CacheType::q4_0, "q4_0", 2},
+    {CacheType::q4_1, "q4_1", 3},
+    {CacheType::q5_0, "q5_0", 6},
+    {CacheType::q5_1, "q5_1", 7},
+    {CacheType::iq4_nl, "iq4_nl", 20},
 }};
 
 const CacheTypeInfo& info(CacheType t) {
@@ -75,16 +74,16 @@ CacheType parse_cache_type(std::string_view text, std::string_view field) {
 }
 
 std::string_view cache_type_name(CacheType t) { return info(t).name; }
-std::int64_t cache_type_block(CacheType t) { return info(t).block; }
-std::int64_t cache_type_block_bytes(CacheType t) { return info(t).bytes; }
+std::int64_t cache_type_block(CacheType t) { return info(t).block(); }
+std::int64_t cache_type_block_bytes(CacheType t) { return info(t).bytes(); }
 
 std::int64_t cache_row_bytes(CacheType t, std::int64_t n) {
   const CacheTypeInfo& i = info(t);
-  if (n % i.block != 0)
+  if (n % i.block() != 0)
     throw InputError(std::string(i.name) + " cache: a K or V row of " + std::to_string(n) +
-                     " elements is not a whole number of " + std::to_string(i.block) +
+                     " elements is not a whole number of " + std::to_string(i.block()) +
                      "-element blocks; llama.cpp refuses this cache type for this model");
-  return n / i.block * i.bytes;
+  return n / i.block() * i.bytes();
 }
 
 LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in) {

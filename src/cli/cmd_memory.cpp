@@ -148,7 +148,9 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                         "flags that need an architecture are refused), e.g. 8B", "PARAMS");
   sub->get_option("--params")->group("Model");
   c->made_up.add(sub, c->nf);
-  sub->add_option("--weights-dtype", c->weights_dtype, "Weight storage: bf16 (default), fp16, fp32, fp8, int8, int4, nf4")
+  sub->add_option("--weights-dtype", c->weights_dtype,
+                  "Weight storage: bf16 (default), fp16, fp32, fp8, int8, int4, nf4, or a llama.cpp GGUF type (q4_k_m, "
+                  "q8_0, iq4_xs, ...: llama-quantize's per-tensor types)")
       ->type_name("DTYPE")->group("Model");
   c->group = c->nf.add(sub, "--group-size", "group_size", kCount, Constraint::non_negative_integer,
                        "Quantization group size (one fp16 scale per group; 0 = none, the default)", "COUNT", 0.0);
@@ -250,6 +252,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
   sub->footer("Example: napkin memory llama-3.1-8b --batch 32 --context 8Ki --gpu-memory 80GiB\n"
               "         napkin memory model.gguf --engine llama.cpp --context 32Ki --kv-dtype q8_0 --hw rtx-4090\n"
               "         napkin memory qwen2.5-72b --weights-dtype int4 --group-size 128 --tp 2\n"
+              "         napkin memory llama-3.1-70b --weights-dtype iq4_xs --context 32Ki\n"
               "         napkin memory llama-3.1-8b --train --seq 8Ki --zero 3 --dp 8 --recompute selective\n"
               "         napkin memory llama-3.1-70b --context 32Ki --gpu-memory 80GiB --min-gpus\n"
               "         napkin memory llama-3.1-70b --train --qlora --lora-rank 16 --seq 2048 --recompute full\n"
@@ -324,7 +327,9 @@ void add_memory_command(CLI::App& app, int& exit_code) {
       }
       if (sub->get_option("--lora-targets")->count() > 0 && flags[c->lora_rank].raw.empty())
         throw InputError("--lora-targets", c->lora_targets, "--lora-rank with it (the targets of the adapters)");
-      Dtype wd = parse_dtype(c->weights_dtype, "--weights-dtype");
+      Dtype wd = parse_weights_dtype(c->weights_dtype);
+      if (bare) refuse_gguf_weights(c->weights_dtype, "--params");
+      if (!made_up.empty()) refuse_gguf_weights(c->weights_dtype, "the made-up decoder");
       const Dtype kd = llamacpp ? Dtype::bf16 : parse_dtype(c->kv_dtype, "--kv-dtype");
       LlamaCppInput llama;
       if (llamacpp) fill_llamacpp_input(sub, c->kv_dtype, c->llama, llama);

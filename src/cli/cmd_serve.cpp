@@ -54,7 +54,9 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       ->group("Model");
   add_as_option(sub, c->as);
   c->made_up.add(sub, c->nf);
-  sub->add_option("--weights-dtype", c->weights_dtype, "Weight storage: bf16 (default), fp16, fp8, int8, int4, nf4")
+  sub->add_option("--weights-dtype", c->weights_dtype,
+                  "Weight storage: bf16 (default), fp16, fp8, int8, int4, nf4, or a llama.cpp GGUF type (q4_k_m, q8_0, "
+                  "iq4_xs, ...: llama-quantize's per-tensor types)")
       ->type_name("DTYPE")->group("Model");
   c->group = c->nf.add(sub, "--group-size", "group_size", kCount, Constraint::non_negative_integer,
                        "Quantization group size (one fp16 scale per group; 0 = none, the default)", "COUNT", 0.0);
@@ -120,6 +122,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin serve llama-3.1-8b --hw h100-sxm --batch 1\n"
               "         napkin serve model.gguf --engine llama.cpp --hw rtx-4090 --prompt 4096 --kv-dtype q8_0\n"
+              "         napkin serve llama-3-8b --hw rtx-4090 --weights-dtype q4_k_m\n"
               "         napkin serve llama-3.1-8b --hw h100-sxm --batch 1..512:x2 --prompt 128 --generate 128\n"
               "         napkin serve llama-3.1-70b --hw h100-sxm --tp 4 --batch 16 --per-op\n"
               "         napkin serve gpt2 --hw h100-sxm --cuda-graphs\n"
@@ -163,7 +166,8 @@ void add_serve_command(CLI::App& app, int& exit_code) {
         // read per step are those it stores.
         storage = weight_storage(sub, c->weights_dtype, c->model, c->spec, c->nf.flags()[c->group]);
       } else {
-        storage.dtype = parse_dtype(c->weights_dtype, "--weights-dtype");  // no checkpoint to declare another
+        refuse_gguf_weights(c->weights_dtype, "the made-up decoder");
+        storage.dtype = parse_weights_dtype(c->weights_dtype);  // no checkpoint to declare another
       }
       const Dtype wd = storage.dtype;
       if (c->quantize_all && dtype_bits(wd) >= 16)

@@ -126,11 +126,22 @@ struct WeightStorage {
   std::string stored_source, stored_detail;  // MODEL, and the dtypes read
   bool stored_fp8 = false;                   // the checkpoint's largest storage type is FP8
 };
-/// --weights-dtype when given; else a quantized checkpoint's own bytes (specs::stored_weights of
+/// --weights-dtype when given (a GGUF type: the bytes llama-quantize would write for m, its types
+/// per tensor as llama.cpp assigns them; --group-size, --zero-points and --quantize-all are refused
+/// with it); else a quantized checkpoint's own bytes (specs::stored_weights of
 /// MODEL: tensors below 16 bits, or any checkpoint of a config that declares quantization); else
 /// the config's quantization_config; else bf16.
 WeightStorage weight_storage(CLI::App* sub, const std::string& weights_dtype, const std::string& model_arg,
                              const specs::ModelSpec& m, NumericFlag& group);
+/// --weights-dtype's value as a napkin dtype; a llama.cpp GGUF type (q4_k_m, iq4_xs, ...; see
+/// gguf_quant.h) reads as bf16 here (the weights are then its stored bytes, weight_storage). Else
+/// InputError naming --weights-dtype with both lists.
+Dtype parse_weights_dtype(const std::string& text);
+/// True when --weights-dtype names a llama.cpp GGUF type.
+bool is_gguf_weights(const std::string& text);
+/// A GGUF --weights-dtype where no architecture is known (--params, the made-up decoder): refused,
+/// naming --weights-dtype (`what` says what was given instead of MODEL).
+void refuse_gguf_weights(const std::string& text, std::string_view what);
 /// The assumption naming a declared quantization (key declared_quantization).
 void assume_declared_quantization(const specs::ModelSpec& m, ResultSet& rs);
 
