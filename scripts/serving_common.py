@@ -4,7 +4,8 @@ data/serving/measurements.csv, and napkin serve run on each of them.
 A row is one number someone published (its source and notes are in the file). Its `kind` says what
 was measured and how napkin's results compare with it:
   decode      tokens/s of one sequence while generating  <-> B / expected_decode_time_per_token / B
-  throughput  output tokens/s of a batch of B sequences  <-> expected_tokens_per_second
+  throughput  output tokens/s of B sequences of P + G     <-> B·G / expected_latency (a benchmark's
+              tokens, prefill included: a static batch)
   prefill     prompt tokens/s (llama-bench ppN)          <-> B·P / expected_prefill_time
   ttft        time to first token                        <-> expected_prefill_time
 """
@@ -33,6 +34,11 @@ PROFILE_ENGINE = {
 def load_rows(path=TABLE):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
+
+
+def flagged(row):
+    """A row its collector flagged as anomalous (notes say why): compared, but not fitted on."""
+    return "ANOMALOUS" in row["notes"]
 
 
 def excluded(row):
@@ -81,7 +87,7 @@ def measured_seconds(row):
         return 1.0 / v
     if kind == "throughput":
         assert unit == "tokens/s", row["id"]
-        return b / v
+        return b * float(lengths(row)[1]) / v
     if kind == "prefill":
         assert unit == "tokens/s", row["id"]
         return b * p / v
@@ -92,7 +98,7 @@ def measured_seconds(row):
 
 def phase_key(row):
     """The napkin result the row's time compares with."""
-    return "decode_time_per_token" if row["kind"] in ("decode", "throughput") else "prefill_time"
+    return {"decode": "decode_time_per_token", "throughput": "latency"}.get(row["kind"], "prefill_time")
 
 
 def run_napkin(napkin, args, fmt="--json"):

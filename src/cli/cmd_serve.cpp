@@ -288,9 +288,12 @@ void add_serve_command(CLI::App& app, int& exit_code) {
             e.pass_overhead = p.get<Seconds>(c->token_overhead);
             src.pass_overhead = "t_pass from --token-overhead";
           } else if (profile) {
-            src.pass_overhead = rs.keep("t_pass = " + report::human_value(value(profile->pass_overhead)) + " + " +
-                                        format_plain_number(layers) + " layers · " +
-                                        report::human_value(value(profile->layer_overhead)) + " per layer");
+            const std::string fixed = profile->pass_overhead.in(units::second) > 0.0
+                                          ? report::human_value(value(profile->pass_overhead)) + " + "
+                                          : std::string();
+            src.pass_overhead = rs.keep("t_pass = " + fixed + format_plain_number(layers) + " layers · " +
+                                        report::human_value(value(profile->layer_overhead)) + " per layer, the " +
+                                        profile->name + " profile's");
           }
           in.efficiency = e;
         } else {
