@@ -257,7 +257,7 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
     out.item("weights", "weights", value(r.weights), "stored bytes · P_gpu / P",
              text("{} · {} / {}", *in.stored_weights, held, static_cast<double>(p.counts_total) * param));
   else if (in.stored_weights)
-    out.item("weights", "weights", value(r.weights), "the checkpoint's tensor bytes", text("{}", *in.stored_weights));
+    out.item("weights", "weights", value(r.weights), "the tensors' stored bytes", text("{}", *in.stored_weights));
   else if (p.w.scales.in(byte) > 0.0 || (keep && kept.in(param) > 0.0))
     out.item("weights", "weights", value(r.weights), "P_q · bits/8 + scales + P_keep · 2 B",
              text("{} · {}/8 + {} + {} · 2 B", held - kept, dtype_bits(in.weights_dtype), p.w.scales, kept));

@@ -86,7 +86,7 @@ void llamacpp_ledger(LlamaCppInput li, const specs::ModelSpec& m, InferenceMemor
   weights.capacity.reset();
   li.weights = inference_memory(m, weights).weights;
   if (weights.stored_weights) {
-    li.weights_symbolic = "the checkpoint's tensor bytes";
+    li.weights_symbolic = "the tensors' stored bytes";
     li.weights_detail = weights.stored_detail;
     li.weights_source = rs.keep("weights as stored in " + std::string(weights.stored_source) + ": " +
                                 std::string(weights.stored_detail) + ", every tensor on the GPU (-ngl 99)");
