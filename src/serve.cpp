@@ -660,6 +660,9 @@ void expected_assumptions(ResultSet& out, const ServeInput& in) {
   if (!src.compute.empty()) out.assume("efficiency_compute", text("{}", src.compute));
   if (!src.prefill_half.empty()) out.assume("prefill_half_tokens", text("{}", src.prefill_half));
   if (!src.pass_overhead.empty()) out.assume("token_overhead", text("{}", src.pass_overhead));
+  if (in.cuda_graphs)
+    out.assume("efficiency_launch", text("--cuda-graphs changes the bound only: t_pass is the engine's cost per pass "
+                                         "as its measurements ran (with or without graphs, as that engine does)"));
 }
 
 const OpCost* find_op(const PhaseCost& c, std::string_view name) {

@@ -43,6 +43,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"efficiency_compute", "--efficiency-compute"},
     {"prefill_half_tokens", "--prefill-half-tokens"},
     {"token_overhead", "--token-overhead"},
+    {"efficiency_launch", "--cuda-graphs"},
     // roofline --op matmul, ffn, attention (flops ffn: ffn_batch_seq)
     {"flop_counting", ""},
     {"min_traffic", ""},
