@@ -1,6 +1,7 @@
 // napkin serve MODEL: prefill time (time to first token), decode time per token, throughput and
 // the bound of each phase from a per-kernel roofline, beside the per-GPU memory ledger and fit.
 // Course notes 7.2, 7.4, 7.5; the model is described in include/napkin/serve.h.
+#include <map>
 #include <memory>
 
 #include "command.h"
@@ -237,6 +238,14 @@ void add_serve_command(CLI::App& app, int& exit_code) {
                              "a value: with no efficiency profile for --engine " + engine_name + " on " + hw_class +
                                  ", the expected figures need all of --efficiency-bandwidth, --efficiency-compute "
                                  "and --token-overhead");
+      // Texts the rows point into (a sweep row must not rebuild them): the profile's, and the pass
+      // overhead's per layer count (a made-up decoder's --layers may sweep; map nodes stay put).
+      const std::string profile_text =
+          profile ? "data/presets/efficiency/" + profile->name + ".json, " + profile->fitted_on : std::string();
+      const std::string no_profile_text = "no efficiency profile for --engine " + engine_name + " on " + hw_class +
+                                          " (data/presets/efficiency); give --efficiency-bandwidth, "
+                                          "--efficiency-compute and --token-overhead";
+      std::map<double, std::string> overhead_texts;
       std::string vllm_miss;  // the first row vLLM would refuse to start with
       bool all_fit = true;
       exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
@@ -269,7 +278,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
           const double layers = static_cast<double>(c->spec.layers);
           Efficiency e = profile ? profile->for_layers(layers) : Efficiency{};
           if (profile)
-            src.profile = rs.keep("data/presets/efficiency/" + profile->name + ".json, " + profile->fitted_on);
+            src.profile = profile_text;
           else
             src.profile = "the flags' coefficients (no efficiency profile for this engine and hardware)";
           if (!f_bw.raw.empty()) {
@@ -288,18 +297,19 @@ void add_serve_command(CLI::App& app, int& exit_code) {
             e.pass_overhead = p.get<Seconds>(c->token_overhead);
             src.pass_overhead = "t_pass from --token-overhead";
           } else if (profile) {
-            const std::string fixed = profile->pass_overhead.in(units::second) > 0.0
-                                          ? report::human_value(value(profile->pass_overhead)) + " + "
-                                          : std::string();
-            src.pass_overhead = rs.keep("t_pass = " + fixed + format_plain_number(layers) + " layers · " +
-                                        report::human_value(value(profile->layer_overhead)) + " per layer, the " +
-                                        profile->name + " profile's");
+            std::string& t = overhead_texts[layers];
+            if (t.empty())
+              t = "t_pass = " +
+                  (profile->pass_overhead.in(units::second) > 0.0
+                       ? report::human_value(value(profile->pass_overhead)) + " + "
+                       : std::string()) +
+                  format_plain_number(layers) + " layers · " + report::human_value(value(profile->layer_overhead)) +
+                  " per layer, the " + profile->name + " profile's";
+            src.pass_overhead = t;
           }
           in.efficiency = e;
         } else {
-          src.profile = rs.keep("no efficiency profile for --engine " + engine_name + " on " + hw_class +
-                                " (data/presets/efficiency); give --efficiency-bandwidth, --efficiency-compute and "
-                                "--token-overhead");
+          src.profile = no_profile_text;
         }
         serve(c->spec, in, c->per_op, rs);
         if (llamacpp) {
