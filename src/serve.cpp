@@ -83,49 +83,60 @@ class PhaseBuilder {
     // Every layer adds its ops in the same order, so the op after the last one found is almost
     // always the one wanted: look there first, then scan (names are unique in a phase).
     auto& ops = phase_.ops;
-    OpCost* op = nullptr;
+    std::size_t at = ops.size();
     if (next_ < ops.size() && ops[next_].name == name) {
-      op = &ops[next_];
+      at = next_;
     } else {
       for (std::size_t i = 0; i < ops.size(); ++i)
         if (ops[i].name == name) {
-          op = &ops[i];
-          next_ = i;
+          at = i;
           break;
         }
     }
-    if (op == nullptr) {
+    if (at == ops.size()) {
       ops.push_back(OpCost{});
-      op = &ops.back();
-      op->name = name;
-      next_ = ops.size() - 1;
+      ops.back().name = name;
     }
-    ++next_;
-    const Seconds tc = flops * flop / in_.peak;
-    const Seconds tm = bytes * byte / in_.bandwidth;
-    Seconds tl{};
+    next_ = at + 1;
+    OpDelta d;
+    d.op = at;
+    d.matmul = matmul;
+    d.kernels = kernels;
+    d.flops = flops * flop;
+    d.bytes = bytes * byte;
+    d.weight_bytes = weight_bytes * byte;
+    d.kv_bytes = kv_bytes * byte;
+    d.comm_bytes = comm_bytes * byte;
+    d.compute = flops * flop / in_.peak;
+    d.memory = bytes * byte / in_.bandwidth;
     if (comm_bytes > 0.0) {
       // Ring all-reduce: each GPU sends and receives 2(t−1)/t of the payload (reduce-scatter,
       // then all-gather), at the per-direction link bandwidth.
       const double t = in_.tp.in(one);
-      tl = 2.0 * (t - 1.0) / t * comm_bytes * byte / *in_.link_bandwidth;
+      d.comm = 2.0 * (t - 1.0) / t * comm_bytes * byte / *in_.link_bandwidth;
     }
-    const Seconds roof = std::max({tc, tm, tl});
-    const Seconds launch = kernels * per_kernel_;
-    op->count += 1.0;
-    op->matmul = matmul;
-    op->kernels += kernels;
-    op->flops += flops * flop;
-    op->bytes += bytes * byte;
-    op->weight_bytes += weight_bytes * byte;
-    op->kv_bytes += kv_bytes * byte;
-    op->comm_bytes += comm_bytes * byte;
-    op->compute += tc;
-    op->memory += tm;
-    op->comm += tl;
-    op->launch += launch;
-    op->roof += roof;
-    op->time += std::max(roof, launch);
+    d.roof = std::max({d.compute, d.memory, d.comm});
+    d.launch = kernels * per_kernel_;
+    d.time = std::max(d.roof, d.launch);
+    if (recording_ != nullptr) recording_->push_back(d);
+    apply(d);
+  }
+
+  /// What one add() adds to its op, kept so that a layer identical to one already built (same
+  /// kind, same pass) adds the very same numbers in the same order without computing them.
+  struct OpDelta {
+    std::size_t op = 0;
+    bool matmul = false;
+    double kernels = 0;
+    Flops flops{};
+    Bytes bytes{}, weight_bytes{}, kv_bytes{}, comm_bytes{};
+    Seconds compute{}, memory{}, comm{}, launch{}, roof{}, time{};
+  };
+  /// Records every add() into `into` until record(nullptr).
+  void record(std::vector<OpDelta>* into) { recording_ = into; }
+  /// Adds a recorded layer again: the sums are those its add() calls give, bit for bit.
+  void replay(const std::vector<OpDelta>& deltas) {
+    for (const OpDelta& d : deltas) apply(d);
   }
 
   PhaseCost done() {
@@ -156,6 +167,25 @@ class PhaseBuilder {
   Seconds per_kernel_;
   std::size_t next_ = 0;  // where add looks first
   PhaseCost phase_;
+  std::vector<OpDelta>* recording_ = nullptr;
+
+  void apply(const OpDelta& d) {
+    OpCost& op = phase_.ops[d.op];
+    op.count += 1.0;
+    op.matmul = d.matmul;
+    op.kernels += d.kernels;
+    op.flops += d.flops;
+    op.bytes += d.bytes;
+    op.weight_bytes += d.weight_bytes;
+    op.kv_bytes += d.kv_bytes;
+    op.comm_bytes += d.comm_bytes;
+    op.compute += d.compute;
+    op.memory += d.memory;
+    op.comm += d.comm;
+    op.launch += d.launch;
+    op.roof += d.roof;
+    op.time += d.time;
+  }
 };
 
 // A linear layer of W weights (per GPU) on n tokens: 2·n·W FLOP; reads the weights and the
@@ -313,7 +343,36 @@ PhaseCost pass_cost(const Setup& s, const Pass& p, Seconds per_kernel, double& t
   const double ew = static_cast<double>(m.embed_proj_dim > 0 ? m.embed_proj_dim : m.hidden);
   // Only the rows of the tokens in the pass are read from the embedding table.
   b.add("embedding", 1, 0.0, p.tokens * (ew * s.kept_b + d * kActBytes), p.tokens * ew * s.kept_b);
-  for (std::int64_t l = 0; l < m.layers; ++l) layer(b, s, p, l, touched);
+  // layer() depends on l only through is_moe_layer(l) and layer_attention(l): each kind of layer
+  // is built once per pass and replayed for the other layers of its kind (same sums, bit for bit).
+  struct Kind {
+    bool moe;
+    specs::LayerAttention attention;
+    double touched;
+    std::vector<PhaseBuilder::OpDelta> deltas;
+  };
+  thread_local std::vector<Kind> kinds;  // kept between passes for their capacity
+  std::size_t n_kinds = 0;
+  for (std::int64_t l = 0; l < m.layers; ++l) {
+    const bool moe = m.is_moe_layer(l);
+    const specs::LayerAttention attention = m.layer_attention(l);
+    std::size_t k = 0;
+    while (k < n_kinds && !(kinds[k].moe == moe && kinds[k].attention == attention)) ++k;
+    if (k < n_kinds) {
+      b.replay(kinds[k].deltas);
+      if (moe) touched = kinds[k].touched;
+      continue;
+    }
+    if (kinds.size() == n_kinds) kinds.emplace_back();
+    Kind& kind = kinds[n_kinds++];
+    kind.moe = moe;
+    kind.attention = attention;
+    kind.deltas.clear();
+    b.record(&kind.deltas);
+    layer(b, s, p, l, touched);
+    b.record(nullptr);
+    kind.touched = touched;
+  }
   if (m.final_norm) norm(b, s, "final_norm", p.tokens);
   const double v = static_cast<double>(m.vocab);
   const double head_w = (v * ew + (m.lm_head_bias ? v : 0.0)) / s.t;
