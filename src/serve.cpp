@@ -1,10 +1,12 @@
 #include "napkin/serve.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "napkin/check.h"
 #include "napkin/error.h"
@@ -101,36 +103,45 @@ class PhaseBuilder {
     OpDelta d;
     d.op = at;
     d.matmul = matmul;
-    d.kernels = kernels;
-    d.flops = flops * flop;
-    d.bytes = bytes * byte;
-    d.weight_bytes = weight_bytes * byte;
-    d.kv_bytes = kv_bytes * byte;
-    d.comm_bytes = comm_bytes * byte;
-    d.compute = flops * flop / in_.peak;
-    d.memory = bytes * byte / in_.bandwidth;
+    const Seconds compute = flops * flop / in_.peak;
+    const Seconds memory = bytes * byte / in_.bandwidth;
+    Seconds comm{};
     if (comm_bytes > 0.0) {
       // Ring all-reduce: each GPU sends and receives 2(t−1)/t of the payload (reduce-scatter,
       // then all-gather), at the per-direction link bandwidth.
       const double t = in_.tp.in(one);
-      d.comm = 2.0 * (t - 1.0) / t * comm_bytes * byte / *in_.link_bandwidth;
+      comm = 2.0 * (t - 1.0) / t * comm_bytes * byte / *in_.link_bandwidth;
     }
-    d.roof = std::max({d.compute, d.memory, d.comm});
-    d.launch = kernels * per_kernel_;
-    d.time = std::max(d.roof, d.launch);
+    const Seconds roof = std::max({compute, memory, comm});
+    const Seconds launch = kernels * per_kernel_;
+    d.v = {1.0,
+           kernels,
+           (flops * flop).in_base_units(),
+           (bytes * byte).in_base_units(),
+           (weight_bytes * byte).in_base_units(),
+           (kv_bytes * byte).in_base_units(),
+           (comm_bytes * byte).in_base_units(),
+           compute.in_base_units(),
+           memory.in_base_units(),
+           comm.in_base_units(),
+           launch.in_base_units(),
+           roof.in_base_units(),
+           std::max(roof, launch).in_base_units(),
+           0.0};
     if (recording_ != nullptr) recording_->push_back(d);
     apply(d);
   }
 
+  // An op's sums in base units, in OpCost's order (count, kernels, flops, bytes, weight_bytes,
+  // kv_bytes, comm_bytes, compute, memory, comm, launch, roof, time), one padding slot: kept as
+  // one array so that adding a layer's op is a few vector adds.
+  using Sums = std::array<double, 14>;
   /// What one add() adds to its op, kept so that a layer identical to one already built (same
   /// kind, same pass) adds the very same numbers in the same order without computing them.
   struct OpDelta {
     std::size_t op = 0;
     bool matmul = false;
-    double kernels = 0;
-    Flops flops{};
-    Bytes bytes{}, weight_bytes{}, kv_bytes{}, comm_bytes{};
-    Seconds compute{}, memory{}, comm{}, launch{}, roof{}, time{};
+    Sums v{};
   };
   /// Records every add() into `into` until record(nullptr).
   void record(std::vector<OpDelta>* into) { recording_ = into; }
@@ -141,6 +152,23 @@ class PhaseBuilder {
 
   PhaseCost done() {
     PhaseCost& p = phase_;
+    for (std::size_t i = 0; i < p.ops.size(); ++i) {
+      OpCost& o = p.ops[i];
+      const Sums& v = sums_[i];
+      o.count = v[0];
+      o.kernels = v[1];
+      o.flops = Flops::from_base(v[2]);
+      o.bytes = Bytes::from_base(v[3]);
+      o.weight_bytes = Bytes::from_base(v[4]);
+      o.kv_bytes = Bytes::from_base(v[5]);
+      o.comm_bytes = Bytes::from_base(v[6]);
+      o.compute = Seconds::from_base(v[7]);
+      o.memory = Seconds::from_base(v[8]);
+      o.comm = Seconds::from_base(v[9]);
+      o.launch = Seconds::from_base(v[10]);
+      o.roof = Seconds::from_base(v[11]);
+      o.time = Seconds::from_base(v[12]);
+    }
     for (const OpCost& o : p.ops) {
       p.flops += o.flops;
       p.bytes += o.bytes;
@@ -169,22 +197,13 @@ class PhaseBuilder {
   PhaseCost phase_;
   std::vector<OpDelta>* recording_ = nullptr;
 
+  std::vector<Sums> sums_;  // one per op of phase_
+
   void apply(const OpDelta& d) {
-    OpCost& op = phase_.ops[d.op];
-    op.count += 1.0;
-    op.matmul = d.matmul;
-    op.kernels += d.kernels;
-    op.flops += d.flops;
-    op.bytes += d.bytes;
-    op.weight_bytes += d.weight_bytes;
-    op.kv_bytes += d.kv_bytes;
-    op.comm_bytes += d.comm_bytes;
-    op.compute += d.compute;
-    op.memory += d.memory;
-    op.comm += d.comm;
-    op.launch += d.launch;
-    op.roof += d.roof;
-    op.time += d.time;
+    if (d.op == sums_.size()) sums_.emplace_back();
+    phase_.ops[d.op].matmul = d.matmul;
+    Sums& to = sums_[d.op];
+    for (std::size_t i = 0; i < to.size(); ++i) to[i] += d.v[i];
   }
 };
 
@@ -573,29 +592,40 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
     }
     return static_cast<std::int64_t>(hi);
   };
-  // The crossings do not depend on the batch, and each takes ~20 passes: a batch sweep reuses
-  // the last row's when the model and every other input are the same (exact equality, so the
-  // numbers are those a fresh search gives).
-  struct CrossingMemo {
-    specs::ModelSpec m;
-    ServeInput in;  // batch zeroed
+  // The crossings do not depend on the batch, and each takes ~20 passes: a sweep reuses them
+  // when the model and every other input are the same (exact equality, so the numbers are those
+  // a fresh search gives). The prompt and the generated length enter only through the decode
+  // context, so a sweep over --prompt keeps one entry per context.
+  struct Crossings {
     std::optional<std::int64_t> compute_bound_batch, matmul_compute_bound_batch;
     Intensity decode_limit_intensity{}, matmul_limit_intensity{};
   };
+  struct CrossingMemo {
+    specs::ModelSpec m;
+    ServeInput in;  // batch, prompt and generate zeroed
+    std::unordered_map<double, Crossings> by_context;
+  };
   thread_local std::optional<CrossingMemo> memo;
   ServeInput key = in;
-  key.batch = 0.0 * one;
-  if (memo && memo->in == key && memo->m == m) {
-    r.compute_bound_batch = memo->compute_bound_batch;
-    r.matmul_compute_bound_batch = memo->matmul_compute_bound_batch;
-    r.decode_limit_intensity = memo->decode_limit_intensity;
-    r.matmul_limit_intensity = memo->matmul_limit_intensity;
-  } else {
-    r.compute_bound_batch = crossing(false, r.decode_limit_intensity);
-    r.matmul_compute_bound_batch = crossing(true, r.matmul_limit_intensity);
-    memo = CrossingMemo{m, key, r.compute_bound_batch, r.matmul_compute_bound_batch, r.decode_limit_intensity,
-                        r.matmul_limit_intensity};
+  key.batch = key.prompt = key.generate = 0.0 * one;
+  if (!memo || !(memo->in == key) || !(memo->m == m)) memo = CrossingMemo{m, key, {}};
+  constexpr std::size_t kMaxContexts = 1 << 16;  // a bound on the memo, not on the sweep
+  if (memo->by_context.size() >= kMaxContexts) memo->by_context.clear();
+  const auto [it, fresh] = memo->by_context.try_emplace(r.decode_context);
+  Crossings& x = it->second;
+  if (fresh) {
+    try {
+      x.compute_bound_batch = crossing(false, x.decode_limit_intensity);
+      x.matmul_compute_bound_batch = crossing(true, x.matmul_limit_intensity);
+    } catch (...) {
+      memo->by_context.erase(it);
+      throw;
+    }
   }
+  r.compute_bound_batch = x.compute_bound_batch;
+  r.matmul_compute_bound_batch = x.matmul_compute_bound_batch;
+  r.decode_limit_intensity = x.decode_limit_intensity;
+  r.matmul_limit_intensity = x.matmul_limit_intensity;
 
   InferenceMemoryInput mi = serve_memory_input(in);
   ModelMemo& mm = model_memo(m);
