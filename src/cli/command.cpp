@@ -29,6 +29,9 @@ void add_output_flags(CLI::App* sub, OutputOptions& o) {
   sub->add_flag("--json", o.json, "One JSON object (a JSON array for a sweep), values in base units")
       ->group("Output");
   sub->add_flag("--jsonl", o.jsonl, "One JSON object per line (sweeps stream)")->group("Output");
+  sub->add_flag("--compact", o.compact, "With --jsonl: a header line (formulas, assumptions, keys) once, then "
+                                        "each row's values only")
+      ->group("Output");
   sub->add_flag("--csv", o.csv, "A header, then one row per result set, values in base units")
       ->group("Output");
   sub->add_flag("--explain", o.explain, "The derivation step by step, units first")->group("Output");
@@ -59,6 +62,8 @@ void add_output_flags(CLI::App* sub, OutputOptions& o) {
 report::Format output_format(const OutputOptions& o) {
   const int n = int(o.json) + int(o.jsonl) + int(o.csv) + int(o.explain) + int(!o.value.empty());
   if (n > 1) throw InputError("--json/--jsonl/--csv/--explain/--value", "(several)", "at most one output format");
+  if (o.compact && !o.jsonl)
+    throw InputError("--compact", "(given)", "--jsonl with it (the compact form is JSON lines: a header, then values)");
   if (o.plot.empty() && o.plot_option != nullptr && o.plot_option->count() > 0)
     throw InputError("--plot", "", "a file name (FILE.svg)");
   if (!o.plot_y.empty() && o.plot.empty())
@@ -79,7 +84,7 @@ report::Format output_format(const OutputOptions& o) {
     return report::Format::value;
   }
   if (o.json) return report::Format::json;
-  if (o.jsonl) return report::Format::jsonl;
+  if (o.jsonl) return o.compact ? report::Format::jsonl_compact : report::Format::jsonl;
   if (o.csv) return report::Format::csv;
   if (o.explain) return report::Format::explain;
   return report::Format::table;

@@ -91,7 +91,8 @@ std::unique_ptr<Renderer> make_renderer(const RenderOptions& opt, std::FILE* out
   switch (opt.format) {
     case Format::table: return make_table_renderer(opt, out);
     case Format::json:
-    case Format::jsonl: return make_json_renderer(opt, out);
+    case Format::jsonl:
+    case Format::jsonl_compact: return make_json_renderer(opt, out);
     case Format::csv: return make_csv_renderer(opt, out);
     case Format::explain: return make_explain_renderer(opt, out);
     case Format::value: return make_value_renderer(opt, out);
