@@ -126,6 +126,18 @@ void append_json_string(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
   for (std::size_t i = 0; i < s.size();) {
+    // A run of printable ASCII but '"' and '\\' goes out as it is, in one append.
+    std::size_t plain = i;
+    while (plain < s.size()) {
+      const auto u = static_cast<unsigned char>(s[plain]);
+      if (u < 0x20 || u >= 0x7f || u == '"' || u == '\\') break;
+      ++plain;
+    }
+    if (plain > i) {
+      out.append(s.data() + i, plain - i);
+      i = plain;
+      continue;
+    }
     const char c = s[i];
     switch (c) {
       case '"': out += "\\\""; break;
