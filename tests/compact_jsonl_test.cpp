@@ -123,7 +123,7 @@ TEST_CASE("compact JSON lines start a new header where a comparison's rows chang
   check_agree("presets hardware", -1);  // GPUs publish different figures: several headers
 }
 
-TEST_CASE("--compact without --jsonl is refused naming it", "[cli][compact]") {
+TEST_CASE("a compact flag without --jsonl is refused naming --compact", "[cli][compact]") {
   for (const char* other : {"", " --json", " --csv", " --explain", " --value per_gpu"}) {
     const auto r = run_shell(std::string(NAPKIN_BINARY) + " memory llama-3.1-8b --compact" + other + " 2>&1");
     CHECK(r.code == 2);
