@@ -114,28 +114,26 @@ class PhaseBuilder {
     }
     const Seconds roof = std::max({compute, memory, comm});
     const Seconds launch = kernels * per_kernel_;
-    d.v = {1.0,
-           kernels,
-           (flops * flop).in_base_units(),
-           (bytes * byte).in_base_units(),
-           (weight_bytes * byte).in_base_units(),
-           (kv_bytes * byte).in_base_units(),
-           (comm_bytes * byte).in_base_units(),
-           compute.in_base_units(),
-           memory.in_base_units(),
-           comm.in_base_units(),
-           launch.in_base_units(),
-           roof.in_base_units(),
-           std::max(roof, launch).in_base_units(),
-           0.0};
+    d.v.p = {Pair{1.0, kernels},
+             Pair{(flops * flop).in_base_units(), (bytes * byte).in_base_units()},
+             Pair{(weight_bytes * byte).in_base_units(), (kv_bytes * byte).in_base_units()},
+             Pair{(comm_bytes * byte).in_base_units(), compute.in_base_units()},
+             Pair{memory.in_base_units(), comm.in_base_units()},
+             Pair{launch.in_base_units(), roof.in_base_units()},
+             Pair{std::max(roof, launch).in_base_units(), 0.0}};
     if (recording_ != nullptr) recording_->push_back(d);
     apply(d);
   }
 
   // An op's sums in base units, in OpCost's order (count, kernels, flops, bytes, weight_bytes,
   // kv_bytes, comm_bytes, compute, memory, comm, launch, roof, time), one padding slot: kept as
-  // one array so that adding a layer's op is a few vector adds.
-  using Sums = std::array<double, 14>;
+  // seven pairs so that adding a layer's op is seven vector adds (GCC's vector extension: each
+  // lane is an IEEE double add, the same result as the scalar one).
+  using Pair = double __attribute__((vector_size(16)));
+  struct Sums {
+    std::array<Pair, 7> p{};
+    double operator[](std::size_t i) const { return p[i / 2][i % 2]; }
+  };
   /// What one add() adds to its op, kept so that a layer identical to one already built (same
   /// kind, same pass) adds the very same numbers in the same order without computing them.
   struct OpDelta {
@@ -203,7 +201,7 @@ class PhaseBuilder {
     if (d.op == sums_.size()) sums_.emplace_back();
     phase_.ops[d.op].matmul = d.matmul;
     Sums& to = sums_[d.op];
-    for (std::size_t i = 0; i < to.size(); ++i) to[i] += d.v[i];
+    for (std::size_t i = 0; i < to.p.size(); ++i) to.p[i] += d.v.p[i];
   }
 };
 
