@@ -78,7 +78,10 @@ struct Pass {
 
 class PhaseBuilder {
  public:
-  PhaseBuilder(const ServeInput& in, Seconds per_kernel) : in_(in), per_kernel_(per_kernel) {}
+  PhaseBuilder(const ServeInput& in, Seconds per_kernel) : in_(in), per_kernel_(per_kernel) {
+    phase_.ops.reserve(kOps);  // a pass's ops (~20) without regrowing the vectors
+    sums_.reserve(kOps);
+  }
 
   void add(std::string_view name, double kernels, double flops, double bytes, double weight_bytes = 0.0,
            double kv_bytes = 0.0, double comm_bytes = 0.0, bool matmul = false) {
@@ -195,6 +198,7 @@ class PhaseBuilder {
   PhaseCost phase_;
   std::vector<OpDelta>* recording_ = nullptr;
 
+  static constexpr std::size_t kOps = 32;
   std::vector<Sums> sums_;  // one per op of phase_
 
   void apply(const OpDelta& d) {
@@ -602,13 +606,17 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
     specs::ModelSpec m;
     ServeInput in;  // batch, prompt and generate zeroed
     std::unordered_map<double, Crossings> by_context;
+    std::unordered_map<double, std::int64_t> max_batch;  // by the memory ledger's context, P + G
   };
   thread_local std::optional<CrossingMemo> memo;
   ServeInput key = in;
   key.batch = key.prompt = key.generate = 0.0 * one;
-  if (!memo || !(memo->in == key) || !(memo->m == m)) memo = CrossingMemo{m, key, {}};
+  if (!memo || !(memo->in == key) || !(memo->m == m)) memo = CrossingMemo{m, key, {}, {}};
   constexpr std::size_t kMaxContexts = 1 << 16;  // a bound on the memo, not on the sweep
-  if (memo->by_context.size() >= kMaxContexts) memo->by_context.clear();
+  if (memo->by_context.size() >= kMaxContexts || memo->max_batch.size() >= kMaxContexts) {
+    memo->by_context.clear();
+    memo->max_batch.clear();
+  }
   const auto [it, fresh] = memo->by_context.try_emplace(r.decode_context);
   Crossings& x = it->second;
   if (fresh) {
@@ -630,7 +638,15 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
   mi.counts = &mm.c;
   mi.stage_cache = &mm.stages;
   r.memory = inference_memory(m, mi);
-  if (in.capacity) r.max_batch = solve_inference(m, mi, SolveFor::max_batch);
+  if (in.capacity) {
+    // The largest batch that fits does not depend on the batch (the solver sets it): one solve
+    // per context, kept with the crossings.
+    const double context = mi.context.in(one);
+    auto found = memo->max_batch.find(context);
+    if (found == memo->max_batch.end())
+      found = memo->max_batch.emplace(context, solve_inference(m, mi, SolveFor::max_batch)).first;
+    r.max_batch = found->second;
+  }
   return r;
 }
 
