@@ -558,13 +558,25 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
   const std::vector<std::string> swept = sweep.swept_names();
   ResultSet rs;
   rs.details = details_needed(format);  // CSV and --value show neither formulas nor assumptions
+  std::vector<std::pair<std::string, std::string_view>> flag_cache;  // (assumption key, its flag) by place
   sweep.run([&](const Point& p) {
     rs.clear();
     compute(p, rs);
     require_finite(rs, nf.flags(), p);  // NaN or infinite: an error naming the flags, never output
     if (g_choices != nullptr) add_choice_inputs(rs, *g_choices);
     if (needs_flags)
-      for (auto& a : rs.assumptions) a.flag = flag_for_assumption(a.key);
+      for (std::size_t i = 0; i < rs.assumptions.size(); ++i) {
+        // Rows state the same assumptions in the same order: the last row's key at this place
+        // is checked first, then the table is scanned.
+        Assumption& a = rs.assumptions[i];
+        if (i < flag_cache.size() && flag_cache[i].first == a.key) {
+          a.flag = flag_cache[i].second;
+          continue;
+        }
+        a.flag = flag_for_assumption(a.key);
+        if (i >= flag_cache.size()) flag_cache.resize(i + 1);
+        flag_cache[i] = {std::string(a.key), a.flag};
+      }
     if (first_row)
       for (const std::string& w : sweep.warnings()) warn(w);
     first_row = false;

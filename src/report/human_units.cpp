@@ -461,7 +461,10 @@ void append_text(std::string& out, TextView t) {
       }
       ++i;
     } else {
-      out += p[i];
+      // The text up to the next '{' in one append.
+      const std::size_t next = std::min(p.find('{', i + 1), p.size());
+      out.append(p.data() + i, next - i);
+      i = next - 1;
     }
   }
 }
