@@ -41,6 +41,39 @@ void append_text_array(std::string& out, const ResultSet& rs, const std::vector<
   out += ']';
 }
 
+// {"key":...,"text":...,"flag":...}; `scratch` holds the filled text on the way.
+void append_assumption(std::string& out, const ResultSet& rs, const Assumption& a, std::string& scratch) {
+  out += "{\"key\":";
+  append_json_string(out, a.key);
+  scratch.clear();
+  append_text(scratch, rs.view(a.text));
+  out += ",\"text\":";
+  append_json_string(out, scratch);
+  out += ",\"flag\":";
+  if (a.flag.empty())
+    out += "null";  // a convention no flag changes
+  else
+    append_json_string(out, a.flag);
+  out += '}';
+}
+
+// A series' rows, the elements of its JSON array: {"column":value,...}, each after `sep` (nothing,
+// or a newline and indent when pretty).
+void append_series_rows(std::string& out, const ResultSet& rs, const Series& se, const char* sep) {
+  for (std::size_t r = 0; r < se.rows(); ++r) {
+    if (r) out += ',';
+    out += sep;
+    out += '{';
+    for (std::size_t c = 0; c < se.columns.size(); ++c) {
+      if (c) out += ',';
+      append_json_string(out, se.columns[c]);
+      out += ':';
+      append_value(out, rs, se.cells[r * se.columns.size() + c]);
+    }
+    out += '}';
+  }
+}
+
 void append_result_set(std::string& out, const ResultSet& rs, bool pretty) {
   const char* nl = pretty ? "\n  " : "";
   const char* nl2 = pretty ? "\n    " : "";
@@ -96,18 +129,7 @@ void append_result_set(std::string& out, const ResultSet& rs, bool pretty) {
   for (const Series& se : rs.series) {
     append_json_string(out, se.key);
     out += ":[";
-    for (std::size_t r = 0; r < se.rows(); ++r) {
-      if (r) out += ',';
-      out += nl2;
-      out += '{';
-      for (std::size_t c = 0; c < se.columns.size(); ++c) {
-        if (c) out += ',';
-        append_json_string(out, se.columns[c]);
-        out += ':';
-        append_value(out, rs, se.cells[r * se.columns.size() + c]);
-      }
-      out += '}';
-    }
+    append_series_rows(out, rs, se, nl2);
     out += pretty && se.rows() ? "\n  ]," : "],";
     out += nl;
   }
@@ -117,18 +139,7 @@ void append_result_set(std::string& out, const ResultSet& rs, bool pretty) {
     const Assumption& a = rs.assumptions[i];
     if (i) out += ',';
     out += nl2;
-    out += "{\"key\":";
-    append_json_string(out, a.key);
-    t.clear();
-    append_text(t, rs.view(a.text));
-    out += ",\"text\":";
-    append_json_string(out, t);
-    out += ",\"flag\":";
-    if (a.flag.empty())
-      out += "null";  // a convention no flag changes
-    else
-      append_json_string(out, a.flag);
-    out += '}';
+    append_assumption(out, rs, a, t);
   }
   out += pretty && !rs.assumptions.empty() ? "\n  ]," : "],";
   out += nl;
@@ -211,17 +222,7 @@ class CompactJsonlRenderer final : public Renderer {
       buf_ += ',';
       append_json_string(buf_, se.key);
       buf_ += ":[";
-      for (std::size_t r = 0; r < se.rows(); ++r) {
-        if (r) buf_ += ',';
-        buf_ += '{';
-        for (std::size_t c = 0; c < se.columns.size(); ++c) {
-          if (c) buf_ += ',';
-          append_json_string(buf_, se.columns[c]);
-          buf_ += ':';
-          append_value(buf_, rs, se.cells[r * se.columns.size() + c]);
-        }
-        buf_ += '}';
-      }
+      append_series_rows(buf_, rs, se, "");
       buf_ += ']';
     }
     if (!rs.warnings.empty()) {
@@ -336,18 +337,7 @@ class CompactJsonlRenderer final : public Renderer {
     for (std::size_t i = 0; i < rs.assumptions.size(); ++i) {
       const Assumption& a = rs.assumptions[i];
       if (i) buf_ += ',';
-      buf_ += "{\"key\":";
-      append_json_string(buf_, a.key);
-      text_.clear();
-      append_text(text_, rs.view(a.text));
-      buf_ += ",\"text\":";
-      append_json_string(buf_, text_);
-      buf_ += ",\"flag\":";
-      if (a.flag.empty())
-        buf_ += "null";
-      else
-        append_json_string(buf_, a.flag);
-      buf_ += '}';
+      append_assumption(buf_, rs, a, text_);
       assumption_keys_.emplace_back(a.key);
       assumption_flags_.emplace_back(a.flag);
       assumptions_.push_back(keep(rs, a.text));
