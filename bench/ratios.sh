@@ -36,7 +36,7 @@ if [[ "$skip" != *" cold "* ]]; then
   for b in "${bins[@]}"; do
     cmds+=("$b memory llama-3.1-8b" "$b memory llama-3.1-8b --batch -1" "$b --version")
   done
-  mapfile -t med < <("$timer" "$rounds" "${cmds[@]}" | cut -d' ' -f1)
+  mapfile -t med < <("$timer" "$rounds" "${cmds[@]}" 2>/dev/null | cut -d' ' -f1)  # --batch -1 exits 2
   hello=${med[0]}
   printf '%-10s %10s %12s %10s %12s %14s\n' binary normal_us vs_hello exit2_us exit2/normal version_us
   i=1
@@ -98,7 +98,7 @@ if [[ "$skip" != *" rss "* ]]; then
     for b in "${bins[@]}"; do
       a=${flag[$f]}
       [[ "$f" == jsonl-compact ]] && ! has_compact "$b" && { printf ' %14s' "-"; continue; }
-      printf ' %14s' "$("$timer" 1 "$b memory llama-3.1-8b --batch 1..$((n / 1000)):+1 --context 1..1000:+1 $a" | cut -d' ' -f2)"
+      printf ' %14s' "$("$timer" 1 "$b memory llama-3.1-8b --batch 1..$((n / 1000)):+1 --context 1..1000:+1 --max-rows $n $a" | cut -d' ' -f2)"
     done
     echo
   done

@@ -1,6 +1,7 @@
 /* Alternating cold-start timer for bench/ratios.sh: runs each command once per round (stdout
  * and stderr to /dev/null), ROUNDS rounds, and prints each command's median wall time in
- * microseconds and its largest peak RSS in KiB (wait4's ru_maxrss). Commands are given as single strings split at spaces (no shell, no quoting),
+ * microseconds and its largest peak RSS in KiB (wait4's ru_maxrss); a run that exits non-zero is
+ * reported on stderr (an exit-2 command is timed on purpose). Commands are given as single strings split at spaces (no shell, no quoting),
  * so that the fork+exec cost is the same for every command and only the program differs.
  * Usage: spawn_timer ROUNDS "cmd a b" "cmd c" ...   Output: one line per command: median_us max_rss_kib */
 #define _GNU_SOURCE
@@ -46,6 +47,8 @@ int main(int argc, char** argv) {
       struct rusage ru;
       wait4(pid, &st, 0, &ru);
       if (ru.ru_maxrss > rss[c]) rss[c] = ru.ru_maxrss;
+      if (r == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+        fprintf(stderr, "spawn_timer: '%s' exits %d\n", argv[c + 2], WIFEXITED(st) ? WEXITSTATUS(st) : -1);
       clock_gettime(CLOCK_MONOTONIC, &b);
       t[c * rounds + r] = (b.tv_sec - a.tv_sec) * 1e6 + (b.tv_nsec - a.tv_nsec) / 1e3;
     }
