@@ -130,3 +130,12 @@ TEST_CASE("a compact flag without --jsonl is refused naming --compact", "[cli][c
     CHECK(r.out.rfind("napkin: error: --compact: ", 0) == 0);
   }
 }
+
+TEST_CASE("a chart drawn beside compact JSON lines is the chart drawn without them", "[cli][compact]") {
+  // The chart states the command line without its output flags: --compact is one of them.
+  const auto r = run_shell("d=$(mktemp -d) && " + std::string(NAPKIN_BINARY) +
+                           " memory llama-3.1-8b --batch 1,2,4 --jsonl --compact --plot $d/a.svg > /dev/null && " +
+                           NAPKIN_BINARY + " memory llama-3.1-8b --batch 1,2,4 --plot $d/b.svg > /dev/null && " +
+                           "cmp -s $d/a.svg $d/b.svg; s=$?; rm -rf $d; exit $s");
+  CHECK(r.code == 0);
+}
