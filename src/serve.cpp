@@ -1,10 +1,12 @@
 #include "napkin/serve.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "napkin/check.h"
 #include "napkin/error.h"
@@ -76,60 +78,98 @@ struct Pass {
 
 class PhaseBuilder {
  public:
-  PhaseBuilder(const ServeInput& in, Seconds per_kernel) : in_(in), per_kernel_(per_kernel) {}
+  PhaseBuilder(const ServeInput& in, Seconds per_kernel) : in_(in), per_kernel_(per_kernel) {
+    phase_.ops.reserve(kOps);  // a pass's ops (~20) without regrowing the vectors
+    sums_.reserve(kOps);
+  }
 
   void add(std::string_view name, double kernels, double flops, double bytes, double weight_bytes = 0.0,
            double kv_bytes = 0.0, double comm_bytes = 0.0, bool matmul = false) {
     // Every layer adds its ops in the same order, so the op after the last one found is almost
     // always the one wanted: look there first, then scan (names are unique in a phase).
     auto& ops = phase_.ops;
-    OpCost* op = nullptr;
+    std::size_t at = ops.size();
     if (next_ < ops.size() && ops[next_].name == name) {
-      op = &ops[next_];
+      at = next_;
     } else {
       for (std::size_t i = 0; i < ops.size(); ++i)
         if (ops[i].name == name) {
-          op = &ops[i];
-          next_ = i;
+          at = i;
           break;
         }
     }
-    if (op == nullptr) {
+    if (at == ops.size()) {
       ops.push_back(OpCost{});
-      op = &ops.back();
-      op->name = name;
-      next_ = ops.size() - 1;
+      ops.back().name = name;
     }
-    ++next_;
-    const Seconds tc = flops * flop / in_.peak;
-    const Seconds tm = bytes * byte / in_.bandwidth;
-    Seconds tl{};
+    next_ = at + 1;
+    OpDelta d;
+    d.op = at;
+    d.matmul = matmul;
+    const Seconds compute = flops * flop / in_.peak;
+    const Seconds memory = bytes * byte / in_.bandwidth;
+    Seconds comm{};
     if (comm_bytes > 0.0) {
       // Ring all-reduce: each GPU sends and receives 2(t−1)/t of the payload (reduce-scatter,
       // then all-gather), at the per-direction link bandwidth.
       const double t = in_.tp.in(one);
-      tl = 2.0 * (t - 1.0) / t * comm_bytes * byte / *in_.link_bandwidth;
+      comm = 2.0 * (t - 1.0) / t * comm_bytes * byte / *in_.link_bandwidth;
     }
-    const Seconds roof = std::max({tc, tm, tl});
+    const Seconds roof = std::max({compute, memory, comm});
     const Seconds launch = kernels * per_kernel_;
-    op->count += 1.0;
-    op->matmul = matmul;
-    op->kernels += kernels;
-    op->flops += flops * flop;
-    op->bytes += bytes * byte;
-    op->weight_bytes += weight_bytes * byte;
-    op->kv_bytes += kv_bytes * byte;
-    op->comm_bytes += comm_bytes * byte;
-    op->compute += tc;
-    op->memory += tm;
-    op->comm += tl;
-    op->launch += launch;
-    op->roof += roof;
-    op->time += std::max(roof, launch);
+    d.v.p = {Pair{1.0, kernels},
+             Pair{(flops * flop).in_base_units(), (bytes * byte).in_base_units()},
+             Pair{(weight_bytes * byte).in_base_units(), (kv_bytes * byte).in_base_units()},
+             Pair{(comm_bytes * byte).in_base_units(), compute.in_base_units()},
+             Pair{memory.in_base_units(), comm.in_base_units()},
+             Pair{launch.in_base_units(), roof.in_base_units()},
+             Pair{std::max(roof, launch).in_base_units(), 0.0}};
+    if (recording_ != nullptr) recording_->push_back(d);
+    apply(d);
+  }
+
+  // An op's sums in base units, in OpCost's order (count, kernels, flops, bytes, weight_bytes,
+  // kv_bytes, comm_bytes, compute, memory, comm, launch, roof, time), one padding slot: kept as
+  // seven pairs so that adding a layer's op is seven vector adds (GCC's vector extension: each
+  // lane is an IEEE double add, the same result as the scalar one).
+  using Pair = double __attribute__((vector_size(16)));
+  struct Sums {
+    std::array<Pair, 7> p{};
+    double operator[](std::size_t i) const { return p[i / 2][i % 2]; }
+  };
+  /// What one add() adds to its op, kept so that a layer identical to one already built (same
+  /// kind, same pass) adds the very same numbers in the same order without computing them.
+  struct OpDelta {
+    std::size_t op = 0;
+    bool matmul = false;
+    Sums v{};
+  };
+  /// Records every add() into `into` until record(nullptr).
+  void record(std::vector<OpDelta>* into) { recording_ = into; }
+  /// Adds a recorded layer again: the sums are those its add() calls give, bit for bit.
+  void replay(const std::vector<OpDelta>& deltas) {
+    for (const OpDelta& d : deltas) apply(d);
   }
 
   PhaseCost done() {
     PhaseCost& p = phase_;
+    for (std::size_t i = 0; i < p.ops.size(); ++i) {
+      OpCost& o = p.ops[i];
+      const Sums& v = sums_[i];
+      o.count = v[0];
+      o.kernels = v[1];
+      o.flops = Flops::from_base(v[2]);
+      o.bytes = Bytes::from_base(v[3]);
+      o.weight_bytes = Bytes::from_base(v[4]);
+      o.kv_bytes = Bytes::from_base(v[5]);
+      o.comm_bytes = Bytes::from_base(v[6]);
+      o.compute = Seconds::from_base(v[7]);
+      o.memory = Seconds::from_base(v[8]);
+      o.comm = Seconds::from_base(v[9]);
+      o.launch = Seconds::from_base(v[10]);
+      o.roof = Seconds::from_base(v[11]);
+      o.time = Seconds::from_base(v[12]);
+    }
     for (const OpCost& o : p.ops) {
       p.flops += o.flops;
       p.bytes += o.bytes;
@@ -156,6 +196,17 @@ class PhaseBuilder {
   Seconds per_kernel_;
   std::size_t next_ = 0;  // where add looks first
   PhaseCost phase_;
+  std::vector<OpDelta>* recording_ = nullptr;
+
+  static constexpr std::size_t kOps = 32;
+  std::vector<Sums> sums_;  // one per op of phase_
+
+  void apply(const OpDelta& d) {
+    if (d.op == sums_.size()) sums_.emplace_back();
+    phase_.ops[d.op].matmul = d.matmul;
+    Sums& to = sums_[d.op];
+    for (std::size_t i = 0; i < to.p.size(); ++i) to.p[i] += d.v.p[i];
+  }
 };
 
 // A linear layer of W weights (per GPU) on n tokens: 2·n·W FLOP; reads the weights and the
@@ -313,7 +364,36 @@ PhaseCost pass_cost(const Setup& s, const Pass& p, Seconds per_kernel, double& t
   const double ew = static_cast<double>(m.embed_proj_dim > 0 ? m.embed_proj_dim : m.hidden);
   // Only the rows of the tokens in the pass are read from the embedding table.
   b.add("embedding", 1, 0.0, p.tokens * (ew * s.kept_b + d * kActBytes), p.tokens * ew * s.kept_b);
-  for (std::int64_t l = 0; l < m.layers; ++l) layer(b, s, p, l, touched);
+  // layer() depends on l only through is_moe_layer(l) and layer_attention(l): each kind of layer
+  // is built once per pass and replayed for the other layers of its kind (same sums, bit for bit).
+  struct Kind {
+    bool moe;
+    specs::LayerAttention attention;
+    double touched;
+    std::vector<PhaseBuilder::OpDelta> deltas;
+  };
+  thread_local std::vector<Kind> kinds;  // kept between passes for their capacity
+  std::size_t n_kinds = 0;
+  for (std::int64_t l = 0; l < m.layers; ++l) {
+    const bool moe = m.is_moe_layer(l);
+    const specs::LayerAttention attention = m.layer_attention(l);
+    std::size_t k = 0;
+    while (k < n_kinds && !(kinds[k].moe == moe && kinds[k].attention == attention)) ++k;
+    if (k < n_kinds) {
+      b.replay(kinds[k].deltas);
+      if (moe) touched = kinds[k].touched;
+      continue;
+    }
+    if (kinds.size() == n_kinds) kinds.emplace_back();
+    Kind& kind = kinds[n_kinds++];
+    kind.moe = moe;
+    kind.attention = attention;
+    kind.deltas.clear();
+    b.record(&kind.deltas);
+    layer(b, s, p, l, touched);
+    b.record(nullptr);
+    kind.touched = touched;
+  }
   if (m.final_norm) norm(b, s, "final_norm", p.tokens);
   const double v = static_cast<double>(m.vocab);
   const double head_w = (v * ew + (m.lm_head_bias ? v : 0.0)) / s.t;
@@ -514,31 +594,46 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
     }
     return static_cast<std::int64_t>(hi);
   };
-  // The crossings do not depend on the batch, and each takes ~20 passes: a batch sweep reuses
-  // the last row's when the model and every other input are the same (exact equality, so the
-  // numbers are those a fresh search gives).
-  struct CrossingMemo {
-    specs::ModelSpec m;
-    ServeInput in;  // batch zeroed
+  // The crossings do not depend on the batch, and each takes ~20 passes: a sweep reuses them
+  // when the model and every other input are the same (exact equality, so the numbers are those
+  // a fresh search gives). The prompt and the generated length enter only through the decode
+  // context, so a sweep over --prompt keeps one entry per context.
+  struct Crossings {
     std::optional<std::int64_t> compute_bound_batch, matmul_compute_bound_batch;
     Intensity decode_limit_intensity{}, matmul_limit_intensity{};
   };
+  struct CrossingMemo {
+    specs::ModelSpec m;
+    ServeInput in;  // batch, prompt and generate zeroed
+    std::unordered_map<double, Crossings> by_context;
+    std::unordered_map<double, std::int64_t> max_batch;  // by the memory ledger's context, P + G
+  };
   thread_local std::optional<CrossingMemo> memo;
   ServeInput key = in;
-  key.batch = 0.0 * one;
-  key.efficiency.reset();  // the expected figures do not change the crossings
+  key.batch = key.prompt = key.generate = 0.0 * one;
+  key.efficiency.reset();  // the expected figures change neither the crossings nor the fit
   key.efficiency_source = {};
-  if (memo && memo->in == key && memo->m == m) {
-    r.compute_bound_batch = memo->compute_bound_batch;
-    r.matmul_compute_bound_batch = memo->matmul_compute_bound_batch;
-    r.decode_limit_intensity = memo->decode_limit_intensity;
-    r.matmul_limit_intensity = memo->matmul_limit_intensity;
-  } else {
-    r.compute_bound_batch = crossing(false, r.decode_limit_intensity);
-    r.matmul_compute_bound_batch = crossing(true, r.matmul_limit_intensity);
-    memo = CrossingMemo{m, key, r.compute_bound_batch, r.matmul_compute_bound_batch, r.decode_limit_intensity,
-                        r.matmul_limit_intensity};
+  if (!memo || !(memo->in == key) || !(memo->m == m)) memo = CrossingMemo{m, key, {}, {}};
+  constexpr std::size_t kMaxContexts = 1 << 16;  // a bound on the memo, not on the sweep
+  if (memo->by_context.size() >= kMaxContexts || memo->max_batch.size() >= kMaxContexts) {
+    memo->by_context.clear();
+    memo->max_batch.clear();
   }
+  const auto [it, fresh] = memo->by_context.try_emplace(r.decode_context);
+  Crossings& x = it->second;
+  if (fresh) {
+    try {
+      x.compute_bound_batch = crossing(false, x.decode_limit_intensity);
+      x.matmul_compute_bound_batch = crossing(true, x.matmul_limit_intensity);
+    } catch (...) {
+      memo->by_context.erase(it);
+      throw;
+    }
+  }
+  r.compute_bound_batch = x.compute_bound_batch;
+  r.matmul_compute_bound_batch = x.matmul_compute_bound_batch;
+  r.decode_limit_intensity = x.decode_limit_intensity;
+  r.matmul_limit_intensity = x.matmul_limit_intensity;
 
   if (in.efficiency) {
     r.expected_prefill = expected_phase(r.prefill, *in.efficiency, b * p, in.peak, in.bandwidth);
@@ -550,7 +645,15 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
   mi.counts = &mm.c;
   mi.stage_cache = &mm.stages;
   r.memory = inference_memory(m, mi);
-  if (in.capacity) r.max_batch = solve_inference(m, mi, SolveFor::max_batch);
+  if (in.capacity) {
+    // The largest batch that fits does not depend on the batch (the solver sets it): one solve
+    // per context, kept with the crossings.
+    const double context = mi.context.in(one);
+    auto found = memo->max_batch.find(context);
+    if (found == memo->max_batch.end())
+      found = memo->max_batch.emplace(context, solve_inference(m, mi, SolveFor::max_batch)).first;
+    r.max_batch = found->second;
+  }
   return r;
 }
 

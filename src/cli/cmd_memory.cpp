@@ -1,6 +1,7 @@
 // napkin memory MODEL | --params P: the inference ledger per GPU (weights, KV cache, activations,
 // runtime reserve), its total over all GPUs and the fit verdict; with --params, the weights (or,
 // with --train, the model states) of a bare parameter count. Course notes 7.4.
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -518,12 +519,17 @@ void add_memory_command(CLI::App& app, int& exit_code) {
           if (all_fit) first_miss = fit_failure(rs);
           all_fit = false;
         }
-        for (const char* key : {"min_gpus", "max_batch", "max_context", "max_micro_batch", "max_seq"})
-          if (const Item* a = rs.find(key); a != nullptr && a->value.kind == Value::Kind::none && unsolved.empty())
-            unsolved = std::string(key) + ": " + (std::string_view(key) == "min_gpus"
-                                                      ? "no layout fits within the search limits (the " + key_line(rs) + ")"
-                                                      : "even 1 does not fit") +
-                       "; " + fit_failure(rs);
+        // Only a row with a missing value can hold an unsolved answer (a sweep row rarely does).
+        const bool has_none = std::any_of(rs.items.begin(), rs.items.end(),
+                                          [](const Item& it) { return it.value.kind == Value::Kind::none; });
+        if (has_none && unsolved.empty()) {
+          for (const char* key : {"min_gpus", "max_batch", "max_context", "max_micro_batch", "max_seq"})
+            if (const Item* a = rs.find(key); a != nullptr && a->value.kind == Value::Kind::none && unsolved.empty())
+              unsolved = std::string(key) + ": " + (std::string_view(key) == "min_gpus"
+                                                        ? "no layout fits within the search limits (the " + key_line(rs) + ")"
+                                                        : "even 1 does not fit") +
+                         "; " + fit_failure(rs);
+        }
       });
       // vLLM refuses to start when its pool holds no request: exit 1, as it fails.
       if (!vllm_miss.empty() && exit_code == 0) {

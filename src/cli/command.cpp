@@ -30,6 +30,9 @@ void add_output_flags(CLI::App* sub, OutputOptions& o) {
   sub->add_flag("--json", o.json, "One JSON object (a JSON array for a sweep), values in base units")
       ->group("Output");
   sub->add_flag("--jsonl", o.jsonl, "One JSON object per line (sweeps stream)")->group("Output");
+  sub->add_flag("--compact", o.compact, "With --jsonl: a header line (formulas, assumptions, keys) once, then "
+                                        "each row's values only")
+      ->group("Output");
   sub->add_flag("--csv", o.csv, "A header, then one row per result set, values in base units")
       ->group("Output");
   sub->add_flag("--explain", o.explain, "The derivation step by step, units first")->group("Output");
@@ -60,6 +63,8 @@ void add_output_flags(CLI::App* sub, OutputOptions& o) {
 report::Format output_format(const OutputOptions& o) {
   const int n = int(o.json) + int(o.jsonl) + int(o.csv) + int(o.explain) + int(!o.value.empty());
   if (n > 1) throw InputError("--json/--jsonl/--csv/--explain/--value", "(several)", "at most one output format");
+  if (o.compact && !o.jsonl)
+    throw InputError("--compact", "(given)", "--jsonl with it (the compact form is JSON lines: a header, then values)");
   if (o.plot.empty() && o.plot_option != nullptr && o.plot_option->count() > 0)
     throw InputError("--plot", "", "a file name (FILE.svg)");
   if (!o.plot_y.empty() && o.plot.empty())
@@ -80,7 +85,7 @@ report::Format output_format(const OutputOptions& o) {
     return report::Format::value;
   }
   if (o.json) return report::Format::json;
-  if (o.jsonl) return report::Format::jsonl;
+  if (o.jsonl) return o.compact ? report::Format::jsonl_compact : report::Format::jsonl;
   if (o.csv) return report::Format::csv;
   if (o.explain) return report::Format::explain;
   return report::Format::table;
@@ -621,13 +626,25 @@ int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const C
   const std::vector<std::string> swept = sweep.swept_names();
   ResultSet rs;
   rs.details = details_needed(format);  // CSV and --value show neither formulas nor assumptions
+  std::vector<std::pair<std::string, std::string_view>> flag_cache;  // (assumption key, its flag) by place
   sweep.run([&](const Point& p) {
     rs.clear();
     compute(p, rs);
     require_finite(rs, nf.flags(), p);  // NaN or infinite: an error naming the flags, never output
     if (g_choices != nullptr) add_choice_inputs(rs, *g_choices);
     if (needs_flags)
-      for (auto& a : rs.assumptions) a.flag = flag_for_assumption(a.key);
+      for (std::size_t i = 0; i < rs.assumptions.size(); ++i) {
+        // Rows state the same assumptions in the same order: the last row's key at this place
+        // is checked first, then the table is scanned.
+        Assumption& a = rs.assumptions[i];
+        if (i < flag_cache.size() && flag_cache[i].first == a.key) {
+          a.flag = flag_cache[i].second;
+          continue;
+        }
+        a.flag = flag_for_assumption(a.key);
+        if (i >= flag_cache.size()) flag_cache.resize(i + 1);
+        flag_cache[i] = {std::string(a.key), a.flag};
+      }
     if (first_row)
       for (const std::string& w : sweep.warnings()) warn(w);
     first_row = false;

@@ -21,6 +21,7 @@ namespace napkin::cli {
 
 struct OutputOptions {
   bool json = false, jsonl = false, csv = false, explain = false;
+  bool compact = false;  // --compact, with --jsonl only
   std::string plot, plot_y;  // --plot FILE.svg, --plot-y KEY (plot.h)
   std::vector<std::string> expect;  // --expect KEY=VALUE[±TOL] (expect.h)
   std::string digits;               // --digits N, as typed

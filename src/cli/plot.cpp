@@ -82,8 +82,8 @@ std::string command_line(CLI::App* sub) {
     if (std::find(seen.begin(), seen.end(), o) != seen.end()) continue;
     seen.push_back(o);
     const std::string name = o->get_name();
-    static constexpr std::array<std::string_view, 6> kOutput{"--json", "--jsonl", "--csv", "--explain", "--plot",
-                                                              "--plot-y"};
+    static constexpr std::array<std::string_view, 7> kOutput{"--json", "--jsonl", "--compact", "--csv", "--explain",
+                                                              "--plot", "--plot-y"};
     if (std::find(kOutput.begin(), kOutput.end(), name) != kOutput.end()) continue;
     if (o->get_positional()) {
       for (const auto& r : o->results()) line += " " + r;

@@ -17,6 +17,17 @@ namespace {
 // that are not UTF-8 are visible escapes (\n, \x1b: sanitize.h), so a row stays one line.
 // Numbers never come here: -3 stays a number.
 void append_csv_field(std::string& out, std::string_view s) {
+  // The common cell (a model or dtype name): printable ASCII without ',' or '"', not a formula,
+  // goes out as it is.
+  bool plain = !csv_formula_like(s);
+  for (std::size_t i = 0; plain && i < s.size(); ++i) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    plain = u >= 0x20 && u < 0x7f && u != ',' && u != '"';
+  }
+  if (plain) {
+    out += s;
+    return;
+  }
   std::string cell;
   if (csv_formula_like(s)) cell += '\'';
   append_visible(cell, s);

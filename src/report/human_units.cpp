@@ -461,7 +461,10 @@ void append_text(std::string& out, TextView t) {
       }
       ++i;
     } else {
-      out += p[i];
+      // The text up to the next '{' in one append.
+      const std::size_t next = std::min(p.find('{', i + 1), p.size());
+      out.append(p.data() + i, next - i);
+      i = next - 1;
     }
   }
 }
@@ -474,13 +477,13 @@ std::string expand(TextView t) {
 
 void append_number(std::string& out, double v) {
   // The hot loop of a sweep: digits into a stack buffer, then one append. Integers through
-  // std::to_chars (the same digits as "{}"); other numbers through fmt's "{}" compiled, the
+  // fmt::format_int (the same digits as "{}"); other numbers through fmt's "{}" compiled, the
   // shortest round-trip form in fmt's notation (1e+30, 0.0001: std::to_chars would write
   // 1e-04 there, so fmt it stays).
   char buf[40];
   if (is_integral(v)) {
-    const auto r = std::to_chars(buf, buf + sizeof buf, static_cast<std::int64_t>(v));
-    out.append(buf, r.ptr);
+    const fmt::format_int digits(static_cast<std::int64_t>(v));  // two digits a step, as "{}" writes them
+    out.append(digits.data(), digits.size());
   } else if (std::isfinite(v)) {
     const auto r = fmt::format_to_n(buf, sizeof buf, FMT_COMPILE("{}"), v);
     out.append(buf, r.out);

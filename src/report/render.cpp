@@ -1,5 +1,6 @@
 #include "napkin/report/render.h"
 
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -91,7 +92,8 @@ std::unique_ptr<Renderer> make_renderer(const RenderOptions& opt, std::FILE* out
   switch (opt.format) {
     case Format::table: return make_table_renderer(opt, out);
     case Format::json:
-    case Format::jsonl: return make_json_renderer(opt, out);
+    case Format::jsonl:
+    case Format::jsonl_compact: return make_json_renderer(opt, out);
     case Format::csv: return make_csv_renderer(opt, out);
     case Format::explain: return make_explain_renderer(opt, out);
     case Format::value: return make_value_renderer(opt, out);
@@ -118,6 +120,15 @@ std::string render_to_string(const ResultSet& rs, Format f) {
   return s;
 }
 
+namespace {
+// The bytes a JSON string holds as they are: printable ASCII but '"' and '\\'.
+constexpr std::array<bool, 256> kPlainJson = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x7f; ++c) t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+  return t;
+}();
+}  // namespace
+
 void append_json_string(std::string& out, std::string_view s) {
   // Valid UTF-8 out whatever comes in (a path's bytes, a tensor name): a byte that does not
   // start a UTF-8 sequence becomes U+FFFD, the replacement character; every character a
@@ -125,6 +136,14 @@ void append_json_string(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
   for (std::size_t i = 0; i < s.size();) {
+    // A run of printable ASCII but '"' and '\\' goes out as it is, in one append.
+    std::size_t plain = i;
+    while (plain < s.size() && kPlainJson[static_cast<unsigned char>(s[plain])]) ++plain;
+    if (plain > i) {
+      out.append(s.data() + i, plain - i);
+      i = plain;
+      continue;
+    }
     const char c = s[i];
     switch (c) {
       case '"': out += "\\\""; break;

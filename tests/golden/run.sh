@@ -4,6 +4,7 @@
 #   expected.txt     the default table           expected.json     with --json
 #   expected.jsonl   with --jsonl                 expected.csv      with --csv
 #   expected.explain with --explain               expected.err      stderr (error cases)
+#   expected.compact.jsonl  with --jsonl --compact
 #   expected.code    the exit code when not 0
 # Only the files present are checked. Every --json and --jsonl output must parse with jq.
 # Usage: run.sh NAPKIN EXAMPLES_DIR [--update]
@@ -13,12 +14,12 @@ dir=$2
 update=${3:-}
 fail=0
 checked=0
-declare -A flag=([txt]="" [json]="--json" [jsonl]="--jsonl" [csv]="--csv" [explain]="--explain")
+declare -A flag=([txt]="" [json]="--json" [jsonl]="--jsonl" [csv]="--csv" [explain]="--explain" [compact.jsonl]="--jsonl --compact")
 for case_dir in "$dir"/*/; do
   [ -f "$case_dir/cmd" ] || continue
   name=$(basename "$case_dir")
   read -r -a args < "$case_dir/cmd"
-  for fmt in txt json jsonl csv explain; do
+  for fmt in txt json jsonl csv explain compact.jsonl; do
     expected="$case_dir/expected.$fmt"
     [ -f "$expected" ] || [ "$update" = "--update" -a "$fmt" = txt ] || continue
     extra=${flag[$fmt]}
@@ -42,7 +43,7 @@ for case_dir in "$dir"/*/; do
     if [ -f "$case_dir/expected.err" ] && ! diff -u "$case_dir/expected.err" /tmp/napkin_golden_err.$$; then
       echo "FAIL $name ($fmt): stderr differs"; fail=1
     fi
-    if [ "$fmt" = json ] || [ "$fmt" = jsonl ]; then
+    if [ "$fmt" = json ] || [ "$fmt" = jsonl ] || [ "$fmt" = compact.jsonl ]; then
       if [ -n "$actual" ] && ! printf '%s\n' "$actual" | jq -e . > /dev/null; then
         echo "FAIL $name ($fmt): jq cannot parse the output"; fail=1
       fi

@@ -7,8 +7,9 @@ Checked:
   - the schema is itself a valid draft 2020-12 schema, and it rejects broken objects (so this
     test can fail: no schema_version, another version, a placeholder "-" for a missing value, a
     number without its unit, an empty assumption flag);
-  - every golden --json / --jsonl output (EXAMPLES_DIR/*/expected.json, expected.jsonl), and live
-    outputs: presets models/hardware, sweeps (--json array and --jsonl lines), serve --per-op;
+  - every golden --json / --jsonl output (EXAMPLES_DIR/*/expected.json, expected.jsonl,
+    expected.compact.jsonl), and live outputs: presets models/hardware, sweeps (--json array and
+    --jsonl lines), serve --per-op, --jsonl --compact (a header line, then rows of values);
   - in every object "schema_version" comes first and "command" second;
   - error cases (EXAMPLES_DIR/*/expected.code = 2), run again with --json and --jsonl: exit 2,
     nothing on stdout, one stderr line starting "napkin: error: ".
@@ -34,6 +35,9 @@ LIVE = [
     (["serve", "llama-3.1-8b", "--hw", "h100-sxm", "--per-op", "--json"], "object"),
     (["kernel", "online-softmax", "--scores", "-inf,0,ln2", "--values", "1,2,4", "--blocks", "1,2", "--json"],
      "object"),
+    (["memory", "llama-3.1-8b,gpt-oss-20b", "--batch", "1,8", "--hw", "h100-sxm", "--jsonl", "--compact"], "lines"),
+    (["serve", "llama-3.1-8b", "--hw", "h100-sxm", "--batch", "1,2", "--per-op", "--jsonl", "--compact"], "lines"),
+    (["presets", "hardware", "--jsonl", "--compact"], "lines"),
 ]
 
 
@@ -132,6 +136,27 @@ def main():
         spoil(doc)
         if validator.is_valid(doc):
             failures.append(f"the schema accepts an object with {what}")
+    # And the compact lines: a header, then a row.
+    compact = documents(run(napkin, ["flops", "matmul", "--m", "8", "--k", "8", "--n", "8", "--jsonl", "--compact"]).stdout,
+                        True)
+    if len(compact) != 2 or "schema_version" not in compact[0] or "schema_version" in compact[1]:
+        failures.append(f"flops matmul --jsonl --compact: expected a header line and a row, got {compact!r:.300}")
+    else:
+        broken_compact = {
+            "a header without \"compact\"": (0, lambda d: d.pop("compact")),
+            "a header whose results are an object": (0, lambda d: d.update(results={"flops": d["results"][0]})),
+            "a header result with an unknown unit": (0, lambda d: d["results"][0].update(unit="FLOPs")),
+            "a header result with its value": (0, lambda d: d["results"][0].update(value=1)),
+            "a row with schema_version": (1, lambda d: d.update(schema_version=1)),
+            "a row whose results are an object": (1, lambda d: d.update(results={"flops": 1024})),
+            "a row with a '-' for a missing value": (1, lambda d: d["results"].__setitem__(0, "-")),
+        }
+        for what, (line, spoil) in broken_compact.items():
+            doc = copy.deepcopy(compact[line])
+            spoil(doc)
+            if validator.is_valid(doc):
+                failures.append(f"the schema accepts {what}")
+        broken.update(broken_compact)
 
     # Errors under --json and --jsonl: one stderr line, exit 2, nothing on stdout.
     errors = 0

@@ -13,7 +13,9 @@
 
 namespace napkin::report {
 
-enum class Format { table, json, jsonl, csv, explain, value };
+/// jsonl_compact: --jsonl --compact, a header line, then each row's values alone
+/// (docs/output.schema.json).
+enum class Format { table, json, jsonl, csv, explain, value, jsonl_compact };
 
 /// The version of the --json/--jsonl shape that docs/output.schema.json describes, written first
 /// in every object as "schema_version". An integer that grows only when a change would break a

@@ -7,6 +7,7 @@
 // compared to the checkpoint's own tensor counts to the parameter.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -216,6 +217,9 @@ struct ModelSpec {
 
   /// Layers of `kind` (layer_attention) among all layers.
   std::int64_t layers_of(LayerAttention kind) const {
+    // Every layer full (no list, no window): no loop (a sweep asks this for every row).
+    if (layer_kinds.empty() && sliding_window <= 0)
+      return kind == LayerAttention::full ? std::max<std::int64_t>(layers, 0) : 0;
     std::int64_t n = 0;
     for (std::int64_t l = 0; l < layers; ++l) n += layer_attention(l) == kind ? 1 : 0;
     return n;
@@ -241,6 +245,7 @@ struct ModelSpec {
     return is_moe_layer(layer) ? LayerFfn::moe : LayerFfn::dense;
   }
   std::int64_t mamba_layers() const {
+    if (layer_mixers.empty()) return 0;  // attention in every layer: no loop
     std::int64_t n = 0;
     for (std::int64_t l = 0; l < layers; ++l) n += layer_mixer(l) == LayerMixer::mamba ? 1 : 0;
     return n;
