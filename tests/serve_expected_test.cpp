@@ -65,7 +65,7 @@ TEST_CASE("expected prefill runs at η_c · n/(n + n½) of the peak: a short pro
   CHECK_THAT(serve(m, in).expected_prefill->compute_efficiency, WithinRel(0.6 * 256.0 / (256.0 + 512.0), 1e-12));
 }
 
-TEST_CASE("an efficiency outside (0, 1] is refused naming its flag", "[expected]") {
+TEST_CASE("an efficiency outside 0 to 1 is refused naming its flag", "[expected]") {
   const specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
   ServeInput in = on_h100(1, 512);
   in.efficiency = Efficiency{1.2, 0.5, 0.0, 0.0 * ms};
