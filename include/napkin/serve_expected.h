@@ -10,8 +10,9 @@
 // η_bw: the fraction of the datasheet bandwidth the engine streams weights and KV cache at;
 // η_c: the fraction of the dense peak its matmuls reach on long prompts and large batches;
 // n½: the prompt tokens per prefill pass at which half of that is reached (short prompts run far
-// below peak; a decode step's small matmuls are memory-bound and its large-batch ones reach η_c); t_pass: a fixed cost per pass (kernel launches, synchronisation, sampling, the
-// engine's CPU time), measured as a whole, so the bound's per-kernel launch floor is not added.
+// below peak; a decode step's small matmuls are memory-bound and its large-batch ones reach η_c);
+// t_pass: a fixed cost per pass (kernel launches, synchronisation, sampling, the engine's CPU
+// time), measured as a whole, so the bound's per-kernel launch floor is not added.
 // Each op's C, Q and link time are the bound's (serve.h), summed over the layers it appears in.
 #pragma once
 
