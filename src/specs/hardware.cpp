@@ -542,7 +542,18 @@ std::optional<HardwareSpec> load_sized(const std::string& arg, const std::string
                                          "); a -<N>gb suffix picks among the sizes an Apple silicon chip was sold with");
     for (std::size_t i = 0; i < h.memory_options.size(); ++i)
       if (whole_gib(h.memory_options[i].physical) == digits) return with_configuration(h, i, arg, preset, true, true);
-    throw InputError("--hw", arg, "a size " + preset + " was sold with: " + sold);
+    // A smaller-GPU variant may have been sold with that size (the 96 GB M3 Max is the 30-core one).
+    std::string sibling;
+    for (const auto& v : hardware_preset_texts()) {
+      if (!v.name.starts_with(preset + "-") || v.name.size() < preset.size() + 3 || v.name.back() != 'c') continue;
+      const std::string_view cores = v.name.substr(preset.size() + 1, v.name.size() - preset.size() - 2);
+      if (!std::all_of(cores.begin(), cores.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+      const HardwareSpec vh = load_preset(v);
+      for (const auto& o : vh.memory_options)
+        if (whole_gib(o.physical) == digits) sibling = std::string(v.name) + "-" + digits + "gb";
+    }
+    throw InputError("--hw", arg, "a size " + preset + " was sold with: " + sold +
+                                      (sibling.empty() ? "" : " (" + sibling + " is the smaller GPU with that size)"));
   }
   return std::nullopt;
 }
