@@ -28,8 +28,20 @@ constexpr std::array<DtypeName, 22> kNames{{
 }  // namespace
 
 std::string_view dtype_name(Dtype d) {
-  for (const auto& n : kNames)
-    if (n.d == d) return n.name;
+  // The canonical spellings of kNames (its first for each type), without a scan: a sweep row
+  // names its dtypes several times.
+  switch (d) {
+    case Dtype::fp64: return "fp64";
+    case Dtype::fp32: return "fp32";
+    case Dtype::tf32: return "tf32";
+    case Dtype::bf16: return "bf16";
+    case Dtype::fp16: return "fp16";
+    case Dtype::fp8: return "fp8";
+    case Dtype::int8: return "int8";
+    case Dtype::int4: return "int4";
+    case Dtype::nf4: return "nf4";
+    case Dtype::fp4: return "fp4";
+  }
   return "?";
 }
 
