@@ -211,7 +211,8 @@ void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& 
              text("max({} attention (scores H·n_kv·ubatch {}, mask {}), {} feed-forward, {} output (logits {})) at "
                   "ubatch {}",
                   c.attention, c.scores, c.mask, c.feed_forward, c.output, c.logits, in.n_ubatch));
-  out.item("runtime_reserve", "runtime reserve", value(in.cuda_context), "CUDA context (not a llama.cpp buffer)",
+  out.item("runtime_reserve", "runtime reserve", value(in.cuda_context),
+           in.metal ? "GPU runtime reserve (Metal; not a llama.cpp buffer)" : "CUDA context (not a llama.cpp buffer)",
            text("{}", in.cuda_context));
   const Bytes per_gpu = in.weights + kv.total() + c.total() + in.cuda_context;
   out.item("per_gpu", "per GPU", value(per_gpu), "sum of the rows above",
@@ -257,7 +258,11 @@ void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& 
   out.assume("llamacpp_not_counted",
              text("not counted: host buffers (CUDA_Host output and compute buffers), partial offload, multiple GPUs"));
   out.assume("weights_dtype", text("{}", in.weights_source));
-  out.assume("cuda_context", text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));
+  if (in.metal)
+    out.assume("cuda_context", text("{} for the GPU runtime: napkin's CUDA-context figure, kept on Metal (no CUDA "
+                                    "context there; not measured)", in.cuda_context));
+  else
+    out.assume("cuda_context", text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));
 }
 
 }  // namespace

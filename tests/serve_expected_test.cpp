@@ -133,3 +133,13 @@ TEST_CASE("without a profile for the hardware the expected figures are null, and
   CHECK(out_of_range.code == 2);
   CHECK_THAT(out_of_range.out, Catch::Contains("--efficiency-bandwidth") && Catch::Contains("(0, 1]"));
 }
+
+TEST_CASE("llama.cpp on Apple silicon states its runtime reserve as Metal's, not a CUDA context", "[expected][cli]") {
+  const auto apple = run_napkin("serve llama-3-8b --hw apple-m2-ultra --weights-dtype q4_0 --engine llama.cpp");
+  REQUIRE(apple.code == 0);
+  CHECK_THAT(apple.out, Catch::Contains("GPU runtime reserve (Metal; not a llama.cpp buffer)"));
+  CHECK_THAT(apple.out, !Catch::Contains("CUDA context (not a llama.cpp buffer)"));
+  const auto nvidia = run_napkin("serve llama-3-8b --hw rtx-4090 --weights-dtype q4_0 --engine llama.cpp");
+  REQUIRE(nvidia.code == 0);
+  CHECK_THAT(nvidia.out, Catch::Contains("CUDA context (not a llama.cpp buffer)"));
+}

@@ -53,6 +53,9 @@ struct LlamaCppInput {
   Bytes weights{};
   std::string_view weights_symbolic{}, weights_detail{}, weights_source{};
   Bytes cuda_context = 512.0 * units::MiB;  // runtime_reserve: not a llama.cpp buffer
+  // Apple silicon runs llama.cpp on Metal, which has no CUDA context: the reserve is then stated as
+  // napkin's figure for the GPU runtime, not a measured Metal one.
+  bool metal = false;
   std::optional<Bytes> capacity{};
 };
 

@@ -496,6 +496,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
             li.n_ubatch = p.get<Count>(c->llama.ubatch);
             li.cuda_context = in.cuda_context;
             li.capacity = in.capacity;
+            li.metal = c->hw.spec && c->hw.spec->device_class == "apple-silicon";
             llamacpp_ledger(li, c->spec, in, rs, false);
           } else if (vllm) {
             VllmInput v = vllm_input(c->vllm, p, *in.capacity, device);

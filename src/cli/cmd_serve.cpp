@@ -322,6 +322,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
           li.n_ctx = li.n_parallel.in(units::one) * (in.prompt + in.generate);
           li.n_ubatch = p.get<Count>(c->llama.ubatch);
           li.capacity = in.capacity;
+          li.metal = c->hw.spec && c->hw.spec->device_class == "apple-silicon";
           llamacpp_ledger(li, c->spec, serve_memory_input(in), rs, true);
           if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
           rs.assume("llamacpp_kv_reads", text("decode reads the KV cache at {} bits per element (the nearest napkin dtype "
