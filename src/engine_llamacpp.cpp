@@ -180,7 +180,9 @@ LlamaCppCompute llamacpp_compute_buffer(const specs::ModelSpec& m, const LlamaCp
 
 namespace {
 
-void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& out) {
+// `reserve_key`: the runtime reserve's assumption key: "cuda_context" where --cuda-context sets it
+// (memory), "llamacpp_runtime_reserve" where no flag does (serve).
+void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& out, std::string_view reserve_key) {
   const LlamaCppKv kv = llamacpp_kv(m, in);
   const LlamaCppCompute c = llamacpp_compute_buffer(m, in, kv);
   const std::string_view tk = cache_type_name(in.type_k), tv = cache_type_name(in.type_v);
@@ -259,10 +261,10 @@ void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& 
              text("not counted: host buffers (CUDA_Host output and compute buffers), partial offload, multiple GPUs"));
   out.assume("weights_dtype", text("{}", in.weights_source));
   if (in.metal)
-    out.assume("cuda_context", text("{} for the GPU runtime: napkin's CUDA-context figure, kept on Metal (no CUDA "
+    out.assume(reserve_key, text("{} for the GPU runtime: napkin's CUDA-context figure, kept on Metal (no CUDA "
                                     "context there; not measured)", in.cuda_context));
   else
-    out.assume("cuda_context", text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));
+    out.assume(reserve_key, text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));
 }
 
 }  // namespace
@@ -276,7 +278,7 @@ void llamacpp_memory(const specs::ModelSpec& m, const LlamaCppInput& in, ResultS
   out.input("v_dtype", verdict(cache_type_name(in.type_v)));
   out.input("flash_attention", boolean(in.flash_attention));
   out.input("swa_full", boolean(in.swa_full));
-  ledger_rows(m, in, out);
+  ledger_rows(m, in, out, "cuda_context");
 }
 
 void llamacpp_serve_ledger(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& out) {
@@ -289,7 +291,7 @@ void llamacpp_serve_ledger(const specs::ModelSpec& m, const LlamaCppInput& in, R
     return a.key == "memory_ledger" || a.key == "kv_dtype" || a.key == "weights_dtype";
   });
   out.input("engine", verdict("llama.cpp"));
-  ledger_rows(m, in, out);
+  ledger_rows(m, in, out, "llamacpp_runtime_reserve");
 }
 
 }  // namespace napkin

@@ -167,6 +167,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"llamacpp_flash_attention", "--no-flash-attention"},
     {"llamacpp_compute_model", ""},
     {"llamacpp_not_counted", ""},
+    {"llamacpp_runtime_reserve", ""},  // serve: no --cuda-context there
     {"llamacpp_kv_reads", "--kv-dtype/--v-dtype"},
     // --engine vllm (napkin/engine_vllm.h)
     {"vllm_version", "--engine"},
