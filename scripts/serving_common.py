@@ -77,23 +77,31 @@ def napkin_args(row, extra=()):
     return args + list(extra)
 
 
+def _per_pass(row):
+    """How the row's published quantity relates to a time per pass t: (True, n) when it is a rate
+    of n tokens per pass (tokens/s = n / t), (False, k) when it is a time in units of k seconds."""
+    b, (p, g) = float(row["batch"]), (float(x) for x in lengths(row))
+    kind, unit = row["kind"], row["unit"]
+    if kind in ("decode", "throughput", "prefill"):
+        assert unit == "tokens/s", row["id"]
+        return True, {"decode": 1.0, "throughput": b * g, "prefill": b * p}[kind]
+    if kind == "ttft":
+        return False, 1e-3 if unit == "ms" else 1.0
+    raise ValueError(f"{row['id']}: unknown kind {kind}")
+
+
 def measured_seconds(row):
     """The measurement as a time per pass (decode step, or the prefill), in seconds."""
+    rate, n = _per_pass(row)
     v = float(row["measured"])
-    b, p = float(row["batch"]), float(lengths(row)[0])
-    kind, unit = row["kind"], row["unit"]
-    if kind == "decode":
-        assert unit == "tokens/s", row["id"]
-        return 1.0 / v
-    if kind == "throughput":
-        assert unit == "tokens/s", row["id"]
-        return b * float(lengths(row)[1]) / v
-    if kind == "prefill":
-        assert unit == "tokens/s", row["id"]
-        return b * p / v
-    if kind == "ttft":
-        return v / 1000.0 if unit == "ms" else v
-    raise ValueError(f"{row['id']}: unknown kind {kind}")
+    return n / v if rate else v * n
+
+
+def published(row, seconds):
+    """A time per pass as the row's quantity is published (tokens/s, or ms or s): the inverse of
+    measured_seconds."""
+    rate, n = _per_pass(row)
+    return n / seconds if rate else seconds / n
 
 
 def phase_key(row):

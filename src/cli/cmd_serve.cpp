@@ -43,6 +43,83 @@ struct ServeCmd {
   OutputOptions out;
 };
 
+// The expected figures' coefficients (napkin/serve_expected.h): the efficiency profile of the
+// engine on this class of hardware, each coefficient overridable by its flag; without a profile
+// every coefficient needs its flag (refused at construction otherwise). The texts the rows point
+// into are built once: the profile's, and the pass overhead's per layer count (a made-up
+// decoder's --layers may sweep; map nodes stay put). Not copyable: rows point into it.
+class ExpectedFlags {
+ public:
+  ExpectedFlags(const ServeCmd& c, const std::string& engine, const std::string& device_class)
+      : c_(c), profile_(specs::efficiency_profile(engine.empty() ? "none" : engine, device_class)) {
+    const std::string engine_name = engine.empty() ? std::string("none") : engine;
+    const std::string hw_class =
+        device_class.empty() ? std::string("hardware without a device class") : device_class + " hardware";
+    any_flag_ = false;
+    for (std::size_t i : {c.eff_bw, c.eff_compute, c.prefill_half, c.token_overhead})
+      any_flag_ = any_flag_ || !flag(i).raw.empty();
+    if (!profile_ && any_flag_)
+      for (std::size_t i : {c.eff_bw, c.eff_compute, c.token_overhead})
+        if (flag(i).raw.empty())
+          throw InputError(flag(i).flag, "(not given)",
+                           "a value: with no efficiency profile for --engine " + engine_name + " on " + hw_class +
+                               ", the expected figures need all of --efficiency-bandwidth, --efficiency-compute "
+                               "and --token-overhead");
+    if (profile_)
+      profile_text_ = "data/presets/efficiency/" + profile_->name + ".json, " + profile_->fitted_on;
+    else
+      profile_text_ = "no efficiency profile for --engine " + engine_name + " on " + hw_class +
+                      " (data/presets/efficiency); give --efficiency-bandwidth, --efficiency-compute and "
+                      "--token-overhead";
+  }
+  ExpectedFlags(const ExpectedFlags&) = delete;
+  ExpectedFlags& operator=(const ExpectedFlags&) = delete;
+
+  /// in.efficiency and in.efficiency_source for one row of a model of `layers` layers.
+  void fill(const Point& p, double layers, ServeInput& in) const {
+    ServeInput::EfficiencySource& src = in.efficiency_source;
+    src.profile = profile_text_;
+    if (!profile_ && !any_flag_) return;  // the bound only, and the row says why
+    Efficiency e = profile_ ? profile_->for_layers(layers) : Efficiency{};
+    if (!profile_) src.profile = "the flags' coefficients (no efficiency profile for this engine and hardware)";
+    if (!flag(c_.eff_bw).raw.empty()) {
+      e.bandwidth = p.get<Count>(c_.eff_bw).in(units::one);
+      src.bandwidth = "η_bw from --efficiency-bandwidth";
+    }
+    if (!flag(c_.eff_compute).raw.empty()) {
+      e.compute = p.get<Count>(c_.eff_compute).in(units::one);
+      src.compute = "η_c from --efficiency-compute";
+    }
+    if (!flag(c_.prefill_half).raw.empty()) {
+      e.prefill_half = p.get<Count>(c_.prefill_half).in(units::one);
+      src.prefill_half = "n½ from --prefill-half-tokens";
+    }
+    if (!flag(c_.token_overhead).raw.empty()) {
+      e.pass_overhead = p.get<Seconds>(c_.token_overhead);
+      src.pass_overhead = "t_pass from --token-overhead";
+    } else if (profile_) {
+      std::string& t = overhead_texts_[layers];
+      if (t.empty())
+        t = "t_pass = " +
+            (profile_->pass_overhead.in(units::second) > 0.0
+                 ? report::human_value(value(profile_->pass_overhead)) + " + "
+                 : std::string()) +
+            format_plain_number(layers) + " layers · " + report::human_value(value(profile_->layer_overhead)) +
+            " per layer, the " + profile_->name + " profile's";
+      src.pass_overhead = t;
+    }
+    in.efficiency = e;
+  }
+
+ private:
+  const NumericFlag& flag(std::size_t i) const { return c_.nf.flags()[i]; }
+  const ServeCmd& c_;
+  std::optional<specs::EfficiencyProfile> profile_;
+  bool any_flag_ = false;
+  std::string profile_text_;
+  mutable std::map<double, std::string> overhead_texts_;
+};
+
 }  // namespace
 
 void add_serve_command(CLI::App& app, int& exit_code) {
@@ -218,34 +295,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       if (vllm && c->nf.flags()[c->capacity].raw.empty() && !c->nf.flags()[c->capacity].fallback)
         throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
       const std::string device = c->hw.spec ? c->hw.spec->name + " " + c->hw.spec->full_name : std::string();
-      // The expected figures: the efficiency profile of the engine on this class of hardware, each
-      // coefficient overridable by its flag. Without a profile every coefficient needs its flag.
-      const std::string engine_name = c->engine.empty() ? std::string("none") : c->engine;
-      const std::string device_class = c->hw.spec ? c->hw.spec->device_class : std::string();
-      const std::optional<specs::EfficiencyProfile> profile = specs::efficiency_profile(engine_name, device_class);
-      const NumericFlag& f_bw = c->nf.flags()[c->eff_bw];
-      const NumericFlag& f_compute = c->nf.flags()[c->eff_compute];
-      const NumericFlag& f_half = c->nf.flags()[c->prefill_half];
-      const NumericFlag& f_overhead = c->nf.flags()[c->token_overhead];
-      const bool any_efficiency_flag = !f_bw.raw.empty() || !f_compute.raw.empty() || !f_half.raw.empty() ||
-                                       !f_overhead.raw.empty();
-      const std::string hw_class = device_class.empty() ? std::string("hardware without a device class")
-                                                        : device_class + " hardware";
-      if (!profile && any_efficiency_flag)
-        for (const NumericFlag* f : {&f_bw, &f_compute, &f_overhead})
-          if (f->raw.empty())
-            throw InputError(f->flag, "(not given)",
-                             "a value: with no efficiency profile for --engine " + engine_name + " on " + hw_class +
-                                 ", the expected figures need all of --efficiency-bandwidth, --efficiency-compute "
-                                 "and --token-overhead");
-      // Texts the rows point into (a sweep row must not rebuild them): the profile's, and the pass
-      // overhead's per layer count (a made-up decoder's --layers may sweep; map nodes stay put).
-      const std::string profile_text =
-          profile ? "data/presets/efficiency/" + profile->name + ".json, " + profile->fitted_on : std::string();
-      const std::string no_profile_text = "no efficiency profile for --engine " + engine_name + " on " + hw_class +
-                                          " (data/presets/efficiency); give --efficiency-bandwidth, "
-                                          "--efficiency-compute and --token-overhead";
-      std::map<double, std::string> overhead_texts;
+      const ExpectedFlags expected(*c, c->engine, c->hw.spec ? c->hw.spec->device_class : std::string());
       std::string vllm_miss;  // the first row vLLM would refuse to start with
       bool all_fit = true;
       exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
@@ -273,44 +323,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
         in.cuda_graphs = c->cuda_graphs;
         in.graph_overhead = p.get<Seconds>(c->graph_overhead);
         if (!made_up.empty()) c->made_up.build(p, c->spec);
-        ServeInput::EfficiencySource& src = in.efficiency_source;
-        if (profile || any_efficiency_flag) {
-          const double layers = static_cast<double>(c->spec.layers);
-          Efficiency e = profile ? profile->for_layers(layers) : Efficiency{};
-          if (profile)
-            src.profile = profile_text;
-          else
-            src.profile = "the flags' coefficients (no efficiency profile for this engine and hardware)";
-          if (!f_bw.raw.empty()) {
-            e.bandwidth = p.get<Count>(c->eff_bw).in(units::one);
-            src.bandwidth = "η_bw from --efficiency-bandwidth";
-          }
-          if (!f_compute.raw.empty()) {
-            e.compute = p.get<Count>(c->eff_compute).in(units::one);
-            src.compute = "η_c from --efficiency-compute";
-          }
-          if (!f_half.raw.empty()) {
-            e.prefill_half = p.get<Count>(c->prefill_half).in(units::one);
-            src.prefill_half = "n½ from --prefill-half-tokens";
-          }
-          if (!f_overhead.raw.empty()) {
-            e.pass_overhead = p.get<Seconds>(c->token_overhead);
-            src.pass_overhead = "t_pass from --token-overhead";
-          } else if (profile) {
-            std::string& t = overhead_texts[layers];
-            if (t.empty())
-              t = "t_pass = " +
-                  (profile->pass_overhead.in(units::second) > 0.0
-                       ? report::human_value(value(profile->pass_overhead)) + " + "
-                       : std::string()) +
-                  format_plain_number(layers) + " layers · " + report::human_value(value(profile->layer_overhead)) +
-                  " per layer, the " + profile->name + " profile's";
-            src.pass_overhead = t;
-          }
-          in.efficiency = e;
-        } else {
-          src.profile = no_profile_text;
-        }
+        expected.fill(p, static_cast<double>(c->spec.layers), in);
         serve(c->spec, in, c->per_op, rs);
         if (llamacpp) {
           // One slot per sequence unless --parallel says more; each slot holds prompt + generated.

@@ -1,11 +1,13 @@
 #include "napkin/specs/efficiency.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "napkin/error.h"
 #include "napkin/specs/presets.h"
+#include "json_fields.h"
 
 namespace napkin::specs {
 
@@ -15,42 +17,41 @@ using namespace units;
 namespace {
 
 // The bundled files are checked by the test suite; a broken one is a build defect, reported
-// with the file and key.
-double number(const json& j, const char* key, std::string_view file, bool required = true) {
-  if (!j.contains(key)) {
-    if (!required) return 0.0;
-    throw InputError("data/presets/efficiency/" + std::string(file) + ".json: missing \"" + key + "\"");
+// with the file and JSON pointer (json_fields.h).
+double non_negative(const JsonFields& f, const char* key, std::optional<double> fallback = std::nullopt) {
+  if (!f.has(key)) {
+    if (fallback) return *fallback;
+    f.missing(key, "a number ≥ 0");
   }
-  const json& v = j.at(key);
-  if (!v.is_number() || !(v.get<double>() >= 0.0))
-    throw InputError("data/presets/efficiency/" + std::string(file) + ".json: \"" + key + "\" is " + v.dump() +
-                     ", expected a number ≥ 0");
+  const auto& v = f.raw(key);
+  if (!v.is_number() || !(v.get<double>() >= 0.0)) f.bad(key, "a number ≥ 0");
   return v.get<double>();
 }
 
-std::string string(const json& j, const char* key, std::string_view file) {
-  if (!j.contains(key) || !j.at(key).is_string())
-    throw InputError("data/presets/efficiency/" + std::string(file) + ".json: missing string \"" + key + "\"");
-  return j.at(key).get<std::string>();
+std::string text(const JsonFields& f, const char* key) {
+  if (!f.has(key)) f.missing(key, "a string");
+  return f.str_or(key, "");
 }
 
 std::vector<EfficiencyProfile> parse_all() {
   std::vector<EfficiencyProfile> out;
   for (const ModelPresetText& t : efficiency_profile_texts()) {
     const json j = json::parse(t.json);
+    const JsonFields f(j, "data/presets/efficiency/" + std::string(t.name) + ".json", "");
     EfficiencyProfile p;
     p.name = std::string(t.name);
-    p.engine = string(j, "engine", t.name);
-    if (!j.contains("device_classes") || !j.at("device_classes").is_array() || j.at("device_classes").empty())
-      throw InputError("data/presets/efficiency/" + std::string(t.name) +
-                       ".json: missing \"device_classes\", a non-empty array of device classes");
-    for (const json& c : j.at("device_classes")) p.device_classes.push_back(c.get<std::string>());
-    p.bandwidth = number(j, "bandwidth_efficiency", t.name);
-    p.compute = number(j, "compute_efficiency", t.name);
-    p.prefill_half = number(j, "prefill_half_tokens", t.name);
-    p.pass_overhead = number(j, "pass_overhead_s", t.name, false) * second;
-    p.layer_overhead = number(j, "layer_overhead_s", t.name, false) * second;
-    p.fitted_on = string(j, "fitted_on", t.name);
+    p.engine = text(f, "engine");
+    if (!f.nonempty_array("device_classes")) f.missing("device_classes", "a non-empty array of device classes");
+    for (const json& c : f.raw("device_classes")) {
+      if (!c.is_string()) f.bad("device_classes", "an array of device class names");
+      p.device_classes.push_back(c.get<std::string>());
+    }
+    p.bandwidth = non_negative(f, "bandwidth_efficiency");
+    p.compute = non_negative(f, "compute_efficiency");
+    p.prefill_half = non_negative(f, "prefill_half_tokens");
+    p.pass_overhead = non_negative(f, "pass_overhead_s", 0.0) * second;
+    p.layer_overhead = non_negative(f, "layer_overhead_s", 0.0) * second;
+    p.fitted_on = text(f, "fitted_on");
     out.push_back(std::move(p));
   }
   return out;
