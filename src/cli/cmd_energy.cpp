@@ -22,7 +22,7 @@ constexpr double kHour = 3600.0;  // a plain --gpu-hours number is in hours, as 
 }  // namespace
 
 void add_energy_command(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("energy", "Time, energy, facility energy, cost and CO2 of a FLOP budget or of GPU-hours");
+  auto* sub = add_command(app, "energy", "Time, energy, facility energy, cost and CO2 of a FLOP budget or of GPU-hours");
   auto c = std::make_shared<EnergyCmd>();
   c->flops = c->nf.add(sub, "--flops", "flops", dim_rt<Flops::dim>(), Constraint::non_negative,
                        "Total FLOP, e.g. 1e18 or 6.3e23 (or --gpu-hours, or --time with --gpus)", "FLOP");

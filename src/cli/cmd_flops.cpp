@@ -20,8 +20,8 @@ struct MatmulCmd {
   OutputOptions out;
 };
 
-void add_matmul(CLI::App* flops, int& exit_code) {
-  auto* sub = flops->add_subcommand("matmul", "FLOP of [m,k] @ [k,n]: 2·m·k·n");
+void add_matmul(CommandApp* flops, int& exit_code) {
+  auto* sub = flops->add_command("matmul", "FLOP of [m,k] @ [k,n]: 2·m·k·n");
   auto c = std::make_shared<MatmulCmd>();
   c->m = c->nf.add(sub, "--m", "m", kCount, Constraint::positive_integer, "Rows of A and of the output", "COUNT");
   c->k = c->nf.add(sub, "--k", "k", kCount, Constraint::positive_integer, "Columns of A, rows of B (the reduction)", "COUNT");
@@ -47,8 +47,8 @@ struct FfnCmd {
   OutputOptions out;
 };
 
-void add_ffn(CLI::App* flops, int& exit_code) {
-  auto* sub = flops->add_subcommand("ffn", "FLOP of a D→F→D feed-forward block: 4·D·F per token (6·D·F gated)");
+void add_ffn(CommandApp* flops, int& exit_code) {
+  auto* sub = flops->add_command("ffn", "FLOP of a D→F→D feed-forward block: 4·D·F per token (6·D·F gated)");
   auto c = std::make_shared<FfnCmd>();
   c->d = c->nf.add(sub, "--d", "d", kCount, Constraint::positive_integer, "Model width D", "COUNT");
   c->f = c->nf.add(sub, "--f", "f", kCount, Constraint::positive_integer, "FFN hidden width F", "COUNT");
@@ -87,8 +87,8 @@ struct AttentionCmd {
   OutputOptions out;
 };
 
-void add_attention(CLI::App* flops, int& exit_code) {
-  auto* sub = flops->add_subcommand("attention", "FLOP of multi-head attention: 8·B·T·D² + 4·B·T²·D per layer");
+void add_attention(CommandApp* flops, int& exit_code) {
+  auto* sub = flops->add_command("attention", "FLOP of multi-head attention: 8·B·T·D² + 4·B·T²·D per layer");
   auto c = std::make_shared<AttentionCmd>();
   c->batch = c->nf.add(sub, "--batch", "batch", kCount, Constraint::positive_integer, "Sequences B", "COUNT");
   c->seq = c->nf.add(sub, "--seq", "seq", kCount, Constraint::positive_integer, "Tokens per sequence T", "COUNT");
@@ -137,8 +137,8 @@ struct TrainCmd {
   OutputOptions out;
 };
 
-void add_train(CLI::App* flops, int& exit_code) {
-  auto* sub = flops->add_subcommand("train", "Dense training FLOP: C ≈ 6·P·D (2P forward + 4P backward per token)");
+void add_train(CommandApp* flops, int& exit_code) {
+  auto* sub = flops->add_command("train", "Dense training FLOP: C ≈ 6·P·D (2P forward + 4P backward per token)");
   auto c = std::make_shared<TrainCmd>();
   sub->add_option("MODEL", c->model, "A preset, config.json or model directory whose count is P (or --params P)")
       ->type_name("MODEL");
@@ -262,7 +262,7 @@ void add_train(CLI::App* flops, int& exit_code) {
 }  // namespace
 
 void add_flops_command(CLI::App& app, int& exit_code) {
-  auto* flops = app.add_subcommand("flops", "FLOP counts from shapes: matmul, ffn, attention, train");
+  auto* flops = add_command(app, "flops", "FLOP counts from shapes: matmul, ffn, attention, train");
   flops->require_subcommand(1);
   add_matmul(flops, exit_code);
   add_ffn(flops, exit_code);

@@ -52,8 +52,8 @@ struct GridCmd {
   OutputOptions out;
 };
 
-void add_grid(CLI::App* kernel, int& exit_code) {
-  auto* sub = kernel->add_subcommand("grid", "Launch grid: blocks = ceil(n/b), idle threads, warps and masked lanes");
+void add_grid(CommandApp* kernel, int& exit_code) {
+  auto* sub = kernel->add_command("grid", "Launch grid: blocks = ceil(n/b), idle threads, warps and masked lanes");
   auto c = std::make_shared<GridCmd>();
   c->n = c->nf.add(sub, "--n", "n", kCount, Constraint::positive_integer,
                    "Elements: n (1-D, sweepable) or n_x x n_y [x n_z], e.g. 1920x1080", "COUNT|NxM");
@@ -102,8 +102,8 @@ struct WavesCmd {
   OutputOptions out;
 };
 
-void add_waves(CLI::App* kernel, int& exit_code) {
-  auto* sub = kernel->add_subcommand("waves", "Wave quantization: output tiles over SMs, waves, the last wave's tiles");
+void add_waves(CommandApp* kernel, int& exit_code) {
+  auto* sub = kernel->add_command("waves", "Wave quantization: output tiles over SMs, waves, the last wave's tiles");
   auto c = std::make_shared<WavesCmd>();
   c->m = c->nf.add(sub, "--m", "m", kCount, Constraint::positive_integer, "Output rows", "COUNT");
   c->n = c->nf.add(sub, "--n", "n", kCount, Constraint::positive_integer, "Output columns", "COUNT");
@@ -176,8 +176,8 @@ struct TilingCmd {
   OutputOptions out;
 };
 
-void add_tiling(CLI::App* kernel, int& exit_code) {
-  auto* sub = kernel->add_subcommand("tiling", "HBM traffic of a naive vs a T×T-tiled matmul, reuse and intensity");
+void add_tiling(CommandApp* kernel, int& exit_code) {
+  auto* sub = kernel->add_command("tiling", "HBM traffic of a naive vs a T×T-tiled matmul, reuse and intensity");
   auto c = std::make_shared<TilingCmd>();
   c->m = c->nf.add(sub, "--m", "m", kCount, Constraint::positive_integer, "Rows of A and of the output", "COUNT");
   c->k = c->nf.add(sub, "--k", "k", kCount, Constraint::positive_integer, "Columns of A, rows of B", "COUNT");
@@ -232,8 +232,8 @@ struct FlashCmd {
   OutputOptions out;
 };
 
-void add_flash_io(CLI::App* kernel, int& exit_code) {
-  auto* sub = kernel->add_subcommand(
+void add_flash_io(CommandApp* kernel, int& exit_code) {
+  auto* sub = kernel->add_command(
       "flash-io", "HBM bytes of standard attention vs FlashAttention (Dao et al. 2022), intensity and time");
   auto c = std::make_shared<FlashCmd>();
   c->batch = c->nf.add(sub, "--batch", "batch", kCount, Constraint::positive_integer, "Sequences B (default 1)",
@@ -298,8 +298,8 @@ struct SoftmaxCmd {
   OutputOptions out;
 };
 
-void add_online_softmax(CLI::App* kernel, int& exit_code) {
-  auto* sub = kernel->add_subcommand("online-softmax",
+void add_online_softmax(CommandApp* kernel, int& exit_code) {
+  auto* sub = kernel->add_command("online-softmax",
                                      "Online softmax block by block: running (m, ℓ, u), rescale, output vs reference");
   auto c = std::make_shared<SoftmaxCmd>();
   sub->add_option("--scores", c->scores, "Scores of one query row: numbers, e, ln2, ln(3), -inf (masked)")
@@ -351,7 +351,7 @@ void add_online_softmax(CLI::App* kernel, int& exit_code) {
 }  // namespace
 
 void add_kernel_command(CLI::App& app, int& exit_code) {
-  auto* kernel = app.add_subcommand("kernel", "GPU kernel arithmetic: grid, waves, tiling, flash-io, online-softmax");
+  auto* kernel = add_command(app, "kernel", "GPU kernel arithmetic: grid, waves, tiling, flash-io, online-softmax");
   kernel->require_subcommand(1);
   add_grid(kernel, exit_code);
   add_waves(kernel, exit_code);

@@ -89,7 +89,7 @@ std::string key_line(const ResultSet& rs) {
 
 // --zero-accounting deepspeed counts what DeepSpeed's estimator counts: model states of a purely
 // data-parallel run in mixed precision with Adam. Flags it has no term for are refused by name.
-void check_deepspeed_flags(CLI::App* sub, const MemoryCmd& c) {
+void check_deepspeed_flags(CommandApp* sub, const MemoryCmd& c) {
   for (const char* f : {"--tp", "--pp", "--ep", "--max", "--min-gpus", "--precision", "--optimizer", "--grad-dtype",
                         "--no-master-weights", "--lora-rank", "--qlora", "--seq", "--micro-batch", "--recompute",
                         "--sequence-parallel", "--attention", "--flash-attention", "--dropout", "--no-dropout",
@@ -137,7 +137,7 @@ void deepspeed_ledger(const MemoryCmd& c, const Point& p, ResultSet& rs) {
 }  // namespace
 
 void add_memory_command(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("memory", "Does it fit? The memory ledger per GPU, its total and the fit verdict");
+  auto* sub = add_command(app, "memory", "Does it fit? The memory ledger per GPU, its total and the fit verdict");
   auto c = std::make_shared<MemoryCmd>();
   sub->add_option("MODEL", c->model, "A preset (napkin presets models), a config.json, a model directory or "
                                      "napkin model JSON")

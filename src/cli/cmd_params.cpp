@@ -48,7 +48,7 @@ void load(ParamsCmd& c) {
 }  // namespace
 
 void add_params_command(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("params", "Exact parameter counts: total, active, embedding, by component");
+  auto* sub = add_command(app, "params", "Exact parameter counts: total, active, embedding, by component");
   auto c = std::make_shared<ParamsCmd>();
   sub->add_option("MODEL", c->model,
                   "A preset (napkin presets models), a config.json, a model directory, a .safetensors file or "

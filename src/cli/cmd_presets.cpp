@@ -119,14 +119,14 @@ int run_presets_models(const PresetsCmd& c) {
 }  // namespace
 
 void add_presets_command(CLI::App& app, int& exit_code) {
-  auto* presets = app.add_subcommand("presets", "Bundled presets");
+  auto* presets = add_command(app, "presets", "Bundled presets");
   presets->require_subcommand(1);
-  auto* models = presets->add_subcommand("models", "Model presets: repository, total and active parameters");
+  auto* models = presets->add_command("models", "Model presets: repository, total and active parameters");
   auto c = std::make_shared<PresetsCmd>();
   add_output_flags(models, c->out);
   models->footer("Example: napkin presets models\n         napkin presets models --csv");
   models->callback([c, &exit_code] { exit_code = run_presets_models(*c); });
-  auto* hardware = presets->add_subcommand("hardware", "Hardware presets: memory, bandwidth, dense peaks (--hw NAME)");
+  auto* hardware = presets->add_command("hardware", "Hardware presets: memory, bandwidth, dense peaks (--hw NAME)");
   auto h = std::make_shared<PresetsCmd>();
   add_output_flags(hardware, h->out);
   hardware->footer("Example: napkin presets hardware\n         napkin presets hardware --json");

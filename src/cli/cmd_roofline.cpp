@@ -53,7 +53,7 @@ std::string typed(const CLI::Option* o) {
   return r.empty() || o->get_expected_min() == 0 ? std::string("(given)") : r.front();
 }
 
-void check_op_flags(CLI::App* sub, unsigned chosen, const std::string& op) {
+void check_op_flags(CommandApp* sub, unsigned chosen, const std::string& op) {
   for (const FlagOps& fo : kFlagOps) {
     const CLI::Option* o = sub->get_option(fo.flag);
     if (o->count() == 0 || (fo.ops & chosen) != 0) continue;
@@ -78,7 +78,7 @@ void require_shape(const NumericFlag& f, const std::string& op) {
 }  // namespace
 
 void add_roofline_command(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("roofline", "Compute- or memory-bound? P = min(R_peak, I·BW), ridge I* = R_peak/BW");
+  auto* sub = add_command(app, "roofline", "Compute- or memory-bound? P = min(R_peak, I·BW), ridge I* = R_peak/BW");
   auto c = std::make_shared<RooflineCmd>();
   c->peak = c->nf.add(sub, "--peak", "peak", dim_rt<FlopRate::dim>(), Constraint::positive,
                       "Peak compute rate, e.g. 989TFLOP/s (dense, for the dtype used)", "FLOP/s");

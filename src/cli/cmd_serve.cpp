@@ -123,7 +123,7 @@ class ExpectedFlags {
 }  // namespace
 
 void add_serve_command(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("serve", "Serving: time to first token, time per output token, tokens/s and the "
+  auto* sub = add_command(app, "serve", "Serving: time to first token, time per output token, tokens/s and the "
                                           "bound of each phase (per-kernel roofline), with the memory fit");
   auto c = std::make_shared<ServeCmd>();
   sub->add_option("MODEL", c->model, "A preset (napkin presets models), a config.json, a model directory or "

@@ -47,7 +47,7 @@ struct TrainCmd {
 }  // namespace
 
 void add_train_command(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("train", "A training run: FLOP, time, GPU-hours, energy, cost, CO2 and memory per GPU");
+  auto* sub = add_command(app, "train", "A training run: FLOP, time, GPU-hours, energy, cost, CO2 and memory per GPU");
   auto c = std::make_shared<TrainCmd>();
   sub->add_option("MODEL", c->model, "A preset (napkin presets models), a config.json, a model directory or "
                                      "napkin model JSON (or --params P)")

@@ -26,7 +26,7 @@
 
 namespace napkin::cli {
 
-void add_output_flags(CLI::App* sub, OutputOptions& o) {
+void add_output_flags(CommandApp* sub, OutputOptions& o) {
   sub->add_flag("--json", o.json, "One JSON object (a JSON array for a sweep), values in base units")
       ->group("Output");
   sub->add_flag("--jsonl", o.jsonl, "One JSON object per line (sweeps stream)")->group("Output");
@@ -144,7 +144,7 @@ void HardwareOption::assume(ResultSet& rs) const {
                                std::string_view(spec->name), std::string_view(spec->full_name)));
 }
 
-void add_hw_option(CLI::App* sub, HardwareOption& h) {
+void add_hw_option(CommandApp* sub, HardwareOption& h) {
   CLI::Option* o = sub->add_option("--hw", h.arg, "A hardware preset (napkin presets hardware) or hardware JSON file; "
                                                   "its figures fill the hardware flags not given (default: "
                                                   "$NAPKIN_HW when set)")
@@ -175,6 +175,12 @@ void add_all_commands(CLI::App& app, int& exit_code) {
   add_man_command(app, exit_code);
 }
 
+bool is_command_name(std::string_view name) {
+  for (const auto& c : kCommands)
+    if (c.first == name) return true;
+  return false;
+}
+
 bool add_command_named(CLI::App& app, int& exit_code, std::string_view name) {
   for (const auto& [n, add] : kCommands)
     if (n == name) {
@@ -184,15 +190,18 @@ bool add_command_named(CLI::App& app, int& exit_code, std::string_view name) {
   return false;
 }
 
-void add_as_option(CLI::App* sub, std::string& as) {
-  sub->add_option("--as", as, "Read a config.json whose model_type napkin does not know by analogy with FAMILY (" +
-                                  specs::family_names() +
-                                  "); the count is then not exact, and every run says so on stderr")
+void add_as_option(CommandApp* sub, std::string& as) {
+  // The families' list is built only where the option is (help, or --as typed).
+  sub->add_option("--as", as,
+                  sub->adds("--as") ? "Read a config.json whose model_type napkin does not know by analogy with "
+                                      "FAMILY (" + specs::family_names() +
+                                          "); the count is then not exact, and every run says so on stderr"
+                                    : std::string())
       ->type_name("FAMILY")
       ->group("Model");
 }
 
-EnergyPriceFlags add_energy_price_flags(CLI::App* sub, NumericFlags& nf) {
+EnergyPriceFlags add_energy_price_flags(CommandApp* sub, NumericFlags& nf) {
   constexpr double kPerKwh = 1.0 / 3.6e6;  // a plain number per kWh, in per-joule base units
   EnergyPriceFlags e;
   e.pue = nf.add(sub, "--pue", "pue", dim_rt<Count::dim>(), Constraint::pue,
@@ -216,7 +225,7 @@ std::string given_value(const CLI::Option* o) {
 
 }  // namespace
 
-void check_flag_needs(CLI::App* sub, std::initializer_list<FlagRule> rules, bool architecture, bool train) {
+void check_flag_needs(CommandApp* sub, std::initializer_list<FlagRule> rules, bool architecture, bool train) {
   for (const FlagRule& r : rules) {
     const CLI::Option* o = sub->get_option_no_throw(r.flag);
     if (o == nullptr) throw std::logic_error(std::string("flag rule for an unknown flag ") + r.flag);
@@ -302,7 +311,7 @@ void refuse_gguf_weights(const std::string& text, std::string_view what) {
 namespace {
 
 // --weights-dtype as a llama-quantize file type: the bytes of the GGUF it would write.
-WeightStorage gguf_storage(CLI::App* sub, const std::string& weights_dtype, const specs::ModelSpec& m,
+WeightStorage gguf_storage(CommandApp* sub, const std::string& weights_dtype, const specs::ModelSpec& m,
                            const NumericFlag& group) {
   const GgufFileType t = *gguf_file_type(weights_dtype);
   const std::string expected = "no {} with --weights-dtype " + weights_dtype +
@@ -328,7 +337,7 @@ WeightStorage gguf_storage(CLI::App* sub, const std::string& weights_dtype, cons
 
 }  // namespace
 
-WeightStorage weight_storage(CLI::App* sub, const std::string& weights_dtype, const std::string& model_arg,
+WeightStorage weight_storage(CommandApp* sub, const std::string& weights_dtype, const std::string& model_arg,
                              const specs::ModelSpec& m, NumericFlag& group) {
   WeightStorage w;
   if (sub->get_option("--weights-dtype")->count() > 0 && is_gguf_weights(weights_dtype))
@@ -367,7 +376,7 @@ void assume_declared_quantization(const specs::ModelSpec& m, ResultSet& rs) {
                                           std::string_view(m.quant_note)));
 }
 
-std::size_t add_activation_flags(CLI::App* sub, NumericFlags& nf, ActivationFlags& a) {
+std::size_t add_activation_flags(CommandApp* sub, NumericFlags& nf, ActivationFlags& a) {
   const std::size_t dropout =
       nf.add(sub, "--dropout", "dropout", dim_rt<Count::dim>(), Constraint::non_negative,
              "Dropout probability in training (default: the model config's attention_dropout and hidden dropout; 0 "
@@ -428,7 +437,7 @@ namespace {
 }
 
 // A one-value option bound to `target`, refusing a repeat by name.
-CLI::Option* add_single_option(CLI::App* sub, const std::string& names, std::string* target, std::string help) {
+CLI::Option* add_single_option(CommandApp* sub, const std::string& names, std::string* target, std::string help) {
   CLI::Option* opt = sub->add_option(
       names,
       [target, shown = names.substr(0, names.find(','))](const CLI::results_t& r) {
@@ -443,7 +452,7 @@ CLI::Option* add_single_option(CLI::App* sub, const std::string& names, std::str
 
 }  // namespace
 
-std::size_t NumericFlags::add(CLI::App* sub, std::string flag, std::string name, DimRt dim,
+std::size_t NumericFlags::add(CommandApp* sub, std::string flag, std::string name, DimRt dim,
                               Constraint c, std::string help, std::string type_name,
                               std::optional<double> fallback, double plain_scale) {
   if (flags_.size() >= kMax) throw std::logic_error("too many numeric flags on one command");
@@ -482,7 +491,7 @@ double NumericFlags::max_rows() const {
   return n;
 }
 
-std::vector<std::size_t> NumericFlags::resolve(CLI::App* sub) {
+std::vector<std::size_t> NumericFlags::resolve(CommandApp* sub) {
   for (std::size_t i = 0; i < flags_.size(); ++i) flags_[i].given = options_[i]->count() > 0;
   std::vector<std::size_t> order;
   for (const CLI::Option* o : sub->parse_order()) {
@@ -494,7 +503,7 @@ std::vector<std::size_t> NumericFlags::resolve(CLI::App* sub) {
   return order;
 }
 
-void reject_extras(CLI::App* sub) {
+void reject_extras(CommandApp* sub) {
   CLI::App* root = sub;
   while (root->get_parent() != nullptr) root = root->get_parent();
   if (!root->remaining(true).empty()) throw CLI::ExtrasError(root->remaining(true));
@@ -563,7 +572,7 @@ std::string row_label(const ResultSet& rs, const std::string& configuration, con
 
 }  // namespace
 
-int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const Compute& compute) {
+int run_sweep(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const Compute& compute) {
   reject_extras(sub);
   const report::Format format = output_format(out);
   const std::vector<std::size_t> order = nf.resolve(sub);

@@ -15,6 +15,7 @@
 #include "napkin/result.h"
 #include "napkin/specs/hardware.h"
 #include "napkin/specs/model.h"
+#include "command_app.h"
 #include "sweep.h"
 
 namespace napkin::cli {
@@ -28,7 +29,7 @@ struct OutputOptions {
   std::string value;                // --value KEY
   const CLI::Option* plot_option = nullptr;  // tells `--plot ''` (refused) from no --plot
 };
-void add_output_flags(CLI::App* sub, OutputOptions& o);
+void add_output_flags(CommandApp* sub, OutputOptions& o);
 /// Throws InputError when more than one format flag is given, or --plot is given an empty name.
 /// Applies --digits (report::set_display_digits) for the renderers.
 report::Format output_format(const OutputOptions& o);
@@ -38,13 +39,13 @@ class NumericFlags {
  public:
   NumericFlags() { flags_.reserve(kMax); }
   /// Adds `--flag` to `sub`; returns its index for Point::get.
-  std::size_t add(CLI::App* sub, std::string flag, std::string name, DimRt dim, Constraint c,
+  std::size_t add(CommandApp* sub, std::string flag, std::string name, DimRt dim, Constraint c,
                   std::string help, std::string type_name, std::optional<double> fallback = {},
                   double plain_scale = 1.0);
   std::vector<NumericFlag>& flags() { return flags_; }
   const std::vector<NumericFlag>& flags() const { return flags_; }
   /// Marks given flags and returns their indices in command-line order.
-  std::vector<std::size_t> resolve(CLI::App* sub);
+  std::vector<std::size_t> resolve(CommandApp* sub);
   /// --max-rows N (added with the first numeric flag: every command that sweeps has it): the
   /// most rows a sweep may have, kDefaultMaxRows unless given. Throws InputError naming
   /// --max-rows for anything but a positive integer.
@@ -78,15 +79,15 @@ struct HardwareOption {
   /// States which hardware the figures came from (key "hardware", flag --hw).
   void assume(ResultSet& rs) const;
 };
-void add_hw_option(CLI::App* sub, HardwareOption& h);
+void add_hw_option(CommandApp* sub, HardwareOption& h);
 /// --as FAMILY: read MODEL's config.json, whose model_type napkin does not know, by analogy.
-void add_as_option(CLI::App* sub, std::string& as);
+void add_as_option(CommandApp* sub, std::string& as);
 /// --pue, --price-per-kwh and --carbon-intensity, as energy and train take them (prices and
 /// carbon per kWh of facility energy). Returns their indices in `nf`.
 struct EnergyPriceFlags {
   std::size_t pue = 0, price_kwh = 0, carbon = 0;
 };
-EnergyPriceFlags add_energy_price_flags(CLI::App* sub, NumericFlags& nf);
+EnergyPriceFlags add_energy_price_flags(CommandApp* sub, NumericFlags& nf);
 
 /// What a flag needs to mean something: a model architecture (not a bare --params count), the
 /// training ledger (--train) or the inference ledger (no --train). A flag given where its need is
@@ -97,7 +98,7 @@ struct FlagRule {
   unsigned needs;
 };
 /// Throws InputError for the first given flag (in `rules` order) whose needs are not met.
-void check_flag_needs(CLI::App* sub, std::initializer_list<FlagRule> rules, bool architecture, bool train);
+void check_flag_needs(CommandApp* sub, std::initializer_list<FlagRule> rules, bool architecture, bool train);
 
 /// --zero's text (one stage, or one of a comparison's list): 0, 1, 2 or 3, else InputError
 /// naming --zero.
@@ -132,7 +133,7 @@ struct WeightStorage {
 /// with it); else a quantized checkpoint's own bytes (specs::stored_weights of
 /// MODEL: tensors below 16 bits, or any checkpoint of a config that declares quantization); else
 /// the config's quantization_config; else bf16.
-WeightStorage weight_storage(CLI::App* sub, const std::string& weights_dtype, const std::string& model_arg,
+WeightStorage weight_storage(CommandApp* sub, const std::string& weights_dtype, const std::string& model_arg,
                              const specs::ModelSpec& m, NumericFlag& group);
 /// --weights-dtype's value as a napkin dtype; a llama.cpp GGUF type (q4_k_m, iq4_xs, ...; see
 /// gguf_quant.h) reads as bf16 here (the weights are then its stored bytes, weight_storage). Else
@@ -152,7 +153,7 @@ struct ActivationFlags {
   std::string attention;
   bool no_dropout = false, flash_attention = false;
 };
-std::size_t add_activation_flags(CLI::App* sub, NumericFlags& nf, ActivationFlags& a);
+std::size_t add_activation_flags(CommandApp* sub, NumericFlags& nf, ActivationFlags& a);
 
 /// --attention flash|eager and its alias --flash-attention: true for fused attention (the
 /// default). Throws InputError on another name or on --flash-attention with --attention eager.
@@ -169,7 +170,7 @@ void check_tokens_or_batch_seq(const NumericFlag& tokens, const NumericFlag& bat
 
 /// An unknown flag or word stops the command before it checks anything else (main reports it
 /// with the closest name). run_sweep calls it; callbacks that validate first call it themselves.
-void reject_extras(CLI::App* sub);
+void reject_extras(CommandApp* sub);
 
 using Compute = std::function<void(const Point&, ResultSet&)>;
 
@@ -193,7 +194,7 @@ int run_choices(const std::vector<ChoiceAxis>& axes, const OutputOptions& out, c
 
 /// Parses the numeric flags, runs `compute` for each combination and renders. Returns the
 /// exit code (0; checks the user asked for may return 1).
-int run_sweep(CLI::App* sub, NumericFlags& nf, const OutputOptions& out, const Compute& compute);
+int run_sweep(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const Compute& compute);
 
 /// The flag that changes an assumption, by the assumption's key ("" when no flag changes it).
 /// Throws std::out_of_range for a key the table does not list.
@@ -207,6 +208,8 @@ void add_all_commands(CLI::App& app, int& exit_code);
 /// builds the option tree of that one alone (the cold start). False, adding nothing, for any
 /// other word: help, completions and man read the whole table (add_all_commands).
 bool add_command_named(CLI::App& app, int& exit_code, std::string_view name);
+/// True for the names add_command_named builds.
+bool is_command_name(std::string_view name);
 
 void add_flops_command(CLI::App& app, int& exit_code);
 void add_roofline_command(CLI::App& app, int& exit_code);

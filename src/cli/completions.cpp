@@ -573,7 +573,7 @@ std::string completion_script(const CLI::App& app, std::string_view shell) {
 }
 
 void add_completions_command(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("completions", "Shell completion script for bash, zsh or fish");
+  auto* sub = add_command(app, "completions", "Shell completion script for bash, zsh or fish");
   auto shell = std::make_shared<std::string>();
   sub->add_option("SHELL", *shell, "The shell whose completion script is printed")->type_name("bash|zsh|fish");
   sub->footer("Example: napkin completions bash > ~/.local/share/bash-completion/completions/napkin\n"

@@ -4,7 +4,7 @@
 
 namespace napkin::cli {
 
-void add_engine_option(CLI::App* sub, std::string& engine) {
+void add_engine_option(CommandApp* sub, std::string& engine) {
   sub->add_option("--engine", engine, "Whose allocation the ledger follows: none (default, engine-neutral), "
                                       "llama.cpp, vllm")
       ->type_name("none|llama.cpp|vllm")
@@ -18,7 +18,7 @@ Engine parse_engine(const std::string& text) {
   throw InputError("--engine", text, "none, llama.cpp or vllm");
 }
 
-void add_llamacpp_flags(CLI::App* sub, NumericFlags& nf, LlamaCppFlags& f, bool add_flash_attention) {
+void add_llamacpp_flags(CommandApp* sub, NumericFlags& nf, LlamaCppFlags& f, bool add_flash_attention) {
   const DimRt count = dim_rt<Count::dim>();
   sub->add_option("--v-dtype", f.v_dtype, "llama.cpp V cache type (-ctv; default: --kv-dtype's): f16, bf16, f32, "
                                           "q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl")
@@ -40,7 +40,7 @@ void add_llamacpp_flags(CLI::App* sub, NumericFlags& nf, LlamaCppFlags& f, bool 
       ->group("Engine");
 }
 
-void check_engine_flags(CLI::App* sub, Engine engine, std::initializer_list<const char*> not_with_llamacpp) {
+void check_engine_flags(CommandApp* sub, Engine engine, std::initializer_list<const char*> not_with_llamacpp) {
   const auto given = [&](const char* flag) { return sub->get_option(flag)->count() > 0; };
   if (engine != Engine::llamacpp) {
     for (const char* flag : {"--v-dtype", "--ubatch", "--parallel", "--swa-full", "--no-flash-attention"})
@@ -55,7 +55,7 @@ void check_engine_flags(CLI::App* sub, Engine engine, std::initializer_list<cons
     throw InputError("--no-flash-attention", "(with --flash-attention)", "one of them");
 }
 
-void fill_llamacpp_input(CLI::App* sub, const std::string& kv_dtype, const LlamaCppFlags& f, LlamaCppInput& in) {
+void fill_llamacpp_input(CommandApp* sub, const std::string& kv_dtype, const LlamaCppFlags& f, LlamaCppInput& in) {
   in.type_k = sub->get_option("--kv-dtype")->count() > 0 ? parse_cache_type(kv_dtype, "--kv-dtype") : CacheType::f16;
   in.type_v = f.v_dtype.empty() ? in.type_k : parse_cache_type(f.v_dtype, "--v-dtype");
   in.flash_attention = !f.no_flash_attention;

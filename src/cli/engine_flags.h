@@ -13,7 +13,7 @@ namespace napkin::cli {
 enum class Engine { none, llamacpp, vllm };
 
 /// --engine none|llama.cpp|vllm (default none), in group "Engine".
-void add_engine_option(CLI::App* sub, std::string& engine);
+void add_engine_option(CommandApp* sub, std::string& engine);
 /// "none", "llama.cpp" (also "llamacpp", "llama-cpp"), "vllm". InputError naming --engine for
 /// anything else.
 Engine parse_engine(const std::string& text);
@@ -25,16 +25,16 @@ struct LlamaCppFlags {
   std::size_t ubatch = 0, parallel = 0;  // indices in NumericFlags
   bool swa_full = false, no_flash_attention = false, flash_attention = false;
 };
-void add_llamacpp_flags(CLI::App* sub, NumericFlags& nf, LlamaCppFlags& f, bool add_flash_attention);
+void add_llamacpp_flags(CommandApp* sub, NumericFlags& nf, LlamaCppFlags& f, bool add_flash_attention);
 
 /// Refuses (InputError naming the flag) llama.cpp's flags without --engine llama.cpp, and the
 /// flags in `not_with_llamacpp` with it.
-void check_engine_flags(CLI::App* sub, Engine engine, std::initializer_list<const char*> not_with_llamacpp);
+void check_engine_flags(CommandApp* sub, Engine engine, std::initializer_list<const char*> not_with_llamacpp);
 
 /// The cache types and flash attention of a llama.cpp run: --kv-dtype (default f16) for K,
 /// --v-dtype (default: K's) for V. llama.cpp refuses a quantized V cache without flash attention
 /// ("V cache quantization requires flash_attn", src/llama-context.cpp): so does napkin.
-void fill_llamacpp_input(CLI::App* sub, const std::string& kv_dtype, const LlamaCppFlags& f, LlamaCppInput& in);
+void fill_llamacpp_input(CommandApp* sub, const std::string& kv_dtype, const LlamaCppFlags& f, LlamaCppInput& in);
 
 /// The napkin dtype serve's roofline reads a llama.cpp cache at: the wider of K and V, f32 → fp32,
 /// f16 → fp16, bf16 → bf16, q8_0 → int8, the 4- and 5-bit types → int4.

@@ -13,7 +13,7 @@ constexpr const char* kVllmFlags[] = {"--gpu-memory-utilization", "--max-num-bat
                                       "--block-size"};
 }  // namespace
 
-VllmFlags add_vllm_flags(CLI::App* sub, NumericFlags& nf) {
+VllmFlags add_vllm_flags(CommandApp* sub, NumericFlags& nf) {
   VllmFlags f;
   // vLLM's names and defaults: vllm/engine/arg_utils.py (EngineArgs), vllm/config CacheConfig.
   f.utilization = nf.add(sub, "--gpu-memory-utilization", "gpu_memory_utilization", kCount, Constraint::positive,
@@ -31,7 +31,7 @@ VllmFlags add_vllm_flags(CLI::App* sub, NumericFlags& nf) {
   return f;
 }
 
-void check_vllm_flags(CLI::App* sub, bool vllm) {
+void check_vllm_flags(CommandApp* sub, bool vllm) {
   if (vllm) return;
   for (const char* name : kVllmFlags)
     if (const CLI::Option* o = sub->get_option_no_throw(name); o != nullptr && o->count() > 0)

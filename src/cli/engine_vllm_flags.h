@@ -3,7 +3,7 @@
 // core's (napkin/engine_vllm.h).
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "command_app.h"
 
 #include <string>
 #include <string_view>
@@ -19,9 +19,9 @@ struct VllmFlags {
 };
 /// --gpu-memory-utilization (0.9), --max-num-batched-tokens and --max-num-seqs (vLLM's defaults
 /// for the GPU: napkin::vllm_batch_defaults), --block-size (16), in the help group "vLLM".
-VllmFlags add_vllm_flags(CLI::App* sub, NumericFlags& nf);
+VllmFlags add_vllm_flags(CommandApp* sub, NumericFlags& nf);
 /// Refuses a vLLM flag given without --engine vllm (InputError naming the flag).
-void check_vllm_flags(CLI::App* sub, bool vllm);
+void check_vllm_flags(CommandApp* sub, bool vllm);
 /// The core's input at one sweep point. gpu_memory is torch's total of the GPU; `device` its name
 /// (for vLLM's A100 exception) or "" when only --gpu-memory was given.
 VllmInput vllm_input(const VllmFlags& f, const Point& p, Bytes gpu_memory, std::string_view device);

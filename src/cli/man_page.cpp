@@ -219,7 +219,7 @@ std::string command_help(const CLI::App& app, const std::vector<std::string>& pa
 }
 
 void add_man_command(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("man", "This manual page in roff (napkin.1): napkin man | man -l -");
+  auto* sub = add_command(app, "man", "This manual page in roff (napkin.1): napkin man | man -l -");
   sub->footer("Example: napkin man | man -l -\n         napkin man > napkin.1");
   sub->callback([sub, &app, &exit_code] {
     reject_extras(sub);
@@ -229,7 +229,7 @@ void add_man_command(CLI::App& app, int& exit_code) {
 }
 
 void add_help_command(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("help", "A command's flags: napkin help COMMAND [SUBCOMMAND] is napkin COMMAND "
+  auto* sub = add_command(app, "help", "A command's flags: napkin help COMMAND [SUBCOMMAND] is napkin COMMAND "
                                          "[SUBCOMMAND] --help");
   auto path = std::make_shared<std::vector<std::string>>();
   sub->add_option("COMMAND", *path, "The command (and subcommand) whose help is printed")->type_name("COMMAND");

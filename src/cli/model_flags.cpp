@@ -15,7 +15,7 @@ double N(std::int64_t v) { return static_cast<double>(v); }
 
 }  // namespace
 
-void MadeUpModelFlags::add(CLI::App* sub, NumericFlags& nf, std::optional<std::size_t> layers,
+void MadeUpModelFlags::add(CommandApp* sub, NumericFlags& nf, std::optional<std::size_t> layers,
                            std::optional<std::size_t> vocab) {
   const auto count = [&](const char* flag, const char* name, const char* help) {
     const std::size_t i = nf.add(sub, flag, name, dim_rt<Count::dim>(), Constraint::positive_integer, help, "COUNT");

@@ -29,7 +29,7 @@ class MadeUpModelFlags {
   /// Adds the flags to `sub`. `layers` and `vocab`: the index in `nf` of a --layers / --vocab the
   /// command already has (flops train; train's --vocab), which the made-up decoder reads instead
   /// of adding its own.
-  void add(CLI::App* sub, NumericFlags& nf, std::optional<std::size_t> layers = {},
+  void add(CommandApp* sub, NumericFlags& nf, std::optional<std::size_t> layers = {},
            std::optional<std::size_t> vocab = {});
 
   /// The first flag of the made-up decoder given ("" when none), in the order of the help,
@@ -64,7 +64,7 @@ class MadeUpModelFlags {
 
  private:
   specs::DecoderShape shape_at(const Point& p) const;
-  CLI::App* sub_ = nullptr;
+  CommandApp* sub_ = nullptr;
   std::size_t layers_ = 0, hidden_ = 0, heads_ = 0, kv_heads_ = 0, head_dim_ = 0, ffn_ = 0, vocab_ = 0,
               moe_experts_ = 0, moe_top_k_ = 0, moe_ffn_ = 0;
   bool tied_ = false, no_gated_ = false;

@@ -3,7 +3,7 @@
 
 namespace napkin::cli {
 
-void add_training_memory_flags(CLI::App* sub, TrainingMemoryFlags& f) {
+void add_training_memory_flags(CommandApp* sub, TrainingMemoryFlags& f) {
   sub->add_option("--activation-accounting", f.accounting,
                   "How a layer's saved tensors are counted: korthikanti (Korthikanti et al. 2022's coefficients; the "
                   "default for GPT layers) or tensors (tensor by tensor at the layer's widths; the default otherwise)")

@@ -5,8 +5,7 @@
 
 #include <string>
 
-#include <CLI/CLI.hpp>
-
+#include "command_app.h"
 #include "napkin/memory.h"
 
 namespace napkin::cli {
@@ -17,7 +16,7 @@ struct TrainingMemoryFlags {
   bool distribute_saved = false;
 };
 
-void add_training_memory_flags(CLI::App* sub, TrainingMemoryFlags& f);
+void add_training_memory_flags(CommandApp* sub, TrainingMemoryFlags& f);
 /// Parses the names (InputError naming the flag) into `in`.
 void apply_training_memory_flags(const TrainingMemoryFlags& f, TrainingMemoryInput& in);
 
