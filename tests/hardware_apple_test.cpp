@@ -1,6 +1,7 @@
 // Apple silicon presets (unified memory: sizes sold, the GPU's default share) and the cpu class preset.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -177,4 +178,18 @@ TEST_CASE("the cpu class preset needs --bandwidth (and --peak where a command ne
   CHECK(has(r.out, "--gpu-memory"));
   r = run_napkin("memory llama-3.1-8b --hw cpu --gpu-memory 64GiB --require-fit");
   CHECK(r.code == 0);
+}
+
+TEST_CASE("every sized name completion offers loads that size of its preset") {
+  const auto names = specs::hardware_sized_names();
+  CHECK(names.size() > 40);  // every Apple variant, each with one to five sizes
+  for (const auto& n : names) {
+    INFO(n);
+    const specs::HardwareSpec h = specs::load_hardware(n);
+    const std::string gb = n.substr(n.rfind('-') + 1);
+    CHECK(std::to_string(static_cast<long long>(std::llround(h.memory_advertised.in(GiB)))) + "gb" == gb);
+  }
+  CHECK(std::find(names.begin(), names.end(), "apple-m3-max-30c-96gb") != names.end());
+  const auto bash = napkin_test::run_napkin("completions bash");
+  CHECK(has(bash.out, " apple-m2-ultra-192gb "));
 }

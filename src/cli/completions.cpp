@@ -74,6 +74,7 @@ void classify(const CLI::Option* o, FlagInfo& f) {
     f.kind = ValueKind::hardware;
     f.words = specs::hardware_preset_names();
     for (auto& a : specs::hardware_alias_names()) f.words.push_back(std::move(a));
+    for (auto& a : specs::hardware_sized_names()) f.words.push_back(std::move(a));
   } else if (t == "FILE.svg") {
     f.kind = ValueKind::svg;
   } else if (t == "COMMAND") {

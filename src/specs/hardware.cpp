@@ -601,4 +601,13 @@ std::vector<std::string> hardware_alias_names() {
   return names;
 }
 
+std::vector<std::string> hardware_sized_names() {
+  std::vector<std::string> names;
+  for (const auto& p : hardware_preset_texts()) {
+    const HardwareSpec h = load_preset(p);
+    for (const auto& o : h.memory_options) names.push_back(std::string(p.name) + "-" + whole_gib(o.physical) + "gb");
+  }
+  return names;
+}
+
 }  // namespace napkin::specs

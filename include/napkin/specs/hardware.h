@@ -75,6 +75,9 @@ std::vector<std::string> hardware_preset_names();
 /// The short names load_hardware also takes ("h100", "a100", "mi300", "4090", ...), for shell
 /// completion.
 std::vector<std::string> hardware_alias_names();
+/// Every size a preset with memory configurations was sold with, as --hw takes it
+/// ("apple-m2-ultra-192gb"): for shell completion.
+std::vector<std::string> hardware_sized_names();
 
 /// A preset name (matched without regard to case), a preset with unified memory and a size it was sold
 /// with ("apple-m2-ultra-192gb": 192 GiB of RAM, the GPU's default share of it; a size not sold is an
