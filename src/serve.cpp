@@ -534,14 +534,26 @@ InferenceMemoryInput serve_memory_input(const ServeInput& in) {
   return mi;
 }
 
-Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
-  check(m, in);
-  const Setup s = make_setup(m, in);
-  check_link(in);
-  Serve r;
-  const double b = in.batch.in(one), p = in.prompt.in(one), g = in.generate.in(one);
-  r.decode_context = p + g / 2.0;
-  r.decode_steps = g - 1.0;
+namespace {
+
+// A graph replay costs one launch from the CPU per step.
+void add_graph_launch(PhaseCost& c, Seconds eager) {
+  OpCost o;
+  o.name = "graph_launch";
+  o.count = 1;
+  o.kernels = 1;
+  o.launch = eager;
+  o.time = eager;
+  c.ops.push_back(o);
+  c.launch += eager;
+  c.time += eager;
+  c.kernels += 1;
+}
+
+// The prefill pass, the decode step at the mean context as launched, and the same step launched
+// the other way (with or without CUDA graphs); the graphed one pays its graph launch.
+void phases(const Setup& s, const ServeInput& in, Serve& r) {
+  const double b = in.batch.in(one), p = in.prompt.in(one);
   const Seconds eager = in.launch_overhead;
   const Seconds graphed = in.graph_overhead;
   r.prefill = pass_cost(s, Pass{true, b, b * p, b, p}, eager, r.touched_experts_prefill);
@@ -549,65 +561,58 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
   r.decode = pass_cost(s, decode_pass(b, r.decode_context), in.cuda_graphs ? graphed : eager,
                        r.touched_experts_decode);
   r.decode_alternative = pass_cost(s, decode_pass(b, r.decode_context), in.cuda_graphs ? eager : graphed, touched);
-  // A graph replay costs one launch from the CPU per step.
-  auto add_graph_launch = [&](PhaseCost& c) {
-    OpCost o;
-    o.name = "graph_launch";
-    o.count = 1;
-    o.kernels = 1;
-    o.launch = eager;
-    o.time = eager;
-    c.ops.push_back(o);
-    c.launch += eager;
-    c.time += eager;
-    c.kernels += 1;
-  };
   if (in.cuda_graphs)
-    add_graph_launch(r.decode);
+    add_graph_launch(r.decode, eager);
   else
-    add_graph_launch(*r.decode_alternative);
+    add_graph_launch(*r.decode_alternative, eager);
+}
 
-  // The batch at which the decode step's intensity ΣC/ΣQ reaches the ridge R/BW. ΣC grows as B;
-  // ΣQ as W + B·(KV + activations) for a dense model (the experts touched grow with B too, up to
-  // all of them), so the intensity rises with B towards the per-sequence ratio; when that limit
-  // is below the ridge, decode never turns compute-bound at this context.
-  const double ridge = (in.peak / in.bandwidth).in(flop_per_byte);
-  auto crossing = [&](bool matmul_only, Intensity& limit) -> std::optional<std::int64_t> {
-    auto intensity_at = [&](double batch) {
-      double ignored = 0.0;
-      const PhaseCost c = pass_cost(s, decode_pass(batch, r.decode_context), eager, ignored);
-      return matmul_only ? (c.matmul_flops / c.matmul_bytes).in(flop_per_byte) : c.intensity().in(flop_per_byte);
-    };
-    limit = intensity_at(1e12) * flop_per_byte;
-    if (limit.in(flop_per_byte) < ridge) return std::nullopt;
-    double lo = 0.0, hi = 1.0;  // intensity(lo) < ridge ≤ intensity(hi); lo = 0 stands for "below 1"
-    while (intensity_at(hi) < ridge && hi < 1e12) {
-      lo = hi;
-      hi *= 2.0;
-    }
-    while (hi - lo > 1.0) {
-      const double mid = std::floor((lo + hi) / 2.0);
-      if (intensity_at(mid) >= ridge)
-        hi = mid;
-      else
-        lo = mid;
-    }
-    return static_cast<std::int64_t>(hi);
+// The batch at which the decode step's intensity ΣC/ΣQ reaches the ridge R/BW. ΣC grows as B;
+// ΣQ as W + B·(KV + activations) for a dense model (the experts touched grow with B too, up to
+// all of them), so the intensity rises with B towards the per-sequence ratio; when that limit
+// is below the ridge, decode never turns compute-bound at this context.
+std::optional<std::int64_t> crossing(const Setup& s, double context, bool matmul_only, Intensity& limit) {
+  const double ridge = (s.in.peak / s.in.bandwidth).in(flop_per_byte);
+  auto intensity_at = [&](double batch) {
+    double ignored = 0.0;
+    const PhaseCost c = pass_cost(s, decode_pass(batch, context), s.in.launch_overhead, ignored);
+    return matmul_only ? (c.matmul_flops / c.matmul_bytes).in(flop_per_byte) : c.intensity().in(flop_per_byte);
   };
-  // The crossings do not depend on the batch, and each takes ~20 passes: a sweep reuses them
-  // when the model and every other input are the same (exact equality, so the numbers are those
-  // a fresh search gives). The prompt and the generated length enter only through the decode
-  // context, so a sweep over --prompt keeps one entry per context.
-  struct Crossings {
-    std::optional<std::int64_t> compute_bound_batch, matmul_compute_bound_batch;
-    Intensity decode_limit_intensity{}, matmul_limit_intensity{};
-  };
-  struct CrossingMemo {
-    specs::ModelSpec m;
-    ServeInput in;  // batch, prompt and generate zeroed
-    std::unordered_map<double, Crossings> by_context;
-    std::unordered_map<double, std::int64_t> max_batch;  // by the memory ledger's context, P + G
-  };
+  limit = intensity_at(1e12) * flop_per_byte;
+  if (limit.in(flop_per_byte) < ridge) return std::nullopt;
+  double lo = 0.0, hi = 1.0;  // intensity(lo) < ridge ≤ intensity(hi); lo = 0 stands for "below 1"
+  while (intensity_at(hi) < ridge && hi < 1e12) {
+    lo = hi;
+    hi *= 2.0;
+  }
+  while (hi - lo > 1.0) {
+    const double mid = std::floor((lo + hi) / 2.0);
+    if (intensity_at(mid) >= ridge)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return static_cast<std::int64_t>(hi);
+}
+
+// The crossings do not depend on the batch, and each takes ~20 passes: a sweep reuses them
+// when the model and every other input are the same (exact equality, so the numbers are those
+// a fresh search gives). The prompt and the generated length enter only through the decode
+// context, so a sweep over --prompt keeps one entry per context.
+struct Crossings {
+  std::optional<std::int64_t> compute_bound_batch, matmul_compute_bound_batch;
+  Intensity decode_limit_intensity{}, matmul_limit_intensity{};
+};
+struct CrossingMemo {
+  specs::ModelSpec m;
+  ServeInput in;  // batch, prompt and generate zeroed
+  std::unordered_map<double, Crossings> by_context;
+  std::unordered_map<double, std::int64_t> max_batch;  // by the memory ledger's context, P + G
+};
+
+// This thread's memo, emptied when the model or an input other than the batch, the prompt, the
+// generated length and the expected figures' coefficients changes, or when it reaches its bound.
+CrossingMemo& crossing_memo(const specs::ModelSpec& m, const ServeInput& in) {
   thread_local std::optional<CrossingMemo> memo;
   ServeInput key = in;
   key.batch = key.prompt = key.generate = 0.0 * one;
@@ -619,14 +624,20 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
     memo->by_context.clear();
     memo->max_batch.clear();
   }
-  const auto [it, fresh] = memo->by_context.try_emplace(r.decode_context);
+  return *memo;
+}
+
+// The compute-bound batches of the whole step and of its weight matmuls at the decode context,
+// searched once per context.
+void crossings(const Setup& s, CrossingMemo& memo, Serve& r) {
+  const auto [it, fresh] = memo.by_context.try_emplace(r.decode_context);
   Crossings& x = it->second;
   if (fresh) {
     try {
-      x.compute_bound_batch = crossing(false, x.decode_limit_intensity);
-      x.matmul_compute_bound_batch = crossing(true, x.matmul_limit_intensity);
+      x.compute_bound_batch = crossing(s, r.decode_context, false, x.decode_limit_intensity);
+      x.matmul_compute_bound_batch = crossing(s, r.decode_context, true, x.matmul_limit_intensity);
     } catch (...) {
-      memo->by_context.erase(it);
+      memo.by_context.erase(it);
       throw;
     }
   }
@@ -634,12 +645,10 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
   r.matmul_compute_bound_batch = x.matmul_compute_bound_batch;
   r.decode_limit_intensity = x.decode_limit_intensity;
   r.matmul_limit_intensity = x.matmul_limit_intensity;
+}
 
-  if (in.efficiency) {
-    r.expected_prefill = expected_phase(r.prefill, *in.efficiency, b * p, in.peak, in.bandwidth);
-    r.expected_decode = expected_phase(r.decode, *in.efficiency, 0.0, in.peak, in.bandwidth);
-  }
-
+// The inference ledger at context P + G and, with a capacity, the largest batch that fits.
+void serve_memory(const specs::ModelSpec& m, const ServeInput& in, CrossingMemo& memo, Serve& r) {
   InferenceMemoryInput mi = serve_memory_input(in);
   ModelMemo& mm = model_memo(m);
   mi.counts = &mm.c;
@@ -649,11 +658,31 @@ Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
     // The largest batch that fits does not depend on the batch (the solver sets it): one solve
     // per context, kept with the crossings.
     const double context = mi.context.in(one);
-    auto found = memo->max_batch.find(context);
-    if (found == memo->max_batch.end())
-      found = memo->max_batch.emplace(context, solve_inference(m, mi, SolveFor::max_batch)).first;
+    auto found = memo.max_batch.find(context);
+    if (found == memo.max_batch.end())
+      found = memo.max_batch.emplace(context, solve_inference(m, mi, SolveFor::max_batch)).first;
     r.max_batch = found->second;
   }
+}
+
+}  // namespace
+
+Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
+  check(m, in);
+  const Setup s = make_setup(m, in);
+  check_link(in);
+  Serve r;
+  const double b = in.batch.in(one), p = in.prompt.in(one), g = in.generate.in(one);
+  r.decode_context = p + g / 2.0;
+  r.decode_steps = g - 1.0;
+  phases(s, in, r);
+  CrossingMemo& memo = crossing_memo(m, in);
+  crossings(s, memo, r);
+  if (in.efficiency) {
+    r.expected_prefill = expected_phase(r.prefill, *in.efficiency, b * p, in.peak, in.bandwidth);
+    r.expected_decode = expected_phase(r.decode, *in.efficiency, 0.0, in.peak, in.bandwidth);
+  }
+  serve_memory(m, in, memo, r);
   return r;
 }
 
@@ -774,15 +803,44 @@ const OpCost* find_op(const PhaseCost& c, std::string_view name) {
   return nullptr;
 }
 
-}  // namespace
+// The numbers the serve result itemizes, all computed before its first row; each step below adds
+// one part of the result from them, in the order the renderers print it.
+struct ServeReport {
+  const specs::ModelSpec& m;
+  const ServeInput& in;
+  Serve r;
+  bool tp = false, moe = false, mla = false;
+  Count batch{}, ctx{}, context{};  // B; the decode step's mean context P + G/2; the ledger's P + G
+  Intensity ridge{};
 
-void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultSet& out) {
-  const Serve r = serve(m, in);
-  const bool tp = in.tp.in(one) > 1.0;
-  const bool moe = m.moe.is_moe();
-  const bool mla = m.attention == specs::AttentionKind::mla;
-  const Count batch = in.batch;
-  const Count ctx = r.decode_context * one;
+  ServeReport(const specs::ModelSpec& model, const ServeInput& i);
+
+  void inputs(ResultSet& out) const;
+  void speed_items(ResultSet& out) const;
+  void decode_items(ResultSet& out) const;
+  void crossing_items(ResultSet& out) const;
+  void launch_items(ResultSet& out) const;
+  void memory_items(ResultSet& out) const;
+  void notes(ResultSet& out) const;
+  void dtype_assumptions(ResultSet& out) const;
+  void roofline_assumptions(ResultSet& out) const;
+  void kernel_assumptions(ResultSet& out) const;
+  void run_assumptions(ResultSet& out) const;
+};
+
+ServeReport::ServeReport(const specs::ModelSpec& model, const ServeInput& i) : m(model), in(i), r(serve(model, i)) {
+  tp = in.tp.in(one) > 1.0;
+  moe = m.moe.is_moe();
+  mla = m.attention == specs::AttentionKind::mla;
+  batch = in.batch;
+  ctx = r.decode_context * one;
+  context = in.prompt + in.generate;
+  ridge = in.peak / in.bandwidth;
+}
+
+// The command's inputs: the model, the dtypes, the shape of the run, the hardware and launch
+// figures, and the efficiency coefficients when there are expected figures.
+void ServeReport::inputs(ResultSet& out) const {
   out.command = "serve";
   out.input("model", verdict(m.name));
   out.input("weights_dtype", verdict(in.stored_weights ? std::string_view("as stored") : dtype_name(in.weights_dtype)));
@@ -803,7 +861,11 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
     out.input("prefill_half_tokens", value(in.efficiency->prefill_half));
     out.input("token_overhead", value(in.efficiency->pass_overhead));
   }
+}
 
+// Prefill and decode times with their bounds, the decode throughput and the request latency,
+// then the expected figures beside them.
+void ServeReport::speed_items(ResultSet& out) const {
   phase_items(out, in, r.prefill, "prefill_time", "prefill (time to first token)", "prefill_bound", "prefill bound");
   phase_items(out, in, r.decode, "decode_time_per_token", "decode step (time per output token)", "decode_bound",
               "decode bound");
@@ -814,6 +876,10 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
   out.item("latency", "request latency", value(r.latency()), "t_prefill + (G − 1) · t_decode",
            text("{} + {} · {}", r.prefill.time, r.decode_steps, r.decode.time));
   expected_items(out, in, r);
+}
+
+// What a decode step reads (weights, KV cache) and its intensity against the ridge.
+void ServeReport::decode_items(ResultSet& out) const {
   out.item("decode_weight_bytes", "weights read per decode step", value(r.decode.weight_bytes),
            "Σ weights of the step's kernels", text("{} of the {} stored (embedding: the batch's rows only)",
                                                    r.decode.weight_bytes, r.memory.weights));
@@ -821,8 +887,11 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
            "Σ_layers B · (min(ctx, W) + 1) · KV/token/layer", text("{} sequence(s) at mean context {}", batch, ctx));
   out.item("decode_intensity", "decode intensity", value(r.decode.intensity()), "ΣC / ΣQ",
            text("{} / {}", r.decode.flops, r.decode.bytes));
-  const Intensity ridge = in.peak / in.bandwidth;
   out.item("ridge_intensity", "ridge point", value(ridge), "I* = R_peak / BW", text("{} / {}", in.peak, in.bandwidth));
+}
+
+// The batches at which the decode step, and its weight matmuls alone, turn compute-bound (or never).
+void ServeReport::crossing_items(ResultSet& out) const {
   if (r.compute_bound_batch)
     out.item("compute_bound_batch", "decode turns compute-bound at batch", value(static_cast<double>(*r.compute_bound_batch)),
              "min B with ΣC(B) / ΣQ(B) ≥ I*",
@@ -842,6 +911,10 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
     out.item("matmul_compute_bound_batch", "weight matmuls turn compute-bound at batch", no_value("never"),
              "ΣC_mm(B) / ΣQ_mm(B) < I* for every B",
              text("the weight GEMMs alone: → {} as B → ∞, below {}", r.matmul_limit_intensity, ridge));
+}
+
+// The decode time lost to launches, the step in the other launch mode, and the all-reduce under TP.
+void ServeReport::launch_items(ResultSet& out) const {
   out.item("decode_launch_time", "decode time lost to launch overhead", value(r.decode.time - r.decode.roof),
            "Σ_ops max(0, n_k·t_k − roofline time)", text("{} − {}", r.decode.time, r.decode.roof));
   if (in.cuda_graphs)
@@ -859,10 +932,11 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
                text("{} · max(2 · ({} − 1)/{} · {} / {}, {})", ar->count, in.tp, in.tp, ar->comm_bytes / ar->count,
                     *in.link_bandwidth, in.cuda_graphs ? in.graph_overhead : in.launch_overhead));
   }
+}
 
-  // The ledger, as napkin memory computes it at the final context.
+// The ledger, as napkin memory computes it at the final context, and whether it fits.
+void ServeReport::memory_items(ResultSet& out) const {
   const InferenceMemory& mem = r.memory;
-  const Count context = in.prompt + in.generate;
   out.item("weights", "weights", value(mem.weights), "napkin memory ledger", text(""));
   out.item("kv_cache", "KV cache", value(mem.kv_cache), "napkin memory ledger",
            text("{} sequence(s) · {} tokens", batch, context));
@@ -876,7 +950,10 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
     out.item("max_batch", "largest batch that fits", value(static_cast<double>(*r.max_batch)),
              "napkin memory --max batch", text("at context {}", context));
   }
+}
 
+// The notes --explain shows: what bounds a decode step and when it turns compute-bound.
+void ServeReport::notes(ResultSet& out) const {
   out.note(text("decode reads {} of weights per step: {} / {} = {}, the memory floor of a step at any batch",
                 r.decode.weight_bytes, r.decode.weight_bytes, in.bandwidth, r.decode.weight_bytes / in.bandwidth));
   out.note(text("the KV cache adds {} per step ({} / {} = {}), growing with batch and context", r.decode.kv_bytes,
@@ -889,11 +966,10 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
   if (r.compute_bound_batch && r.max_batch && *r.compute_bound_batch > *r.max_batch)
     out.note(text("decode turns compute-bound at batch {}, but the GPU memory holds at most {} sequences of {} tokens",
                   static_cast<double>(*r.compute_bound_batch), static_cast<double>(*r.max_batch), context));
-  if (per_op) {
-    op_series(out, "prefill_ops", "Prefill ops (per GPU, summed over layers)", r.prefill);
-    op_series(out, "decode_ops", "Decode ops (one step, per GPU, summed over layers)", r.decode);
-  }
+}
 
+// The run's shape and how the weights, the KV cache and the matmuls are stored and computed.
+void ServeReport::dtype_assumptions(ResultSet& out) const {
   out.assume("serve_shape", text("{} sequence(s): {}-token prompt, {} generated tokens; prefill gives the first token, "
                                  "{} decode steps at the mean context P + G/2 = {}",
                                  batch, in.prompt, in.generate, r.decode_steps, ctx));
@@ -915,6 +991,10 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
   out.assume("kv_dtype", text("KV cache stored in {} ({} per element)", dtype_name(in.kv_dtype), dtype_size(in.kv_dtype)));
   out.assume("compute_dtype", text("matmuls run at the dense {} peak (lower-precision weights dequantized in the kernel)",
                                    dtype_name(in.compute_dtype)));
+}
+
+// The roofline each kernel runs on: peak, bandwidth, the launch floor and CUDA graphs.
+void ServeReport::roofline_assumptions(ResultSet& out) const {
   out.assume("peak", text("{} is the peak compute rate (dense)", in.peak));
   out.assume("bandwidth", text("{} memory bandwidth for weights, KV cache and activations", in.bandwidth));
   out.assume("roofline_model", text("each kernel takes max(C/R, Q/BW): compute and memory overlap perfectly; caches, "
@@ -930,6 +1010,11 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
   } else {
     out.assume("cuda_graphs", text("decode launched kernel by kernel (no CUDA graphs)"));
   }
+}
+
+// How the ops are counted: kernels per layer, FLOP per element, attention, and the model's
+// MLA, windowed, chunked and MoE layers.
+void ServeReport::kernel_assumptions(ResultSet& out) const {
   const std::string_view qkv_kernels = !mla ? "fused QKV" : m.mla.q_lora_rank > 0 ? "MLA projections and norms 6"
                                                                                    : "MLA projections and norm 4";
   const bool shared = m.moe.n_shared_experts > 0 || m.moe.shared_ffn > 0;
@@ -961,6 +1046,10 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
                                    "experts, {} in a decode step, {} in prefill; each touched expert read once",
                                    static_cast<double>(m.moe.n_experts), r.touched_experts_decode,
                                    r.touched_experts_prefill));
+}
+
+// The prefill pass, tensor parallelism, the memory ledger's settings and what is not counted.
+void ServeReport::run_assumptions(ResultSet& out) const {
   out.assume("prefill_pass", text("the {} prompt tokens run as one forward pass (weights read once); logits only for "
                                   "the last position of each prompt", batch.in(one) * in.prompt));
   if (tp) {
@@ -973,6 +1062,27 @@ void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultS
                                    "{} for the details)", context, context));
   out.assume("serve_extras", text("not counted: sampling, detokenization, the scheduler's CPU time, host-device copies, "
                                   "speculative decoding; no pipeline parallelism"));
+}
+
+}  // namespace
+
+void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultSet& out) {
+  const ServeReport t(m, in);
+  t.inputs(out);
+  t.speed_items(out);
+  t.decode_items(out);
+  t.crossing_items(out);
+  t.launch_items(out);
+  t.memory_items(out);
+  t.notes(out);
+  if (per_op) {
+    op_series(out, "prefill_ops", "Prefill ops (per GPU, summed over layers)", t.r.prefill);
+    op_series(out, "decode_ops", "Decode ops (one step, per GPU, summed over layers)", t.r.decode);
+  }
+  t.dtype_assumptions(out);
+  t.roofline_assumptions(out);
+  t.kernel_assumptions(out);
+  t.run_assumptions(out);
   expected_assumptions(out, in);
 }
 

@@ -385,15 +385,95 @@ TrainEstimate estimate(const specs::ModelSpec* mp, const TrainInput& in) {
   return r;
 }
 
-void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
-  const TrainEstimate r = estimate(mp, in);
-  const Counted c = count_flops(mp, in);
-  check_run(mp, in, Layout{r.gpus, r.dp}, &out);
-  const Recompute rc = in.memory.recompute;
-  const double l = mp ? static_cast<double>(mp->layers) : 0.0, h = mp ? static_cast<double>(mp->hidden) : 0.0,
-               s = num(in.memory.seq);
+// Eq. 3's GPT layer against the model (megatron): 12·l·h² parameters per layer (MHA, plain 4h
+// MLP) and the model's own active non-embedding count.
+struct MegatronShape {
+  bool gpt_layer = false;
+  double gpt_params = 0.0, model_params = 0.0;
+};
 
-  // The per-GPU memory ledger first: the layout has to fit before its time means anything.
+MegatronShape megatron_shape(const specs::ModelSpec& m, double l, double h) {
+  MegatronShape g;
+  g.gpt_params = 12.0 * l * h * h;
+  const ParamCount pc = count_params(m);
+  g.model_params = static_cast<double>(pc.active - pc.embedding);
+  g.gpt_layer = m.ffn_kind == specs::FfnKind::plain && m.ffn == 4 * m.hidden && !m.moe.is_moe() &&
+                (m.kv_heads == 0 || m.kv_heads == m.heads);
+  return g;
+}
+
+// The numbers the train result itemizes, all computed before its first row; each step below adds
+// one part of the result from them, in the order the renderers print it.
+struct TrainReport {
+  const specs::ModelSpec* mp;
+  const TrainInput& in;
+  TrainEstimate r;
+  Counted c;
+  Recompute rc = Recompute::none;
+  double l = 0.0, h = 0.0, s = 0.0;  // the shape the formulas name: layers, hidden, sequence
+  bool extra = false;                // recomputation adds FLOP to the model's
+  std::optional<Flops> other_flops{};    // 6pd and palm from a MODEL: the run under the other P
+  std::optional<MegatronShape> shape{};  // megatron
+
+  TrainReport(const specs::ModelSpec* m, const TrainInput& i);
+
+  void memory_ledger(ResultSet& out) const;
+  void inputs(ResultSet& out) const;
+  void recompute_items(ResultSet& out) const;
+  void training_flops_item(ResultSet& out) const;
+  void time_items(ResultSet& out) const;
+  void energy_items(ResultSet& out) const;
+  void cost_items(ResultSet& out) const;
+  void formula_assumptions(ResultSet& out) const;
+  void params_assumptions(ResultSet& out) const;
+  void megatron_assumptions(ResultSet& out) const;
+  void recompute_assumption(ResultSet& out) const;
+  void layout_assumptions(ResultSet& out) const;
+  void rate_assumptions(ResultSet& out) const;
+  void power_assumptions(ResultSet& out) const;
+  void price_assumptions(ResultSet& out) const;
+};
+
+TrainReport::TrainReport(const specs::ModelSpec* m, const TrainInput& i)
+    : mp(m), in(i), r(estimate(m, i)), c(count_flops(m, i)), rc(i.memory.recompute) {
+  l = mp ? static_cast<double>(mp->layers) : 0.0;
+  h = mp ? static_cast<double>(mp->hidden) : 0.0;
+  s = num(in.memory.seq);
+  extra = r.flops.recompute.in(flop) > 0.0;
+  if (in.formula == FlopsFormula::megatron) {
+    shape = megatron_shape(*mp, l, h);  // megatron needs a MODEL (count_flops checked)
+  } else if (c.model_p && !in.params) {
+    TrainInput alt = in;
+    alt.params_count = other(c.which);
+    other_flops = count_flops(mp, alt).flops.total();
+  }
+}
+
+void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
+  const TrainReport t(mp, in);
+  check_run(mp, in, Layout{t.r.gpus, t.r.dp}, &out);
+  t.memory_ledger(out);
+  t.inputs(out);
+  t.recompute_items(out);
+  t.training_flops_item(out);
+  t.time_items(out);
+  t.energy_items(out);
+  t.cost_items(out);
+  t.formula_assumptions(out);
+  if (in.formula != FlopsFormula::megatron)
+    t.params_assumptions(out);
+  else
+    t.megatron_assumptions(out);
+  t.recompute_assumption(out);
+  t.layout_assumptions(out);
+  t.rate_assumptions(out);
+  t.power_assumptions(out);
+  t.price_assumptions(out);
+}
+
+// The per-GPU memory ledger first (the layout has to fit before its time means anything), the
+// command's name, and the warning when the ledger does not fit.
+void TrainReport::memory_ledger(ResultSet& out) const {
   if (mp != nullptr) {
     training_memory(*mp, memory_input(in, r.dp), out);
   } else {
@@ -410,6 +490,10 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
     out.warn(text("the ledger needs {} per GPU and the GPU holds {}: the time shown assumes a layout that does not "
                   "fit; raise --zero, --tp or --pp, or use --recompute",
                   r.memory.per_gpu(), *in.memory.capacity));
+}
+
+// The inputs of the run after the ledger's: tokens, formula, layout, speed, power and prices.
+void TrainReport::inputs(ResultSet& out) const {
   out.input("tokens", value(in.tokens));
   out.input("flops_formula", verdict(to_string(in.formula)));
   out.input("recompute", verdict(rc == Recompute::full        ? "full"
@@ -435,18 +519,22 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
     out.inputs.push_back(Input{"price_per_kwh", value(*in.price_per_kwh), kWh.in(joule), "USD/kWh"});
   if (in.carbon_intensity)
     out.inputs.push_back(Input{"carbon_intensity", value(*in.carbon_intensity), kWh.in(joule), "kgCO2e/kWh"});
+}
 
-  // ---- compute
-  const bool extra = r.flops.recompute.in(flop) > 0.0;
-  if (extra) {
-    out.item("model_flops", "model FLOP (forward + backward)", value(r.model_flops), "forward + backward",
-             text("{} + {}", r.flops.forward, r.flops.backward));
-    out.item("recompute_flops", "recomputation", value(r.flops.recompute),
-             rc == Recompute::full     ? "forward rerun in backward"
-             : rc == Recompute::op_sac ? "the k, o and up (fc2) matmuls rerun in backward"
-                                       : "attention scores rerun in backward",
-             text("{}", r.flops.recompute));
-  }
+// With recomputation: the model's FLOP and the rerun's, the two parts of the total.
+void TrainReport::recompute_items(ResultSet& out) const {
+  if (!extra) return;
+  out.item("model_flops", "model FLOP (forward + backward)", value(r.model_flops), "forward + backward",
+           text("{} + {}", r.flops.forward, r.flops.backward));
+  out.item("recompute_flops", "recomputation", value(r.flops.recompute),
+           rc == Recompute::full     ? "forward rerun in backward"
+           : rc == Recompute::op_sac ? "the k, o and up (fc2) matmuls rerun in backward"
+                                     : "attention scores rerun in backward",
+           text("{}", r.flops.recompute));
+}
+
+// training_flops, by the formula chosen and the recomputation.
+void TrainReport::training_flops_item(ResultSet& out) const {
   const Value tf = value(r.flops.total());
   switch (in.formula) {
     case FlopsFormula::six_pd:
@@ -487,8 +575,11 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
                  text("72 · {} · {} · {}² · (1 + {}/(6·{}) + {}/(12·{}·{}))", in.tokens, l, h, s, h, c.v, l, h));
       break;
   }
+}
 
-  // ---- time
+// The time and the rates: from the rate given, or what the run took and the rates it implies;
+// then tokens per second, GPU-hours, MFU and HFU.
+void TrainReport::time_items(ResultSet& out) const {
   if (inverse(in)) {
     // What the run took: the time first, then the rates it implies.
     if (in.tokens_per_second)
@@ -522,18 +613,23 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
   if (in.peak && extra)
     out.item("hfu", "hardware FLOP utilisation", value(r.hfu),
              "C / (t · N_gpu · peak)", text("{} / ({} · {} · {})", r.flops.total(), r.time, r.gpus, *in.peak));
+}
 
-  // ---- energy and money
-  if (r.it_power) {
-    if (in.gpu_power)
-      out.item("it_power", "IT power", value(*r.it_power), "P = N_gpu · P_gpu", text("{} · {}", r.gpus, *in.gpu_power));
-    else
-      out.item("it_power", "IT power", value(*r.it_power), "P = ⌈N_gpu / GPUs per node⌉ · P_node",
-               text("⌈{} / {}⌉ · {}", r.gpus, in.gpus_per_node, *in.node_power));
-    out.item("energy", "energy", value(*r.energy), "E = P · t", text("{} · {}", *r.it_power, r.time));
-    out.item("facility_energy", "facility energy", value(*r.facility_energy), "E_fac = PUE · E",
-             text("{} · {}", in.pue, *r.energy));
-  }
+// With a power figure: IT power, energy and facility energy.
+void TrainReport::energy_items(ResultSet& out) const {
+  if (!r.it_power) return;
+  if (in.gpu_power)
+    out.item("it_power", "IT power", value(*r.it_power), "P = N_gpu · P_gpu", text("{} · {}", r.gpus, *in.gpu_power));
+  else
+    out.item("it_power", "IT power", value(*r.it_power), "P = ⌈N_gpu / GPUs per node⌉ · P_node",
+             text("⌈{} / {}⌉ · {}", r.gpus, in.gpus_per_node, *in.node_power));
+  out.item("energy", "energy", value(*r.energy), "E = P · t", text("{} · {}", *r.it_power, r.time));
+  out.item("facility_energy", "facility energy", value(*r.facility_energy), "E_fac = PUE · E",
+           text("{} · {}", in.pue, *r.energy));
+}
+
+// What was priced: GPU rental, electricity, their sum, and the emissions.
+void TrainReport::cost_items(ResultSet& out) const {
   if (r.rental_cost)
     out.item("rental_cost", "GPU rental", value(*r.rental_cost), "GPU-hours · price per GPU-hour",
              text("{} · {} USD/h", r.gpu_hours, in.price_per_gpu_hour->in(usd / hour)));
@@ -549,8 +645,10 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
   if (r.co2)
     out.item("co2", "emissions", value(*r.co2), "CO2 = E_fac · carbon intensity",
              text("{} · {} kgCO2e/kWh", *r.facility_energy, in.carbon_intensity->in(kg_co2e / kWh)));
+}
 
-  // ---- assumptions
+// The FLOP formula's convention and its source.
+void TrainReport::formula_assumptions(ResultSet& out) const {
   switch (in.formula) {
     case FlopsFormula::six_pd:
       out.assume("flops_formula", text("6PD (course notes 7.3): 2 FLOP forward and 4 backward per parameter per token; "
@@ -566,46 +664,48 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
                                        "h = {}, s = {}, logit layer once, not recomputed", l, h, s));
       break;
   }
-  if (in.formula != FlopsFormula::megatron) {
-    if (mp == nullptr) {
-      out.assume("params", text("P = {} as given: the course notes' P (7.3) counts dense non-embedding parameters, "
-                                "the active ones for MoE (give MODEL to count them)", c.p));
-    } else if (in.params) {
-      out.assume("params", text("P = {} as given (the model's counts are not used)", c.p));
-    } else {
-      // The same run under the other convention, for the note.
-      TrainInput alt = in;
-      alt.params_count = other(c.which);
-      const std::string_view why = in.params_count                       ? std::string_view{}
-                                   : in.formula == FlopsFormula::palm ? kPalmDefault
-                                                                      : kParamsCountNotesDefault;
-      describe_params_count(*c.model_p, c.which, why, count_flops(mp, alt).flops.total(), out);
-    }
+}
+
+// 6pd and palm: which P, as given or counted from the model (with the other count for the note).
+void TrainReport::params_assumptions(ResultSet& out) const {
+  if (mp == nullptr) {
+    out.assume("params", text("P = {} as given: the course notes' P (7.3) counts dense non-embedding parameters, "
+                              "the active ones for MoE (give MODEL to count them)", c.p));
+  } else if (in.params) {
+    out.assume("params", text("P = {} as given (the model's counts are not used)", c.p));
   } else {
-    const specs::ModelSpec& m = *mp;  // megatron needs a MODEL (count_flops checked)
-    if (in.vocab)
-      out.assume("vocab_padding", text("V = {} as given", c.v));
-    else
-      out.assume("vocab_padding", text("V = {}: the vocabulary {} padded to a multiple of 128·tp as Megatron-LM "
-                                       "pads it (--make-vocab-size-divisible-by 128)",
-                                       c.v, static_cast<double>(m.vocab)));
-    // Eq. 3 counts 12·h² parameters per layer (MHA, plain 4h MLP); say how far this model is from it.
-    const double gpt_params = 12.0 * l * h * h;
-    const ParamCount pc = count_params(m);
-    const double model_params = static_cast<double>(pc.active - pc.embedding);
-    const bool gpt_layer = m.ffn_kind == specs::FfnKind::plain && m.ffn == 4 * m.hidden && !m.moe.is_moe() &&
-                           (m.kv_heads == 0 || m.kv_heads == m.heads);
-    if (gpt_layer)
-      out.assume("megatron_shape", text("the model has the GPT layer eq. 3 assumes (MHA, plain 4h MLP)"));
-    else
-      out.assume("megatron_shape", text("eq. 3 assumes a GPT layer (MHA, plain 4h MLP): 12·l·h² = {} parameters, "
-                                        "this model has {} active non-embedding ones; 6pd or palm follow the "
-                                        "model's own count", gpt_params * param, model_params * param));
-    if (!gpt_layer && std::fabs(gpt_params - model_params) > 0.1 * model_params)
-      out.warn(text("--flops-formula megatron: the formula's GPT layer (12·l·h² = {} params) is more than 10% off "
-                    "this model's {} active non-embedding params; use --flops-formula 6pd or palm",
-                    gpt_params * param, model_params * param));
+    const std::string_view why = in.params_count                       ? std::string_view{}
+                                 : in.formula == FlopsFormula::palm ? kPalmDefault
+                                                                    : kParamsCountNotesDefault;
+    describe_params_count(*c.model_p, c.which, why, *other_flops, out);
   }
+}
+
+// megatron: the vocabulary padding, and how far the model is from eq. 3's GPT layer (a warning
+// past 10%).
+void TrainReport::megatron_assumptions(ResultSet& out) const {
+  const specs::ModelSpec& m = *mp;  // megatron needs a MODEL (count_flops checked)
+  if (in.vocab)
+    out.assume("vocab_padding", text("V = {} as given", c.v));
+  else
+    out.assume("vocab_padding", text("V = {}: the vocabulary {} padded to a multiple of 128·tp as Megatron-LM "
+                                     "pads it (--make-vocab-size-divisible-by 128)",
+                                     c.v, static_cast<double>(m.vocab)));
+  const MegatronShape& g = *shape;
+  if (g.gpt_layer)
+    out.assume("megatron_shape", text("the model has the GPT layer eq. 3 assumes (MHA, plain 4h MLP)"));
+  else
+    out.assume("megatron_shape", text("eq. 3 assumes a GPT layer (MHA, plain 4h MLP): 12·l·h² = {} parameters, "
+                                      "this model has {} active non-embedding ones; 6pd or palm follow the "
+                                      "model's own count", g.gpt_params * param, g.model_params * param));
+  if (!g.gpt_layer && std::fabs(g.gpt_params - g.model_params) > 0.1 * g.model_params)
+    out.warn(text("--flops-formula megatron: the formula's GPT layer (12·l·h² = {} params) is more than 10% off "
+                  "this model's {} active non-embedding params; use --flops-formula 6pd or palm",
+                  g.gpt_params * param, g.model_params * param));
+}
+
+// What the recomputation reruns.
+void TrainReport::recompute_assumption(ResultSet& out) const {
   switch (rc) {
     case Recompute::none:
       out.assume("recompute_flops", text("no recomputation: each layer's forward runs once"));
@@ -627,6 +727,10 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
                                                             : std::string_view("")));
       break;
   }
+}
+
+// The GPUs as tp × pp × dp, and the training sequence.
+void TrainReport::layout_assumptions(ResultSet& out) const {
   if (in.gpus && in.dp)
     out.assume("layout", text("{} GPUs = tp {} × pp {} × dp {}", r.gpus, in.memory.tp, in.memory.pp, r.dp));
   else if (in.gpus)
@@ -637,6 +741,11 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
                               in.memory.pp, r.dp));
   if (mp != nullptr)
     out.assume("seq", text("training sequence length s = {}, micro-batch {}", s, in.memory.micro_batch));
+}
+
+// Where the rate comes from (given, or implied by what the run took) and the peak it is measured
+// against.
+void TrainReport::rate_assumptions(ResultSet& out) const {
   if (inverse(in)) {
     out.assume("implied_rate", text("{}: the rates follow from it; MFU counts model FLOP (PaLM, appendix B), HFU "
                                     "recomputation too",
@@ -662,6 +771,10 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
     else
       out.assume("peak", text("{} per GPU as given: a dense peak, not a sparse datasheet figure", *in.peak));
   }
+}
+
+// The power figure (GPU, node or none) and the facility overhead.
+void TrainReport::power_assumptions(ResultSet& out) const {
   if (in.gpu_power) {
     if (in.power_from_hw)
       out.assume("power", text("{} per GPU: the TDP of {}, GPU board only (CPUs, network, storage and cooling "
@@ -678,6 +791,10 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
                              "--node-power or --hw)"));
   }
   if (r.it_power) out.assume("pue", text("facility overhead PUE {} (1.00 = none)", in.pue));
+}
+
+// The prices and carbon intensity given, then what the time leaves out.
+void TrainReport::price_assumptions(ResultSet& out) const {
   if (in.price_per_gpu_hour)
     out.assume("price_per_gpu_hour", text("{} USD per GPU-hour for every GPU for the whole run{}",
                                           in.price_per_gpu_hour->in(usd / hour),
