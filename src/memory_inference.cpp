@@ -21,6 +21,7 @@ using namespace units;
 namespace {
 
 struct InferenceParts {
+  InferenceParts() {}  // not `= default`: each field set by one store, not a `rep stos` over the whole (a sweep row)
   InferenceMemory mem;
   StageShard stage;
   Weights w;
@@ -70,6 +71,7 @@ double routed_expert_matrices(const specs::ModelSpec& m, const ParamCount& c, co
 
 // Mamba layers among the stage's layers.
 std::int64_t stage_mamba_layers(const specs::ModelSpec& m, const StageShard& st) {
+  if (m.layer_mixers.empty()) return 0;  // attention in every layer: no loop (a sweep asks this for every row)
   std::int64_t n = 0;
   for (std::int64_t l = st.first_layer; l < st.first_layer + st.layers; ++l)
     n += m.layer_mixer(l) == specs::LayerMixer::mamba ? 1 : 0;
@@ -83,12 +85,19 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
   require_non_negative(in.cuda_context, "cuda_context");
   if (!(in.fragmentation >= 0.0 && in.fragmentation < 1.0))
     throw InputError("fragmentation", format_plain_number(in.fragmentation), "a fraction in [0, 1)");
+  if (in.counts == nullptr) {
+    // Counted here (a sweep row passes its counts, and no ParamCount is built per row); no
+    // stage cache without them.
+    const ParamCount counted = count_params(m);
+    InferenceMemoryInput with = in;
+    with.counts = &counted;
+    with.stage_cache = nullptr;
+    return compute_inference(m, with);
+  }
+  const ParamCount& c = *in.counts;
   InferenceParts p;
-  const ParamCount counted = in.counts != nullptr ? ParamCount{} : count_params(m);
-  const ParamCount& c = in.counts != nullptr ? *in.counts : counted;
   std::vector<StageShard> split;
-  InferenceMemoryInput::StageCache* cache =
-      in.counts != nullptr && !m.encoder_decoder ? in.stage_cache : nullptr;
+  InferenceMemoryInput::StageCache* cache = !m.encoder_decoder ? in.stage_cache : nullptr;
   if (cache != nullptr && !(cache->valid && cache->tp == in.tp.in(one) && cache->pp == in.pp.in(one))) {
     cache->valid = false;
     cache->stages = shard_stages(m, c, in.tp, in.pp);  // may throw: the cache stays empty
