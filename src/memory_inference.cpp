@@ -139,7 +139,7 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
 
   // One GPU of a stage: its weights, the KV cache of its layers and KV heads, the activations,
   // and the reserve, rounded up to whole bytes so that the ledger stays an integer count.
-  auto stage_ledger = [&](const StageShard& st, Weights& w) {
+  auto stage_ledger = [&](const StageShard& st, Weights& w, InferenceMemory& r) {
     if (in.stored_weights) {
       // The checkpoint's own bytes, shared out in proportion to the parameters held (exact on
       // one GPU; under TP/PP each tensor's bytes are taken to split as its parameters do).
@@ -158,7 +158,6 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
                              .zero_points = in.zero_points});
     }
     const Bytes per_layer_token = kv_bytes_per_token_per_layer(m, in.kv_dtype, st.kv_heads);
-    InferenceMemory r;
     r.weights = w.total();
     r.kv_cache = in.batch.in(one) * kv_streams(m) *
                  (static_cast<double>(st.full_layers()) * p.ctx_full +
@@ -170,18 +169,25 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
     r.runtime_reserve =
         std::ceil((in.cuda_context + in.fragmentation * (r.weights + r.kv_cache + r.ssm_state + r.activations)).in(byte)) *
         byte;
-    return r;
   };
 
-  // The most loaded stage is shown; the total covers every stage's GPUs, TP ranks alike.
+  // The most loaded stage is shown; the total covers every stage's GPUs, TP ranks alike. The
+  // first stage's ledger is written in place (a sweep row: no copy of a just-built struct).
   Bytes total{};
-  for (const StageShard& st : stages) {
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    if (i == 0) {
+      stage_ledger(stages[0], p.w, p.mem);
+      p.stage = stages[0];
+      total += t * p.mem.per_gpu();
+      continue;
+    }
     Weights w;
-    const InferenceMemory r = stage_ledger(st, w);
+    InferenceMemory r;
+    stage_ledger(stages[i], w, r);
     total += t * r.per_gpu();
-    if (&st == &stages.front() || r.per_gpu() > p.mem.per_gpu()) {
+    if (r.per_gpu() > p.mem.per_gpu()) {
       p.mem = r;
-      p.stage = st;
+      p.stage = stages[i];
       p.w = w;
     }
   }
