@@ -203,7 +203,13 @@ class ResultSet {
     it.key = key;
     it.label = label;
     it.symbolic = symbolic;
-    it.substituted = details ? intern(t) : TextRef{t.pattern, 0, 0};
+    if (details) {
+      it.substituted = intern(t);
+    } else {  // field by field, as append_with_value: no TextRef temporary to copy
+      it.substituted.pattern = t.pattern;
+      it.substituted.first = 0;
+      it.substituted.n = 0;
+    }
     return it;
   }
   template <class T>
