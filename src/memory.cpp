@@ -271,7 +271,10 @@ Bytes kv_cache(const specs::ModelSpec& m, const KvCacheInput& in) {
     return in.batch.in(one) * static_cast<double>(m.decoder_layers) * (ctx + ctx) *
            kv_bytes_per_token_per_layer(m, in.kv_dtype);
   double keys = 0.0;  // Σ over layers of the keys each keeps (ModelSpec::kept_keys)
-  for (std::int64_t l = 0; l < m.layers; ++l) keys += m.kept_keys(l, ctx);
+  if (m.layer_kinds.empty() && m.sliding_window <= 0 && static_cast<double>(m.layers) * ctx < 9007199254740992.0)
+    keys = static_cast<double>(m.layers) * ctx;  // every layer full: the same sum, exact below 2^53 (a sweep's row)
+  else
+    for (std::int64_t l = 0; l < m.layers; ++l) keys += m.kept_keys(l, ctx);
   return in.batch.in(one) * keys * kv_bytes_per_token_per_layer(m, in.kv_dtype);
 }
 

@@ -21,6 +21,7 @@ using namespace units;
 namespace {
 
 struct InferenceParts {
+  InferenceParts() {}  // not `= default`: each field set by one store, not a `rep stos` over the whole (a sweep row)
   InferenceMemory mem;
   StageShard stage;
   Weights w;
@@ -70,6 +71,7 @@ double routed_expert_matrices(const specs::ModelSpec& m, const ParamCount& c, co
 
 // Mamba layers among the stage's layers.
 std::int64_t stage_mamba_layers(const specs::ModelSpec& m, const StageShard& st) {
+  if (m.layer_mixers.empty()) return 0;  // attention in every layer: no loop (a sweep asks this for every row)
   std::int64_t n = 0;
   for (std::int64_t l = st.first_layer; l < st.first_layer + st.layers; ++l)
     n += m.layer_mixer(l) == specs::LayerMixer::mamba ? 1 : 0;
@@ -83,12 +85,19 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
   require_non_negative(in.cuda_context, "cuda_context");
   if (!(in.fragmentation >= 0.0 && in.fragmentation < 1.0))
     throw InputError("fragmentation", format_plain_number(in.fragmentation), "a fraction in [0, 1)");
+  if (in.counts == nullptr) {
+    // Counted here (a sweep row passes its counts, and no ParamCount is built per row); no
+    // stage cache without them.
+    const ParamCount counted = count_params(m);
+    InferenceMemoryInput with = in;
+    with.counts = &counted;
+    with.stage_cache = nullptr;
+    return compute_inference(m, with);
+  }
+  const ParamCount& c = *in.counts;
   InferenceParts p;
-  const ParamCount counted = in.counts != nullptr ? ParamCount{} : count_params(m);
-  const ParamCount& c = in.counts != nullptr ? *in.counts : counted;
   std::vector<StageShard> split;
-  InferenceMemoryInput::StageCache* cache =
-      in.counts != nullptr && !m.encoder_decoder ? in.stage_cache : nullptr;
+  InferenceMemoryInput::StageCache* cache = !m.encoder_decoder ? in.stage_cache : nullptr;
   if (cache != nullptr && !(cache->valid && cache->tp == in.tp.in(one) && cache->pp == in.pp.in(one))) {
     cache->valid = false;
     cache->stages = shard_stages(m, c, in.tp, in.pp);  // may throw: the cache stays empty
@@ -130,7 +139,7 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
 
   // One GPU of a stage: its weights, the KV cache of its layers and KV heads, the activations,
   // and the reserve, rounded up to whole bytes so that the ledger stays an integer count.
-  auto stage_ledger = [&](const StageShard& st, Weights& w) {
+  auto stage_ledger = [&](const StageShard& st, Weights& w, InferenceMemory& r) {
     if (in.stored_weights) {
       // The checkpoint's own bytes, shared out in proportion to the parameters held (exact on
       // one GPU; under TP/PP each tensor's bytes are taken to split as its parameters do).
@@ -149,7 +158,6 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
                              .zero_points = in.zero_points});
     }
     const Bytes per_layer_token = kv_bytes_per_token_per_layer(m, in.kv_dtype, st.kv_heads);
-    InferenceMemory r;
     r.weights = w.total();
     r.kv_cache = in.batch.in(one) * kv_streams(m) *
                  (static_cast<double>(st.full_layers()) * p.ctx_full +
@@ -161,18 +169,25 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
     r.runtime_reserve =
         std::ceil((in.cuda_context + in.fragmentation * (r.weights + r.kv_cache + r.ssm_state + r.activations)).in(byte)) *
         byte;
-    return r;
   };
 
-  // The most loaded stage is shown; the total covers every stage's GPUs, TP ranks alike.
+  // The most loaded stage is shown; the total covers every stage's GPUs, TP ranks alike. The
+  // first stage's ledger is written in place (a sweep row: no copy of a just-built struct).
   Bytes total{};
-  for (const StageShard& st : stages) {
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    if (i == 0) {
+      stage_ledger(stages[0], p.w, p.mem);
+      p.stage = stages[0];
+      total += t * p.mem.per_gpu();
+      continue;
+    }
     Weights w;
-    const InferenceMemory r = stage_ledger(st, w);
+    InferenceMemory r;
+    stage_ledger(stages[i], w, r);
     total += t * r.per_gpu();
-    if (&st == &stages.front() || r.per_gpu() > p.mem.per_gpu()) {
+    if (r.per_gpu() > p.mem.per_gpu()) {
       p.mem = r;
-      p.stage = st;
+      p.stage = stages[i];
       p.w = w;
     }
   }

@@ -13,25 +13,28 @@ namespace napkin {
 
 std::string format_plain_number(double v);  // shortest round-trip text, for messages
 
+/// The InputError of a failed check (out of line: the checks below stay small enough to inline
+/// in a sweep's row).
+[[noreturn]] void throw_check_failed(std::string_view name, double v, const char* expected);
+
 template <class D>
 void require_positive(Quantity<D> q, std::string_view name) {
   const double v = q.in_base_units();
   if (!std::isfinite(v) || !(v > 0.0))
-    throw InputError(std::string(name), format_plain_number(v), "a positive finite number");
+    throw_check_failed(name, v, "a positive finite number");
 }
 
 template <class D>
 void require_non_negative(Quantity<D> q, std::string_view name) {
   const double v = q.in_base_units();
   if (!std::isfinite(v) || v < 0.0)
-    throw InputError(std::string(name), format_plain_number(v), "a non-negative finite number");
+    throw_check_failed(name, v, "a non-negative finite number");
 }
 
 template <class D>
 void require_positive_integer(Quantity<D> q, std::string_view name) {
   const double v = q.in_base_units();
-  if (!std::isfinite(v) || !(v >= 1.0) || std::floor(v) != v)
-    throw InputError(std::string(name), format_plain_number(v), "a positive integer");
+  if (!std::isfinite(v) || !(v >= 1.0) || std::floor(v) != v) throw_check_failed(name, v, "a positive integer");
 }
 
 }  // namespace napkin

@@ -112,7 +112,13 @@ struct Series {
 };
 
 /// A named input as the calculator resolved it (defaults included).
+/// Input and Item have constructors (not aggregates) so that a vector's emplace_back() sets
+/// their fields one store each: value-initialising an aggregate this size zeroes it with a
+/// `rep stos` first (GCC's generic tuning), which a sweep row pays two dozen times.
 struct Input {
+  Input() {}  // not `= default`: emplace_back() would value-initialise (zero) it again
+  Input(std::string_view n, Value v, double scale = 1.0, std::string_view unit = {})
+      : name(n), value(v), echo_scale(scale), echo_unit(unit) {}
   std::string_view name;
   Value value;
   /// Scale from base units to the unit this input is echoed in (1 for base units). Used for
@@ -122,6 +128,7 @@ struct Input {
 };
 
 struct Item {
+  Item() {}  // not `= default`: see Input
   std::string_view key;       // stable result key (interface.md)
   std::string_view label;     // human label
   Value value;
@@ -184,12 +191,26 @@ class ResultSet {
     series.push_back(Series{key, label, std::move(columns), {}});
     return series.back();
   }
-  void input(std::string_view name, Value v) { inputs.push_back(Input{name, v}); }
+  // input() and item() are inlined and write their fields in place, a Value field by field
+  // (append_with_value): a sweep row adds a dozen of each, and a whole-struct copy of a Value or Item
+  // just built reads it back in 16-byte pieces that its narrower stores cannot forward to (a
+  // stall of some 15 cycles each, most of a CSV row's time).
+  [[gnu::always_inline]] void input(std::string_view name, const Value& v) { append_with_value(inputs, v).name = name; }
 
   template <class T>
-  Item& item(std::string_view key, std::string_view label, Value v, std::string_view symbolic, const T& t) {
-    items.push_back(Item{key, label, v, symbolic, details ? intern(t) : TextRef{t.pattern, 0, 0}, false});
-    return items.back();
+  [[gnu::always_inline]] Item& item(std::string_view key, std::string_view label, const Value& v, std::string_view symbolic, const T& t) {
+    Item& it = append_with_value(items, v);
+    it.key = key;
+    it.label = label;
+    it.symbolic = symbolic;
+    if (details) {
+      it.substituted = intern(t);
+    } else {  // field by field, as append_with_value: no TextRef temporary to copy
+      it.substituted.pattern = t.pattern;
+      it.substituted.first = 0;
+      it.substituted.n = 0;
+    }
+    return it;
   }
   template <class T>
   void assume(std::string_view key, const T& t) {
@@ -223,6 +244,29 @@ class ResultSet {
   }
 
  private:
+  // A new element of `vec` (inputs or items) holding `v`, which is read first: it may be an
+  // element of `vec` itself, which emplace_back may move.
+  template <class Vec>
+  [[gnu::always_inline]] static typename Vec::value_type& append_with_value(Vec& vec, const Value& v) {
+    const Value::Kind kind = v.kind;
+    // The dimension byte by byte: a Value just built holds it as a zeroed block and one byte
+    // store, which a single 8-byte load cannot forward from; bytes fold to one constant.
+    DimRt dim;
+    for (std::size_t i = 0; i < dim.e.size(); ++i) dim.e[i] = v.dim.e[i];
+    const double num = v.num;
+    const bool flag = v.flag;
+    const std::string_view str = v.str;
+    const std::uint32_t first = v.first, count = v.count;
+    auto& e = vec.emplace_back();
+    e.value.kind = kind;
+    e.value.dim = dim;
+    e.value.num = num;
+    e.value.flag = flag;
+    e.value.str = str;
+    e.value.first = first;
+    e.value.count = count;
+    return e;
+  }
   template <class... A>
   TextRef intern(const TextArgs<A...>& t) {
     const std::size_t first = operands.size();

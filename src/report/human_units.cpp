@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include "napkin/sanitize.h"
@@ -475,21 +477,97 @@ std::string expand(TextView t) {
   return s;
 }
 
-void append_number(std::string& out, double v) {
-  // The hot loop of a sweep: digits into a stack buffer, then one append. Integers through
-  // fmt::format_int (the same digits as "{}"); other numbers through fmt's "{}" compiled, the
-  // shortest round-trip form in fmt's notation (1e+30, 0.0001: std::to_chars would write
-  // 1e-04 there, so fmt it stays).
-  char buf[40];
-  if (is_integral(v)) {
-    const fmt::format_int digits(static_cast<std::int64_t>(v));  // two digits a step, as "{}" writes them
-    out.append(digits.data(), digits.size());
-  } else if (std::isfinite(v)) {
-    const auto r = fmt::format_to_n(buf, sizeof buf, FMT_COMPILE("{}"), v);
-    out.append(buf, r.out);
-  } else {
-    out += "null";  // JSON has no NaN or infinity; the calculators reject inputs that make them
+namespace {
+
+// "00" "01" ... "99": two digits a step.
+constexpr std::array<char, 200> kDigitPairs = [] {
+  std::array<char, 200> t{};
+  for (int i = 0; i < 100; ++i) {
+    t[static_cast<std::size_t>(2 * i)] = static_cast<char>('0' + i / 10);
+    t[static_cast<std::size_t>(2 * i + 1)] = static_cast<char>('0' + i % 10);
   }
+  return t;
+}();
+
+constexpr std::array<std::uint64_t, 20> kPowersOf10 = [] {
+  std::array<std::uint64_t, 20> t{};
+  std::uint64_t p = 1;
+  for (auto& x : t) {
+    x = p;
+    p *= 10;
+  }
+  return t;
+}();
+
+// The digits of u < 10^8 ending at `end`, two a step (32-bit arithmetic); returns their start.
+char* write_digits_back(char* end, std::uint32_t u) {
+  char* p = end;
+  while (u >= 100) {
+    p -= 2;
+    std::memcpy(p, &kDigitPairs[2 * (u % 100)], 2);
+    u /= 100;
+  }
+  if (u >= 10) {
+    p -= 2;
+    std::memcpy(p, &kDigitPairs[2 * u], 2);
+  } else {
+    *--p = static_cast<char>('0' + u);
+  }
+  return p;
+}
+
+// Eight digits of u < 10^8 at `p`, leading zeros included: four independent pairs.
+void write_8_digits(char* p, std::uint32_t u) {
+  const std::uint32_t hi = u / 10000, lo = u % 10000;
+  std::memcpy(p, &kDigitPairs[2 * (hi / 100)], 2);
+  std::memcpy(p + 2, &kDigitPairs[2 * (hi % 100)], 2);
+  std::memcpy(p + 4, &kDigitPairs[2 * (lo / 100)], 2);
+  std::memcpy(p + 6, &kDigitPairs[2 * (lo % 100)], 2);
+}
+
+// The decimal digits of |i| < 2^53 (with '-' when negative) at `out`, as "{}" writes them;
+// returns the end. Written in place (the digit count first), so that no scratch copy is read
+// back right after its bytes were stored; below 2^53 there are at most 16 digits, two groups of
+// eight at most.
+char* write_integer(char* out, std::int64_t i) {
+  std::uint64_t u = i < 0 ? 0 - static_cast<std::uint64_t>(i) : static_cast<std::uint64_t>(i);
+  if (i < 0) *out++ = '-';
+  // floor(log10(2) · bits) is the digit count or one less (1233 / 4096 ≈ log10 2).
+  const auto t = static_cast<std::size_t>(std::bit_width(u | 1) * 1233 >> 12);
+  const std::size_t n = t + (u >= kPowersOf10[t] ? 1 : 0) + (u == 0 ? 1 : 0);
+  char* const end = out + n;
+  if (u < 100000000) {
+    write_digits_back(end, static_cast<std::uint32_t>(u));
+  } else {
+    write_8_digits(end - 8, static_cast<std::uint32_t>(u % 100000000));
+    write_digits_back(end - 8, static_cast<std::uint32_t>(u / 100000000));
+  }
+  return end;
+}
+
+}  // namespace
+
+char* write_number(char* out, double v) {
+  // The hot loop of a sweep. Integers (exact below 2^53; |v| < 2^53 is false for NaN and
+  // infinity) two digits a step, as "{}" writes them; other numbers through fmt's "{}" compiled,
+  // the shortest round-trip form in fmt's notation (1e+30, 0.0001: std::to_chars would write
+  // 1e-04 there, so fmt it stays).
+  if (std::fabs(v) < kExactLimit && static_cast<double>(static_cast<std::int64_t>(v)) == v)
+    return write_integer(out, static_cast<std::int64_t>(v));
+  if (!std::isfinite(v)) {
+    std::memcpy(out, "null", 4);  // JSON has no NaN or infinity; the calculators reject inputs that make them
+    return out + 4;
+  }
+  char buf[kMaxNumberChars];
+  const auto r = fmt::format_to_n(buf, sizeof buf, FMT_COMPILE("{}"), v);
+  const auto n = static_cast<std::size_t>(r.out - buf);
+  std::memcpy(out, buf, n);
+  return out + n;
+}
+
+void append_number(std::string& out, double v) {
+  char buf[kMaxNumberChars];
+  out.append(buf, write_number(buf, v));
 }
 
 double echoed(const Input& in) {

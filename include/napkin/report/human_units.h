@@ -38,6 +38,9 @@ inline std::string expand(const ResultSet& rs, const TextRef& r) { return expand
 /// A base-unit number for JSON and CSV: integers below 2^53 exactly ("16060522496"), anything
 /// else as the shortest text that reads back to the same double ("1e+30", "0.125").
 void append_number(std::string& out, double v);
+/// The same text written at `out`, which has room for kMaxNumberChars; returns its end.
+inline constexpr std::size_t kMaxNumberChars = 40;
+char* write_number(char* out, double v);
 
 /// The value an input is echoed with in machine output (its echo unit, usually the base unit).
 double echoed(const Input& in);
