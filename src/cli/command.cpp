@@ -436,45 +436,48 @@ namespace {
                    (listable ? "a list " + list + " to sweep" : "one list or range to sweep"));
 }
 
-// A one-value option bound to `target`, refusing a repeat by name.
-CLI::Option* add_single_option(CommandApp* sub, const std::string& names, std::string* target, std::string help) {
+// A one-value option bound to `target`, refusing a repeat by name. Nothing is built for an
+// option a run does not add (CommandApp::stand_in_for).
+CLI::Option* add_single_option(CommandApp* sub, std::string_view names, std::string* target, std::string_view help) {
+  if (CLI::Option* stand_in = sub->stand_in_for(names)) return stand_in;
   CLI::Option* opt = sub->add_option(
-      names,
-      [target, shown = names.substr(0, names.find(','))](const CLI::results_t& r) {
+      std::string(names),
+      [target, shown = std::string(names.substr(0, names.find(',')))](const CLI::results_t& r) {
         if (r.size() > 1) given_twice(shown, r);
         *target = r.empty() ? std::string() : r.front();
         return true;
       },
-      std::move(help));
+      std::string(help));
   opt->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // every value reaches the callback
   return opt;
 }
 
 }  // namespace
 
-std::size_t NumericFlags::add(CommandApp* sub, std::string flag, std::string name, DimRt dim,
-                              Constraint c, std::string help, std::string type_name,
+std::size_t NumericFlags::add(CommandApp* sub, std::string_view flag, std::string_view name, DimRt dim,
+                              Constraint c, std::string_view help, std::string_view type_name,
                               std::optional<double> fallback, double plain_scale) {
   if (flags_.size() >= kMax) throw std::logic_error("too many numeric flags on one command");
   if (flags_.empty()) {
     // Every command that sweeps has numeric flags: the first one brings --max-rows.
-    add_single_option(sub, "--max-rows", &max_rows_,
-                      fmt::format("At most N rows in a sweep (default {:.0f}); a larger sweep is refused",
-                                  kDefaultMaxRows))
-        ->type_name("N")
-        ->group("Output");
+    CLI::Option* max_rows = add_single_option(sub, "--max-rows", &max_rows_, "");
+    if (sub->added(max_rows))
+      max_rows->description(fmt::format("At most N rows in a sweep (default {:.0f}); a larger sweep is refused",
+                                        kDefaultMaxRows))
+          ->type_name("N")
+          ->group("Output");
   }
   NumericFlag f;
   f.flag = flag.substr(0, flag.find(','));  // "--gpu-memory,--memory": messages use the first name
-  f.name = std::move(name);
+  f.name = name;
   f.dim = dim;
   f.constraint = c;
   f.plain_scale = plain_scale;
   f.fallback = fallback;
   flags_.push_back(std::move(f));
   // reserve() above keeps this pointer valid while flags are added.
-  CLI::Option* opt = add_single_option(sub, flag, &flags_.back().raw, std::move(help));
-  opt->type_name(std::move(type_name));
+  CLI::Option* opt = add_single_option(sub, flag, &flags_.back().raw, help);
+  if (sub->added(opt)) opt->type_name(std::string(type_name));
   options_.push_back(opt);
   return flags_.size() - 1;
 }

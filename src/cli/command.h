@@ -39,8 +39,8 @@ class NumericFlags {
  public:
   NumericFlags() { flags_.reserve(kMax); }
   /// Adds `--flag` to `sub`; returns its index for Point::get.
-  std::size_t add(CommandApp* sub, std::string flag, std::string name, DimRt dim, Constraint c,
-                  std::string help, std::string type_name, std::optional<double> fallback = {},
+  std::size_t add(CommandApp* sub, std::string_view flag, std::string_view name, DimRt dim, Constraint c,
+                  std::string_view help, std::string_view type_name, std::optional<double> fallback = {},
                   double plain_scale = 1.0);
   std::vector<NumericFlag>& flags() { return flags_; }
   const std::vector<NumericFlag>& flags() const { return flags_; }

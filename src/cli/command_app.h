@@ -91,6 +91,11 @@ class CommandApp : public CLI::App {
   /// False when add_option(names, ...) would not add the option (register_typed_only): a caller
   /// need not build its description.
   bool adds(std::string_view names) const;
+  /// The stand-in add_option(names, ...) would return, without building the option's arguments
+  /// (the names then read as not given); null when the option is to be added.
+  CLI::Option* stand_in_for(std::string_view names) { return skip(names) ? stand_in_ : nullptr; }
+  /// False for the stand-in: `o` is an option of this run.
+  bool added(const CLI::Option* o) const { return o != stand_in_; }
 
   /// A subcommand of this one, itself a CommandApp ("flops" -> "matmul").
   CommandApp* add_command(std::string name, std::string description);

@@ -6,6 +6,12 @@
 // under Assumptions).
 #include "napkin/specs/hf_config.h"
 
+#include <algorithm>
+#include <array>
+#include <initializer_list>
+#include <span>
+#include <stdexcept>
+
 #include "hf_family.h"
 #include "json_fields.h"
 #include "napkin/error.h"
@@ -26,17 +32,33 @@ using namespace family;  // the readers and the helpers they share (hf_family.h)
 
 using Reader = void (*)(const Fields&, ModelSpec&, const std::string& model_type);
 
+// A few names, kept in place (the registry is built at the first config read: no allocation).
+class Names {
+ public:
+  Names(std::initializer_list<std::string_view> l) : n_(l.size()) {
+    if (l.size() > v_.size()) throw std::logic_error("hf_config: more names than Names holds");
+    std::copy(l.begin(), l.end(), v_.begin());
+  }
+  const std::string_view* begin() const { return v_.data(); }
+  const std::string_view* end() const { return v_.data() + n_; }
+  std::string_view front() const { return v_[0]; }
+
+ private:
+  std::array<std::string_view, 8> v_{};
+  std::size_t n_;
+};
+
 struct Family {
   std::string_view name;
-  std::vector<std::string_view> model_types;
-  std::vector<std::string_view> architectures;
+  Names model_types;
+  Names architectures;
   std::string_view source;  // where the field names and class defaults come from
   bool moe = false;         // reads mixture-of-experts fields
   Reader read;
 };
 
-const std::vector<Family>& families() {
-  static const std::vector<Family> kFamilies = {
+std::span<const Family> families() {
+  static const Family kFamilies[] = {
       {"llama",
        // Baichuan 2, InternLM 2.5 and MiniCPM keep Llama's tensors under other model_types (their
        // remote-code configs use Llama's field names); issue 13's check against their real
