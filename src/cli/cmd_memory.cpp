@@ -134,6 +134,383 @@ void deepspeed_ledger(const MemoryCmd& c, const Point& p, ResultSet& rs) {
   if (const auto cap = p.maybe<Bytes>(c.capacity)) fit_items(deepspeed_memory(in).per_gpu, *cap, rs);
 }
 
+// What one configuration (one run_choices turn) resolves before its sweep; the rows read it.
+struct MemoryPlan {
+  std::string made_up;  // the made-up decoder's flags as typed; empty with MODEL or --params
+  Engine engine = Engine::none;
+  bool llamacpp = false, vllm = false;
+  Dtype wd = Dtype::bf16, kd = Dtype::bf16, scale_dtype = Dtype::fp16;
+  bool declared = false;  // the weights' quantization is the checkpoint's own
+  WeightStorage w;        // outlives the sweep: the rows refer to its strings
+  LlamaCppInput llama;
+  std::string device;  // --hw's name and full name, for vLLM's row
+  std::optional<SolveFor> solve;
+  std::optional<TrainSolveFor> train_solve;
+  const char* solver_flag = "--max";
+  bool deepspeed = false, offload = false, per_node = false;
+  Recompute rc = Recompute::none;
+  bool flash = false;
+};
+
+// What the sweep's rows leave for the exit code: the first row of each kind of failed check.
+struct SweepTally {
+  bool all_fit = true;
+  std::string first_miss;  // the first row that does not fit, for --require-fit's message
+  std::string unsolved;    // the first row whose solver found no answer
+  std::string vllm_miss;   // the first row vLLM would refuse to start with
+};
+
+// MODEL, the made-up decoder or --params: exactly one names the model.
+void resolve_model_choice(MemoryCmd& c, MemoryPlan& plan) {
+  auto& flags = c.nf.flags();
+  plan.made_up = c.made_up.select(c.nf, c.model, c.as, {},
+                                  flags[c.params].raw.empty() ? "" : "--params " + flags[c.params].raw);
+  c.bare = c.model.empty() && plan.made_up.empty();
+  if (c.bare && flags[c.params].raw.empty())
+    throw InputError("memory: give MODEL (a preset, config.json or model directory), " + std::string(kMadeUpHint) +
+                     " or --params P");
+  if (!c.model.empty() && !flags[c.params].raw.empty())
+    throw InputError("--params", flags[c.params].raw, "either MODEL or --params, not both");
+}
+
+// --zero and --engine parse; llama.cpp needs an architecture; flags an engine has no term for are refused.
+void check_engine(CommandApp* sub, MemoryCmd& c, MemoryPlan& plan) {
+  c.zero = parse_zero_stage(c.zero_text);
+  plan.engine = parse_engine(c.engine);
+  plan.llamacpp = plan.engine == Engine::llamacpp;
+  if (plan.llamacpp && c.bare)
+    throw InputError("--engine", c.engine, "MODEL with it (llama.cpp's buffers need an architecture)");
+  check_engine_flags(sub, plan.engine, {"--batch", "--tp", "--pp", "--prefill-chunk", "--fragmentation", "--max",
+                                        "--min-gpus", "--train", "--quantize-all"});
+}
+
+// Every flag either changes the ledger it is given to or is refused here, by name (and what
+// --min-gpus cannot search).
+void check_flag_needs_table(CommandApp* sub, const MemoryCmd& c, const MemoryPlan& plan) {
+  const auto& flags = c.nf.flags();
+  constexpr unsigned A = kNeedsArchitecture, T = kNeedsTrain, I = kNeedsInference;
+  check_flag_needs(sub,
+                   {{"--as", A}, {"--batch", A | I}, {"--context", A | I}, {"--kv-dtype", A | I}, {"--prefill-chunk", A | I},
+                    {"--quantize-all", A | I}, {"--weights-dtype", I}, {"--group-size", I}, {"--zero-points", I},
+                    {"--max", A}, {"--min-gpus", A}, {"--gpus-per-node", c.min_gpus ? A : 0u}, {"--seq", A | T}, {"--micro-batch", A | T},
+                    {"--recompute", A | T}, {"--attention", A | T}, {"--flash-attention", plan.llamacpp ? A : A | T},
+                    {"--dropout", A | T}, {"--no-dropout", A | T}, {"--sequence-parallel", A | T},
+                    {"--lora-rank", A | T}, {"--lora-targets", A | T}, {"--qlora", A | T}, {"--ep", A | T},
+                    {"--offload-optimizer", T}, {"--offload-params", T}, {"--precision", T}, {"--optimizer", T},
+                    {"--grad-dtype", T}, {"--no-master-weights", T}, {"--zero", T}, {"--dp", T}, {"--zero-accounting", T},
+                    {"--virtual-stages", A | T}, {"--cp", A | T}, {"--recompute-layers", A | T},
+                    {"--activation-accounting", A | T}, {"--loss", A | T}, {"--distribute-saved-activations", A | T}},
+                   !c.bare, c.train);
+  if (c.min_gpus && !flags[c.cp].raw.empty())
+    throw InputError("--cp", flags[c.cp].raw, "no --cp with --min-gpus (the search does not vary context parallelism)");
+  if (c.min_gpus && !flags[c.virtual_stages].raw.empty() && flags[c.pp].raw.empty())
+    throw InputError("--virtual-stages", flags[c.virtual_stages].raw,
+                     "--pp with it under --min-gpus (the chunks must divide each stage the search would try)");
+}
+
+// vLLM's budget replaces the engine-neutral ledger: its own inputs only, with MODEL, for inference.
+void check_vllm(CommandApp* sub, const MemoryCmd& c, MemoryPlan& plan) {
+  plan.vllm = plan.engine == Engine::vllm;
+  check_vllm_flags(sub, plan.vllm);
+  if (!plan.vllm) return;
+  if (c.bare) throw InputError("--engine", "vllm", "MODEL (vLLM's KV pool needs the architecture), not --params");
+  if (c.train) throw InputError("--engine", "vllm", "the inference ledger (vLLM serves; drop --train)");
+  for (const char* f : {"--batch", "--pp", "--prefill-chunk", "--cuda-context", "--fragmentation", "--max",
+                        "--min-gpus", "--require-fit"})
+    if (const CLI::Option* o = sub->get_option_no_throw(f); o != nullptr && o->count() > 0)
+      throw InputError(f, o->as<std::string>(), std::string("no ") + f + " with --engine vllm (vLLM's budget "
+                       "takes --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size; a "
+                       "pool that holds no request is exit 1)");
+}
+
+// --lora-targets names the adapters of --lora-rank: not without it.
+void check_lora_targets_have_rank(CommandApp* sub, const MemoryCmd& c) {
+  if (sub->get_option("--lora-targets")->count() > 0 && c.nf.flags()[c.lora_rank].raw.empty())
+    throw InputError("--lora-targets", c.lora_targets, "--lora-rank with it (the targets of the adapters)");
+}
+
+// The weight and KV dtypes, llama.cpp's input, --hw, and the capacity vLLM and --require-fit need.
+void resolve_storage_and_hardware(CommandApp* sub, MemoryCmd& c, MemoryPlan& plan) {
+  auto& flags = c.nf.flags();
+  plan.wd = parse_weights_dtype(c.weights_dtype);
+  if (c.bare) refuse_gguf_weights(c.weights_dtype, "--params");
+  if (!plan.made_up.empty()) refuse_gguf_weights(c.weights_dtype, "the made-up decoder");
+  plan.kd = plan.llamacpp ? Dtype::bf16 : parse_dtype(c.kv_dtype, "--kv-dtype");
+  if (plan.llamacpp) fill_llamacpp_input(sub, c.kv_dtype, c.llama, plan.llama);
+  c.hw.load();
+  if (c.hw.spec) c.hw.fill(flags[c.capacity], c.hw.spec->memory.in_base_units());
+  // vLLM sizes its pool from the total torch reports, a little below the driver's.
+  if (plan.vllm && c.hw.spec && c.hw.spec->memory_torch_total)
+    c.hw.fill(flags[c.capacity], c.hw.spec->memory_torch_total->in_base_units());
+  if (plan.vllm && flags[c.capacity].raw.empty() && !c.hw.has_figures())
+    throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
+  plan.device = c.hw.spec ? c.hw.spec->name + " " + c.hw.spec->full_name : std::string();
+  if (c.require_fit && flags[c.capacity].raw.empty() && !c.hw.has_figures())
+    throw InputError("--require-fit", "(given)", "--gpu-memory (the capacity to check against)");
+}
+
+// --max or --min-gpus: which solver, if any (one at a time; --train has its own --max names).
+void choose_solver(const MemoryCmd& c, MemoryPlan& plan) {
+  plan.solver_flag = c.min_gpus ? "--min-gpus" : "--max";
+  if (!c.max.empty()) {
+    if (c.train) {
+      if (c.max == "micro-batch") plan.train_solve = TrainSolveFor::max_micro_batch;
+      else if (c.max == "seq") plan.train_solve = TrainSolveFor::max_seq;
+      else throw InputError("--max", c.max, "micro-batch or seq (with --train)");
+    } else {
+      if (c.max == "batch") plan.solve = SolveFor::max_batch;
+      else if (c.max == "context") plan.solve = SolveFor::max_context;
+      else throw InputError("--max", c.max, "batch or context (micro-batch or seq with --train)");
+    }
+  }
+  if (c.min_gpus) {
+    if (plan.solve || plan.train_solve) throw InputError("--min-gpus", "(given with --max)", "one solver at a time");
+    if (c.train) plan.train_solve = TrainSolveFor::min_gpus;
+    else plan.solve = SolveFor::min_gpus;
+  }
+}
+
+// --zero-accounting, offload and --gpus-per-node; DeepSpeed's flags; --min-gpus has a degree to
+// search; a solver has a capacity to solve against.
+void check_zero_and_offload(CommandApp* sub, MemoryCmd& c, MemoryPlan& plan) {
+  const auto& flags = c.nf.flags();
+  if (c.zero_accounting == "napkin") c.zero_accounting = "paper";
+  if (c.zero_accounting != "paper" && c.zero_accounting != "deepspeed")
+    throw InputError("--zero-accounting", c.zero_accounting, "paper or deepspeed");
+  plan.deepspeed = c.zero_accounting == "deepspeed";
+  plan.offload = c.offload_optimizer || c.offload_params;
+  plan.per_node = !flags[c.gpus_per_node].raw.empty() && !c.min_gpus;
+  if (plan.per_node && !(c.train && (plan.offload || plan.deepspeed)))
+    throw InputError("--gpus-per-node", flags[c.gpus_per_node].raw,
+                     "--min-gpus (the TP limit of its search), or --train with --offload-optimizer, "
+                     "--offload-params or --zero-accounting deepspeed (host memory per node)");
+  if (plan.deepspeed)
+    check_deepspeed_flags(sub, c);
+  if (c.min_gpus && !flags[c.tp].raw.empty() && !flags[c.pp].raw.empty() &&
+      (!c.train || c.zero == 0 || !flags[c.dp].raw.empty()))
+    throw InputError("--min-gpus", "(with every parallel degree given)",
+                     "a degree to search: drop --tp, --pp or (under ZeRO) --dp, or use --require-fit");
+  if ((plan.solve || plan.train_solve) && flags[c.capacity].raw.empty() && !c.hw.has_figures())
+    throw InputError(plan.solver_flag, c.min_gpus ? "(given)" : c.max, "--gpu-memory (the capacity to solve against)");
+}
+
+// MODEL's spec and counts; for inference, the checkpoint's declared quantization is how its
+// weights are stored.
+void load_model_and_storage(CommandApp* sub, MemoryCmd& c, MemoryPlan& plan) {
+  if (c.bare || !plan.made_up.empty()) return;
+  auto& flags = c.nf.flags();  // weight_storage sets --group-size's default from the checkpoint
+  c.spec = load_model(c.model, c.as);
+  c.counts = count_params(c.spec);
+  c.stages.reset();
+  if (c.train) return;
+  plan.w = weight_storage(sub, c.weights_dtype, c.model, c.spec, flags[c.group]);
+  plan.wd = plan.w.dtype;
+  plan.scale_dtype = plan.w.scale_dtype;
+  plan.declared = plan.w.declared;
+  if (plan.declared && flags[c.group].raw.empty() && !c.zero_points) c.zero_points = plan.w.zero_points;
+}
+
+// --group-size, --zero-points and --quantize-all need quantized weights (a zero point, a group).
+void check_quantization(const MemoryCmd& c, const MemoryPlan& plan) {
+  const auto& flags = c.nf.flags();
+  const std::string wd_name(dtype_name(plan.wd));
+  if (!flags[c.group].raw.empty() && dtype_bits(plan.wd) >= 16)
+    throw InputError("--group-size", flags[c.group].raw,
+                     "a quantized --weights-dtype with it (int8, int4, nf4, fp8): " + wd_name +
+                         " weights have no quantization groups");
+  if (c.zero_points && flags[c.group].raw.empty() && !plan.declared)
+    throw InputError("--zero-points", "(given)", "--group-size with it (one zero point per quantization group)");
+  if (c.quantize_all && dtype_bits(plan.wd) >= 16)
+    throw InputError("--quantize-all", "(given)",
+                     "a quantized --weights-dtype with it: at " + wd_name + " nothing is quantized");
+}
+
+// --recompute, the training-memory names, attention and dropout, and LoRA's flags, checked once
+// before the sweep.
+void check_training_flags(const MemoryCmd& c, MemoryPlan& plan) {
+  plan.rc = parse_recompute(c.recompute, "--recompute");
+  TrainingMemoryInput tm_parsed;  // the names checked once, before the sweep
+  apply_training_memory_flags(c.tm, tm_parsed);
+  plan.flash = plan.llamacpp || parse_attention_flags(c.act.attention, c.act.flash_attention);
+  check_dropout_flags(c.nf.flags()[c.dropout], c.act.no_dropout);
+  if (c.lora_targets != "attention" && c.lora_targets != "all-linear")
+    throw InputError("--lora-targets", c.lora_targets, "attention or all-linear");
+  if ((c.qlora || !c.nf.flags()[c.lora_rank].raw.empty()) && !c.train)
+    throw InputError(c.qlora ? "--qlora" : "--lora-rank", "(given without --train)", "--train (LoRA is fine-tuning)");
+}
+
+// The model of one sweep point: a bare parameter count, or the made-up decoder at this point.
+void refresh_model(MemoryCmd& c, const MemoryPlan& plan, const Point& p) {
+  if (c.bare) {
+    // A model with only a parameter count, through the same ledger as a real model.
+    c.spec = specs::bare_model(static_cast<std::int64_t>(p[c.params]));
+    c.counts = count_params(c.spec);
+    c.stages.reset();
+  } else if (!plan.made_up.empty() && c.made_up.build(p, c.spec)) {
+    c.counts = count_params(c.spec);
+    c.stages.reset();
+  }
+}
+
+// The training ledger's input at one sweep point.
+TrainingMemoryInput training_input(const MemoryCmd& c, const MemoryPlan& plan, const Point& p) {
+  TrainingMemoryInput in;
+  in.states = states_of(c, p);
+  in.micro_batch = p.get<Count>(c.micro_batch);
+  in.seq = p.get<Count>(c.seq);
+  in.tp = p.get<Count>(c.tp);
+  in.pp = p.get<Count>(c.pp);
+  in.sequence_parallel = c.sequence_parallel;
+  in.recompute = plan.rc;
+  in.flash_attention = plan.flash;
+  in.cuda_context = p.get<Bytes>(c.cuda);
+  in.fragmentation = p[c.frag];
+  in.capacity = p.maybe<Bytes>(c.capacity);
+  in.lora_rank = p.maybe<Count>(c.lora_rank).value_or(Count{});
+  in.lora_all_linear = c.lora_targets == "all-linear";
+  in.qlora = c.qlora;
+  in.offload_optimizer = c.offload_optimizer;
+  in.offload_params = c.offload_params;
+  in.ep = p.get<Count>(c.ep);
+  in.virtual_stages = p.get<Count>(c.virtual_stages);
+  in.cp = p.get<Count>(c.cp);
+  in.recompute_layers = p.get<Count>(c.recompute_layers);
+  apply_training_memory_flags(c.tm, in);
+  if (c.act.no_dropout) in.dropout = 0.0;
+  else if (p.has(c.dropout)) in.dropout = p[c.dropout];
+  in.counts = &c.counts;
+  return in;
+}
+
+// The training-ledger row (or its solver), with the host memory per node under offload.
+void training_row(const MemoryCmd& c, const MemoryPlan& plan, const Point& p, ResultSet& rs) {
+  const TrainingMemoryInput in = training_input(c, plan, p);
+  if (plan.train_solve)
+    solve_training(c.spec, in, *plan.train_solve, rs, layout_search(c, p));
+  else
+    training_memory(c.spec, in, rs);
+  if (plan.per_node && plan.offload)
+    cpu_memory_per_node(training_memory(c.spec, in).cpu_memory, static_cast<std::int64_t>(p[c.gpus_per_node]),
+                        static_cast<std::int64_t>(in.tp.in(units::one) * in.pp.in(units::one) *
+                                                  in.states.dp.in(units::one)),
+                        rs);
+}
+
+// The inference ledger's input at one sweep point.
+InferenceMemoryInput inference_input(MemoryCmd& c, const MemoryPlan& plan, const Point& p) {
+  InferenceMemoryInput in;
+  in.weights_dtype = plan.wd;
+  in.scale_dtype = plan.scale_dtype;
+  in.group_size = p.get<Count>(c.group);
+  in.zero_points = c.zero_points;
+  in.quantize_all = c.quantize_all;
+  in.experts_only = plan.w.experts_only;
+  in.stored_weights = plan.w.stored;
+  in.stored_source = plan.w.stored_source;
+  in.stored_detail = plan.w.stored_detail;
+  in.kv_dtype = plan.kd;
+  in.batch = p.get<Count>(c.batch);
+  in.context = p.get<Count>(c.context);
+  in.tp = p.get<Count>(c.tp);
+  in.pp = p.get<Count>(c.pp);
+  in.prefill_chunk = p.get<Count>(c.chunk);
+  in.cuda_context = p.get<Bytes>(c.cuda);
+  in.fragmentation = p[c.frag];
+  in.capacity = p.maybe<Bytes>(c.capacity);
+  in.counts = &c.counts;
+  in.stage_cache = &c.stages;
+  return in;
+}
+
+// vLLM's budget for one row, over the weights the inference ledger holds; notes the first row
+// vLLM would refuse to start with.
+void vllm_row(const MemoryCmd& c, const MemoryPlan& plan, const InferenceMemoryInput& in, const Point& p,
+              ResultSet& rs, SweepTally& tally) {
+  VllmInput v = vllm_input(c.vllm, p, *in.capacity, plan.device);
+  v.context = in.context;
+  v.tp = in.tp;
+  v.kv_dtype = plan.kd;
+  v.weights = inference_memory(c.spec, in).weights;
+  vllm_budget(c.spec, v, rs);
+  rs.assume("weights_dtype", text("weights as the inference ledger holds them: {} per GPU", v.weights));
+  if (!p.probing() && tally.vllm_miss.empty()) tally.vllm_miss = vllm_failure(vllm_budget(c.spec, v));
+}
+
+// The inference row: llama.cpp's buffers, vLLM's budget, a solver or the engine-neutral ledger.
+void inference_row(MemoryCmd& c, const MemoryPlan& plan, const Point& p, ResultSet& rs, SweepTally& tally) {
+  const InferenceMemoryInput in = inference_input(c, plan, p);
+  if (plan.llamacpp) {
+    LlamaCppInput li = plan.llama;
+    li.n_ctx = in.context;
+    li.n_parallel = p.get<Count>(c.llama.parallel);
+    li.n_ubatch = p.get<Count>(c.llama.ubatch);
+    li.cuda_context = in.cuda_context;
+    li.capacity = in.capacity;
+    li.metal = c.hw.spec && c.hw.spec->device_class == "apple-silicon";
+    llamacpp_ledger(li, c.spec, in, rs, false);
+  } else if (plan.vllm) {
+    vllm_row(c, plan, in, p, rs, tally);
+  } else if (plan.solve)
+    solve_inference(c.spec, in, *plan.solve, rs, layout_search(c, p));
+  else
+    inference_memory(c.spec, in, rs);
+  if (plan.declared) assume_declared_quantization(c.spec, rs);
+}
+
+// A finished row's part of the exit code: the first row that does not fit, the first unsolved.
+void tally_row(const ResultSet& rs, SweepTally& tally) {
+  if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) {
+    if (tally.all_fit) tally.first_miss = fit_failure(rs);
+    tally.all_fit = false;
+  }
+  // Only a row with a missing value can hold an unsolved answer (a sweep row rarely does).
+  const bool has_none = std::any_of(rs.items.begin(), rs.items.end(),
+                                    [](const Item& it) { return it.value.kind == Value::Kind::none; });
+  if (has_none && tally.unsolved.empty()) {
+    for (const char* key : {"min_gpus", "max_batch", "max_context", "max_micro_batch", "max_seq"})
+      if (const Item* a = rs.find(key); a != nullptr && a->value.kind == Value::Kind::none && tally.unsolved.empty())
+        tally.unsolved = std::string(key) + ": " + (std::string_view(key) == "min_gpus"
+                                                        ? "no layout fits within the search limits (the " + key_line(rs) + ")"
+                                                        : "even 1 does not fit") +
+                         "; " + fit_failure(rs);
+  }
+}
+
+// One sweep row: this point's model, its ledger (DeepSpeed's, training or inference), the tally.
+void memory_row(MemoryCmd& c, const MemoryPlan& plan, const Point& p, ResultSet& rs, SweepTally& tally) {
+  refresh_model(c, plan, p);
+  if (c.train && plan.deepspeed)
+    deepspeed_ledger(c, p, rs);
+  else if (c.train)
+    training_row(c, plan, p, rs);
+  else
+    inference_row(c, plan, p, rs, tally);
+  c.hw.assume(rs);
+  if (!plan.made_up.empty()) c.made_up.describe(c.nf, p, rs);
+  if (p.probing()) return;  // run_sweep checking values before the first row: no row bookkeeping
+  tally_row(rs, tally);
+}
+
+// The sweep's exit code: vLLM's refusal to start, a solver without an answer, then --require-fit
+// (each exit 1, its reason on stderr), unless the sweep itself failed.
+int sweep_exit_code(int exit_code, const MemoryCmd& c, const MemoryPlan& plan, const SweepTally& tally) {
+  // vLLM refuses to start when its pool holds no request: exit 1, as it fails.
+  if (!tally.vllm_miss.empty() && exit_code == 0) {
+    report_check_failure("--engine vllm", tally.vllm_miss);
+    exit_code = 1;
+  }
+  // A solver without an answer is a failed check (exit 1), with its reason on stderr.
+  if (!tally.unsolved.empty() && exit_code == 0) {
+    report_check_failure(plan.solver_flag, tally.unsolved);
+    exit_code = 1;
+  }
+  if (c.require_fit && !tally.all_fit && exit_code == 0) {
+    report_check_failure("--require-fit", tally.first_miss);
+    exit_code = 1;
+  }
+  return exit_code;
+}
+
 }  // namespace
 
 void add_memory_command(CLI::App& app, int& exit_code) {
@@ -276,277 +653,25 @@ void add_memory_command(CLI::App& app, int& exit_code) {
                                           {"activation_accounting", "--activation-accounting", &c->tm.accounting},
                                           {"zero", "--zero", &c->zero_text}};
     exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
-      int exit_code = 0;
+      // The checks run in this order: a command line with two errors reports the first one's.
+      MemoryCmd& m = *c;
+      MemoryPlan plan;
       reject_extras(sub);
-      auto& flags = c->nf.flags();
-      const std::string made_up = c->made_up.select(
-          c->nf, c->model, c->as, {}, flags[c->params].raw.empty() ? "" : "--params " + flags[c->params].raw);
-      const bool bare = c->model.empty() && made_up.empty();
-      c->bare = bare;
-      if (bare && flags[c->params].raw.empty())
-        throw InputError("memory: give MODEL (a preset, config.json or model directory), " + std::string(kMadeUpHint) +
-                         " or --params P");
-      if (!c->model.empty() && !flags[c->params].raw.empty())
-        throw InputError("--params", flags[c->params].raw, "either MODEL or --params, not both");
-      c->zero = parse_zero_stage(c->zero_text);
-      const Engine engine = parse_engine(c->engine);
-      const bool llamacpp = engine == Engine::llamacpp;
-      if (llamacpp && bare) throw InputError("--engine", c->engine, "MODEL with it (llama.cpp's buffers need an architecture)");
-      check_engine_flags(sub, engine, {"--batch", "--tp", "--pp", "--prefill-chunk", "--fragmentation", "--max",
-                                       "--min-gpus", "--train", "--quantize-all"});
-      // Every flag either changes the ledger it is given to or is refused here, by name.
-      constexpr unsigned A = kNeedsArchitecture, T = kNeedsTrain, I = kNeedsInference;
-      check_flag_needs(sub,
-                       {{"--as", A}, {"--batch", A | I}, {"--context", A | I}, {"--kv-dtype", A | I}, {"--prefill-chunk", A | I},
-                        {"--quantize-all", A | I}, {"--weights-dtype", I}, {"--group-size", I}, {"--zero-points", I},
-                        {"--max", A}, {"--min-gpus", A}, {"--gpus-per-node", c->min_gpus ? A : 0u}, {"--seq", A | T}, {"--micro-batch", A | T},
-                        {"--recompute", A | T}, {"--attention", A | T}, {"--flash-attention", llamacpp ? A : A | T},
-                        {"--dropout", A | T}, {"--no-dropout", A | T}, {"--sequence-parallel", A | T},
-                        {"--lora-rank", A | T}, {"--lora-targets", A | T}, {"--qlora", A | T}, {"--ep", A | T},
-                        {"--offload-optimizer", T}, {"--offload-params", T}, {"--precision", T}, {"--optimizer", T},
-                        {"--grad-dtype", T}, {"--no-master-weights", T}, {"--zero", T}, {"--dp", T}, {"--zero-accounting", T},
-                        {"--virtual-stages", A | T}, {"--cp", A | T}, {"--recompute-layers", A | T},
-                        {"--activation-accounting", A | T}, {"--loss", A | T}, {"--distribute-saved-activations", A | T}},
-                       !bare, c->train);
-      if (c->min_gpus && !flags[c->cp].raw.empty())
-        throw InputError("--cp", flags[c->cp].raw, "no --cp with --min-gpus (the search does not vary context parallelism)");
-      if (c->min_gpus && !flags[c->virtual_stages].raw.empty() && flags[c->pp].raw.empty())
-        throw InputError("--virtual-stages", flags[c->virtual_stages].raw,
-                         "--pp with it under --min-gpus (the chunks must divide each stage the search would try)");
-      const bool vllm = engine == Engine::vllm;
-      check_vllm_flags(sub, vllm);
-      if (vllm) {
-        // vLLM's budget replaces the engine-neutral ledger: its own inputs only.
-        if (bare) throw InputError("--engine", "vllm", "MODEL (vLLM's KV pool needs the architecture), not --params");
-        if (c->train) throw InputError("--engine", "vllm", "the inference ledger (vLLM serves; drop --train)");
-        for (const char* f : {"--batch", "--pp", "--prefill-chunk", "--cuda-context", "--fragmentation", "--max",
-                              "--min-gpus", "--require-fit"})
-          if (const CLI::Option* o = sub->get_option_no_throw(f); o != nullptr && o->count() > 0)
-            throw InputError(f, o->as<std::string>(), std::string("no ") + f + " with --engine vllm (vLLM's budget "
-                             "takes --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size; a "
-                             "pool that holds no request is exit 1)");
-      }
-      if (sub->get_option("--lora-targets")->count() > 0 && flags[c->lora_rank].raw.empty())
-        throw InputError("--lora-targets", c->lora_targets, "--lora-rank with it (the targets of the adapters)");
-      Dtype wd = parse_weights_dtype(c->weights_dtype);
-      if (bare) refuse_gguf_weights(c->weights_dtype, "--params");
-      if (!made_up.empty()) refuse_gguf_weights(c->weights_dtype, "the made-up decoder");
-      const Dtype kd = llamacpp ? Dtype::bf16 : parse_dtype(c->kv_dtype, "--kv-dtype");
-      LlamaCppInput llama;
-      if (llamacpp) fill_llamacpp_input(sub, c->kv_dtype, c->llama, llama);
-      c->hw.load();
-      if (c->hw.spec) c->hw.fill(flags[c->capacity], c->hw.spec->memory.in_base_units());
-      // vLLM sizes its pool from the total torch reports, a little below the driver's.
-      if (vllm && c->hw.spec && c->hw.spec->memory_torch_total)
-        c->hw.fill(flags[c->capacity], c->hw.spec->memory_torch_total->in_base_units());
-      if (vllm && flags[c->capacity].raw.empty() && !c->hw.has_figures())
-        throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
-      const std::string device = c->hw.spec ? c->hw.spec->name + " " + c->hw.spec->full_name : std::string();
-      std::string vllm_miss;  // the first row vLLM would refuse to start with
-      if (c->require_fit && flags[c->capacity].raw.empty() && !c->hw.has_figures())
-        throw InputError("--require-fit", "(given)", "--gpu-memory (the capacity to check against)");
-      std::optional<SolveFor> solve;
-      std::optional<TrainSolveFor> train_solve;
-      const char* solver_flag = c->min_gpus ? "--min-gpus" : "--max";
-      if (!c->max.empty()) {
-        if (c->train) {
-          if (c->max == "micro-batch") train_solve = TrainSolveFor::max_micro_batch;
-          else if (c->max == "seq") train_solve = TrainSolveFor::max_seq;
-          else throw InputError("--max", c->max, "micro-batch or seq (with --train)");
-        } else {
-          if (c->max == "batch") solve = SolveFor::max_batch;
-          else if (c->max == "context") solve = SolveFor::max_context;
-          else throw InputError("--max", c->max, "batch or context (micro-batch or seq with --train)");
-        }
-      }
-      if (c->min_gpus) {
-        if (solve || train_solve) throw InputError("--min-gpus", "(given with --max)", "one solver at a time");
-        if (c->train) train_solve = TrainSolveFor::min_gpus;
-        else solve = SolveFor::min_gpus;
-      }
-      if (c->zero_accounting == "napkin") c->zero_accounting = "paper";
-      if (c->zero_accounting != "paper" && c->zero_accounting != "deepspeed")
-        throw InputError("--zero-accounting", c->zero_accounting, "paper or deepspeed");
-      const bool deepspeed = c->zero_accounting == "deepspeed";
-      const bool offload = c->offload_optimizer || c->offload_params;
-      const bool per_node = !flags[c->gpus_per_node].raw.empty() && !c->min_gpus;
-      if (per_node && !(c->train && (offload || deepspeed)))
-        throw InputError("--gpus-per-node", flags[c->gpus_per_node].raw,
-                         "--min-gpus (the TP limit of its search), or --train with --offload-optimizer, "
-                         "--offload-params or --zero-accounting deepspeed (host memory per node)");
-      if (deepspeed)
-        check_deepspeed_flags(sub, *c);
-      if (c->min_gpus && !flags[c->tp].raw.empty() && !flags[c->pp].raw.empty() &&
-          (!c->train || c->zero == 0 || !flags[c->dp].raw.empty()))
-        throw InputError("--min-gpus", "(with every parallel degree given)",
-                         "a degree to search: drop --tp, --pp or (under ZeRO) --dp, or use --require-fit");
-      if ((solve || train_solve) && flags[c->capacity].raw.empty() && !c->hw.has_figures())
-        throw InputError(solver_flag, c->min_gpus ? "(given)" : c->max, "--gpu-memory (the capacity to solve against)");
-      if (!bare && made_up.empty()) {
-        c->spec = load_model(c->model, c->as);
-        c->counts = count_params(c->spec);
-        c->stages.reset();
-      }
-      // The checkpoint's declared quantization is how its weights are stored (the inference ledger).
-      Dtype scale_dtype = Dtype::fp16;
-      bool declared = false;
-      WeightStorage w;  // outlives the sweep: the rows refer to its strings
-      if (!bare && made_up.empty() && !c->train) {
-        w = weight_storage(sub, c->weights_dtype, c->model, c->spec, flags[c->group]);
-        wd = w.dtype;
-        scale_dtype = w.scale_dtype;
-        declared = w.declared;
-        if (declared && flags[c->group].raw.empty() && !c->zero_points) c->zero_points = w.zero_points;
-      }
-      const std::string wd_name(dtype_name(wd));
-      if (!flags[c->group].raw.empty() && dtype_bits(wd) >= 16)
-        throw InputError("--group-size", flags[c->group].raw,
-                         "a quantized --weights-dtype with it (int8, int4, nf4, fp8): " + wd_name +
-                             " weights have no quantization groups");
-      if (c->zero_points && flags[c->group].raw.empty() && !declared)
-        throw InputError("--zero-points", "(given)", "--group-size with it (one zero point per quantization group)");
-      if (c->quantize_all && dtype_bits(wd) >= 16)
-        throw InputError("--quantize-all", "(given)",
-                         "a quantized --weights-dtype with it: at " + wd_name + " nothing is quantized");
-      const Recompute rc = parse_recompute(c->recompute, "--recompute");
-      TrainingMemoryInput tm_parsed;  // the names checked once, before the sweep
-      apply_training_memory_flags(c->tm, tm_parsed);
-      const bool flash = llamacpp || parse_attention_flags(c->act.attention, c->act.flash_attention);
-      check_dropout_flags(flags[c->dropout], c->act.no_dropout);
-      if (c->lora_targets != "attention" && c->lora_targets != "all-linear")
-        throw InputError("--lora-targets", c->lora_targets, "attention or all-linear");
-      if ((c->qlora || !flags[c->lora_rank].raw.empty()) && !c->train)
-        throw InputError(c->qlora ? "--qlora" : "--lora-rank", "(given without --train)", "--train (LoRA is fine-tuning)");
-      bool all_fit = true;
-      std::string first_miss;  // the first row that does not fit, for --require-fit's message
-      std::string unsolved;    // the first row whose solver found no answer
-      exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
-        if (bare) {
-          // A model with only a parameter count, through the same ledger as a real model.
-          c->spec = specs::bare_model(static_cast<std::int64_t>(p[c->params]));
-          c->counts = count_params(c->spec);
-          c->stages.reset();
-        } else if (!made_up.empty() && c->made_up.build(p, c->spec)) {
-          c->counts = count_params(c->spec);
-          c->stages.reset();
-        }
-        if (c->train && deepspeed) {
-          deepspeed_ledger(*c, p, rs);
-        } else if (c->train) {
-          TrainingMemoryInput in;
-          in.states = states_of(*c, p);
-          in.micro_batch = p.get<Count>(c->micro_batch);
-          in.seq = p.get<Count>(c->seq);
-          in.tp = p.get<Count>(c->tp);
-          in.pp = p.get<Count>(c->pp);
-          in.sequence_parallel = c->sequence_parallel;
-          in.recompute = rc;
-          in.flash_attention = flash;
-          in.cuda_context = p.get<Bytes>(c->cuda);
-          in.fragmentation = p[c->frag];
-          in.capacity = p.maybe<Bytes>(c->capacity);
-          in.lora_rank = p.maybe<Count>(c->lora_rank).value_or(Count{});
-          in.lora_all_linear = c->lora_targets == "all-linear";
-          in.qlora = c->qlora;
-          in.offload_optimizer = c->offload_optimizer;
-          in.offload_params = c->offload_params;
-          in.ep = p.get<Count>(c->ep);
-          in.virtual_stages = p.get<Count>(c->virtual_stages);
-          in.cp = p.get<Count>(c->cp);
-          in.recompute_layers = p.get<Count>(c->recompute_layers);
-          apply_training_memory_flags(c->tm, in);
-          if (c->act.no_dropout) in.dropout = 0.0;
-          else if (p.has(c->dropout)) in.dropout = p[c->dropout];
-          in.counts = &c->counts;
-          if (train_solve)
-            solve_training(c->spec, in, *train_solve, rs, layout_search(*c, p));
-          else
-            training_memory(c->spec, in, rs);
-          if (per_node && offload)
-            cpu_memory_per_node(training_memory(c->spec, in).cpu_memory, static_cast<std::int64_t>(p[c->gpus_per_node]),
-                                static_cast<std::int64_t>(in.tp.in(units::one) * in.pp.in(units::one) *
-                                                          in.states.dp.in(units::one)),
-                                rs);
-        } else {
-          InferenceMemoryInput in;
-          in.weights_dtype = wd;
-          in.scale_dtype = scale_dtype;
-          in.group_size = p.get<Count>(c->group);
-          in.zero_points = c->zero_points;
-          in.quantize_all = c->quantize_all;
-          in.experts_only = w.experts_only;
-          in.stored_weights = w.stored;
-          in.stored_source = w.stored_source;
-          in.stored_detail = w.stored_detail;
-          in.kv_dtype = kd;
-          in.batch = p.get<Count>(c->batch);
-          in.context = p.get<Count>(c->context);
-          in.tp = p.get<Count>(c->tp);
-          in.pp = p.get<Count>(c->pp);
-          in.prefill_chunk = p.get<Count>(c->chunk);
-          in.cuda_context = p.get<Bytes>(c->cuda);
-          in.fragmentation = p[c->frag];
-          in.capacity = p.maybe<Bytes>(c->capacity);
-          in.counts = &c->counts;
-          in.stage_cache = &c->stages;
-          if (llamacpp) {
-            LlamaCppInput li = llama;
-            li.n_ctx = in.context;
-            li.n_parallel = p.get<Count>(c->llama.parallel);
-            li.n_ubatch = p.get<Count>(c->llama.ubatch);
-            li.cuda_context = in.cuda_context;
-            li.capacity = in.capacity;
-            li.metal = c->hw.spec && c->hw.spec->device_class == "apple-silicon";
-            llamacpp_ledger(li, c->spec, in, rs, false);
-          } else if (vllm) {
-            VllmInput v = vllm_input(c->vllm, p, *in.capacity, device);
-            v.context = in.context;
-            v.tp = in.tp;
-            v.kv_dtype = kd;
-            v.weights = inference_memory(c->spec, in).weights;
-            vllm_budget(c->spec, v, rs);
-            rs.assume("weights_dtype", text("weights as the inference ledger holds them: {} per GPU", v.weights));
-            if (!p.probing() && vllm_miss.empty()) vllm_miss = vllm_failure(vllm_budget(c->spec, v));
-          } else if (solve)
-            solve_inference(c->spec, in, *solve, rs, layout_search(*c, p));
-          else
-            inference_memory(c->spec, in, rs);
-          if (declared) assume_declared_quantization(c->spec, rs);
-        }
-        c->hw.assume(rs);
-        if (!made_up.empty()) c->made_up.describe(c->nf, p, rs);
-        if (p.probing()) return;  // run_sweep checking values before the first row: no row bookkeeping
-        if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) {
-          if (all_fit) first_miss = fit_failure(rs);
-          all_fit = false;
-        }
-        // Only a row with a missing value can hold an unsolved answer (a sweep row rarely does).
-        const bool has_none = std::any_of(rs.items.begin(), rs.items.end(),
-                                          [](const Item& it) { return it.value.kind == Value::Kind::none; });
-        if (has_none && unsolved.empty()) {
-          for (const char* key : {"min_gpus", "max_batch", "max_context", "max_micro_batch", "max_seq"})
-            if (const Item* a = rs.find(key); a != nullptr && a->value.kind == Value::Kind::none && unsolved.empty())
-              unsolved = std::string(key) + ": " + (std::string_view(key) == "min_gpus"
-                                                        ? "no layout fits within the search limits (the " + key_line(rs) + ")"
-                                                        : "even 1 does not fit") +
-                         "; " + fit_failure(rs);
-        }
-      });
-      // vLLM refuses to start when its pool holds no request: exit 1, as it fails.
-      if (!vllm_miss.empty() && exit_code == 0) {
-        report_check_failure("--engine vllm", vllm_miss);
-        exit_code = 1;
-      }
-      // A solver without an answer is a failed check (exit 1), with its reason on stderr.
-      if (!unsolved.empty() && exit_code == 0) {
-        report_check_failure(solver_flag, unsolved);
-        exit_code = 1;
-      }
-      if (c->require_fit && !all_fit && exit_code == 0) {
-        report_check_failure("--require-fit", first_miss);
-        exit_code = 1;
-      }
-      return exit_code;
+      resolve_model_choice(m, plan);
+      check_engine(sub, m, plan);
+      check_flag_needs_table(sub, m, plan);
+      check_vllm(sub, m, plan);
+      check_lora_targets_have_rank(sub, m);
+      resolve_storage_and_hardware(sub, m, plan);
+      choose_solver(m, plan);
+      check_zero_and_offload(sub, m, plan);
+      load_model_and_storage(sub, m, plan);
+      check_quantization(m, plan);
+      check_training_flags(m, plan);
+      SweepTally tally;
+      const int code = run_sweep(sub, m.nf, m.out,
+                                 [&](const Point& p, ResultSet& rs) { memory_row(m, plan, p, rs, tally); });
+      return sweep_exit_code(code, m, plan, tally);
     });
   });
 }
