@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -25,6 +26,7 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -248,7 +250,7 @@ std::string slurp(const fs::path& p) {
 
 // Runs napkin in a fresh empty directory (so --plot FILE lands there and is compared too).
 Outcome run_in_temp(const std::vector<std::string>& argv) {
-  static int counter = 0;
+  static std::atomic<int> counter = 0;
   const fs::path root = fs::temp_directory_path() /
                         ("napkin-flag-walk-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
   const fs::path dir = root / "cwd";
@@ -273,6 +275,25 @@ Outcome run_in_temp(const std::vector<std::string>& argv) {
     if (e.is_regular_file()) o.files[e.path().filename().string()] = slurp(e.path());
   fs::remove_all(root);
   return o;
+}
+
+// Every distinct command line of `argvs` run once, by join(argv), several at a time: each run is
+// a process (a tenth of a second under ASan), and the walk has some two thousand.
+std::map<std::string, Outcome> run_all(const std::vector<std::vector<std::string>>& argvs) {
+  std::map<std::string, const std::vector<std::string>*> unique;
+  for (const auto& a : argvs) unique.emplace(join(a), &a);
+  const std::vector<std::pair<std::string, const std::vector<std::string>*>> work(unique.begin(), unique.end());
+  std::vector<Outcome> outcomes(work.size());
+  std::atomic<std::size_t> next = 0;
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
+    pool.emplace_back([&] {
+      for (std::size_t i; (i = next++) < work.size();) outcomes[i] = run_in_temp(*work[i].second);
+    });
+  for (auto& th : pool) th.join();
+  std::map<std::string, Outcome> by_line;
+  for (std::size_t i = 0; i < work.size(); ++i) by_line.emplace(work[i].first, std::move(outcomes[i]));
+  return by_line;
 }
 
 // ---- deciding "changed" -----------------------------------------------------------------------
@@ -459,13 +480,14 @@ TEST_CASE("flag walk: the table names every flag of every command and only those
 TEST_CASE("flag walk: every flag changes a result or is refused", "[flag_walk]") {
   Walk w;
   REQUIRE(w.table.errors.empty());
-  std::map<std::string, Outcome> cache;  // by command line
-  auto run = [&](const std::vector<std::string>& argv) -> const Outcome& {
-    const std::string key = join(argv);
-    auto it = cache.find(key);
-    if (it == cache.end()) it = cache.emplace(key, run_in_temp(argv)).first;
-    return it->second;
+  // A case to run: its base and variant command lines (the table checked), run all at once below.
+  struct Job {
+    const Case* c;
+    const CLI::Option* opt;
+    std::vector<std::string> base_argv, var_argv;
+    std::string where, context, variant_text;
   };
+  std::vector<Job> jobs;
 
   std::ofstream report;
   if (const char* r = std::getenv("NAPKIN_FLAG_WALK_REPORT")) report.open(r);
@@ -473,7 +495,6 @@ TEST_CASE("flag walk: every flag changes a result or is refused", "[flag_walk]")
   // NAPKIN_FLAG_WALK_STRICT=1: an assumption that appears or goes, with every number the same, no
   // longer counts as a change (to list the flags that only add an assumption line).
   const bool strict = std::getenv("NAPKIN_FLAG_WALK_STRICT") != nullptr;
-  int walked = 0;
   for (const Case& c : w.table.cases) {
     if (c.kind == Kind::exempt) continue;
     const auto it = w.commands.find(c.command);
@@ -512,8 +533,26 @@ TEST_CASE("flag walk: every flag changes a result or is refused", "[flag_walk]")
         c.kind == Kind::append ? join(c.args)
                                : (c.kind == Kind::drop ? "without " + c.flag : "swapped to " + join(c.args));
 
-    const Outcome& b = run(base_argv);
-    const Outcome& v = run(var_argv);
+    jobs.push_back({&c, opt, std::move(base_argv), std::move(var_argv), where, context, variant_text});
+  }
+
+  std::vector<std::vector<std::string>> argvs;
+  for (const Job& j : jobs) {
+    argvs.push_back(j.base_argv);
+    argvs.push_back(j.var_argv);
+  }
+  const std::map<std::string, Outcome> cache = run_all(argvs);  // by command line
+  int walked = 0;
+  for (const Job& j : jobs) {
+    const Case& c = *j.c;
+    const CLI::Option* opt = j.opt;
+    const std::string& where = j.where;
+    const std::string& context = j.context;
+    const std::string& variant_text = j.variant_text;
+    const std::vector<std::string>& base_argv = j.base_argv;
+    const std::vector<std::string>& var_argv = j.var_argv;
+    const Outcome& b = cache.at(join(base_argv));
+    const Outcome& v = cache.at(join(var_argv));
     ++walked;
     INFO("base:    napkin " << join(base_argv));
     INFO("variant: napkin " << join(var_argv));

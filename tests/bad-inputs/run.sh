@@ -19,6 +19,8 @@
 #     that echo what the user typed (a line holding a word the args hold, such as -inf in
 #     --scores -inf,0, is not checked for it)
 #   - a 10 s timeout: a hang fails
+# Cases run several at a time (one per CPU; each writes only its own files under a temporary
+# directory), and their reports are printed in the order of cases.txt.
 set -u
 napkin=$(realpath "$1")
 dir=$2
@@ -28,16 +30,19 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 cases=0
 lineno=0
+slots=$(nproc 2> /dev/null || echo 2)
 
+# One case, in a background job: its report (nothing when it passes) goes to stdout, its exit
+# status says whether it failed.
 run_case() {
   local line=$1 args=$2 code=$3
   shift 3
-  cases=$((cases + 1))
   local -a argv
   if ! eval "argv=($args)" 2> /dev/null; then
-    echo "FAIL cases.txt:$line: cannot split the args line: $args"; fail=1; return
+    echo "FAIL cases.txt:$line: cannot split the args line: $args"; return 1
   fi
-  timeout 10 "$napkin" "${argv[@]}" > "$tmp/out" 2> "$tmp/err" < /dev/null
+  local out=$tmp/$line.out err=$tmp/$line.err
+  timeout 10 "$napkin" "${argv[@]}" > "$out" 2> "$err" < /dev/null
   local got=$?
   local problems=()
   if [ "$got" = 124 ]; then
@@ -47,38 +52,39 @@ run_case() {
   fi
   if [ "$code" = 2 ]; then
     local n
-    n=$(wc -l < "$tmp/err")
+    n=$(wc -l < "$err")
     [ "$n" = 1 ] || problems+=("stderr has $n lines, expected exactly 1")
-    grep -q '^napkin: error: ' "$tmp/err" || problems+=("stderr does not start with 'napkin: error: '")
-    [ -s "$tmp/out" ] && problems+=("stdout is not empty on a bad input")
+    grep -q '^napkin: error: ' "$err" || problems+=("stderr does not start with 'napkin: error: '")
+    [ -s "$out" ] && problems+=("stdout is not empty on a bad input")
   fi
-  grep -q 'internal:' "$tmp/err" && problems+=("an internal error")
+  grep -q 'internal:' "$err" && problems+=("an internal error")
   grep -qE 'runtime error|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|Segmentation|Aborted|terminate called' \
-    "$tmp/err" && problems+=("a crash or sanitizer report")
+    "$err" && problems+=("a crash or sanitizer report")
   # Non-finite numbers, outside the quoted echo of the user's own text, the syntax of a masked
   # score ("-inf (masked)"), prose ("reported as masked, not NaN") and words the user typed
   # ("--scores -inf,0" may print -inf).
   local words='nan|[-+]?inf|infinity' typed
   typed=$(printf '%s\n' "$args" | grep -oiwE "$words" | sort -u | paste -sd'|' -)
-  if sed -e "s/'[^']*'//g" -e 's/-inf (\(a \)\{0,1\}masked//g' -e 's/write -inf//g' -e 's/not NaN//g' "$tmp/out" "$tmp/err" |
+  if sed -e "s/'[^']*'//g" -e 's/-inf (\(a \)\{0,1\}masked//g' -e 's/write -inf//g' -e 's/not NaN//g' "$out" "$err" |
       { if [ -n "$typed" ]; then grep -viwE -e "$typed"; else cat; fi; } | grep -qiwE "$words"; then
     problems+=("a non-finite number in the output")
   fi
   local want
   for want in "$@"; do
     case $want in
-      err:*) grep -qF -- "${want#err:}" "$tmp/err" || problems+=("stderr lacks: ${want#err:}") ;;
-      out:*) grep -qF -- "${want#out:}" "$tmp/out" || problems+=("stdout lacks: ${want#out:}") ;;
+      err:*) grep -qF -- "${want#err:}" "$err" || problems+=("stderr lacks: ${want#err:}") ;;
+      out:*) grep -qF -- "${want#out:}" "$out" || problems+=("stdout lacks: ${want#out:}") ;;
     esac
   done
   if [ ${#problems[@]} -gt 0 ]; then
-    fail=1
     echo "FAIL cases.txt:$line: napkin $args"
     local p
     for p in "${problems[@]}"; do echo "  - $p"; done
-    echo "  stderr: $(head -c 600 "$tmp/err")"
-    [ -s "$tmp/out" ] && echo "  stdout: $(head -c 300 "$tmp/out")"
+    echo "  stderr: $(head -c 600 "$err")"
+    [ -s "$out" ] && echo "  stdout: $(head -c 300 "$out")"
+    return 1
   fi
+  return 0
 }
 
 flush() {
@@ -86,13 +92,17 @@ flush() {
     if [ -z "$code" ]; then
       echo "FAIL cases.txt:$start: a case without a code: line"; fail=1
     else
-      run_case "$start" "$args" "$code" "${wants[@]}"
+      cases=$((cases + 1))
+      while [ "$(jobs -rp | wc -l)" -ge "$slots" ]; do wait -n; done
+      { run_case "$start" "$args" "$code" "${wants[@]}" > "$tmp/$start.report" || touch "$tmp/$start.failed"; } &
+      started+=("$start")
     fi
   fi
   args="" code="" start="" wants=()
 }
 
 args="" code="" start="" wants=()
+started=()
 while IFS= read -r text || [ -n "$text" ]; do
   lineno=$((lineno + 1))
   case $text in
@@ -106,6 +116,11 @@ while IFS= read -r text || [ -n "$text" ]; do
   esac
 done < cases.txt
 flush
+wait
+for start in "${started[@]}"; do
+  cat "$tmp/$start.report"
+  [ -e "$tmp/$start.failed" ] && fail=1
+done
 
 echo "bad inputs: $cases cases run"
 [ "$cases" -ge 60 ] || { echo "FAIL: fewer than 60 cases"; fail=1; }
