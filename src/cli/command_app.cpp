@@ -67,7 +67,8 @@ void CommandApp::register_typed_only(int argc, const char* const* argv) {
       for (std::size_t k = 1; k < a.size(); ++k) t.names.push_back(kShortNames.substr(2 * static_cast<unsigned char>(a[k]), 2));
     }
   }
-  t.stand_ins = std::make_unique<CLI::App>();
+  // Not CLI::App's public constructor, which adds a help flag the stand-ins' app never needs.
+  t.stand_ins = std::make_unique<CommandApp>("", "stand-ins", nullptr);
 }
 
 void CommandApp::register_all() {
@@ -99,7 +100,8 @@ bool CommandApp::adds(std::string_view names) const {
 bool CommandApp::skip(std::string_view names) {
   if (adds(names)) return false;
   if (stand_in_ == nullptr)  // one per command, so that a required flag missing is told by command
-    stand_in_ = typed().stand_ins->add_option("--stand-in-" + std::to_string(typed().stand_ins->get_options().size()));
+    stand_in_ = static_cast<CLI::App&>(*typed().stand_ins)
+                    .add_option("--stand-in-" + std::to_string(typed().stand_ins->get_options().size()));
   each_name(names, [&](std::string_view n) {
     skipped_.push_back(name_hash(n));
     return true;

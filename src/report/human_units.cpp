@@ -86,19 +86,19 @@ void trim_zeros(std::string& out, std::size_t from) {
 // `n` significant digits in fixed notation, trailing zeros dropped: 2.777777 -> "2.77778" (n = 6).
 void append_sig(std::string& out, double v, int n) {
   if (v == 0.0 || !std::isfinite(v)) {
-    fmt::format_to(std::back_inserter(out), "{}", v == 0.0 ? 0.0 : v);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), v == 0.0 ? 0.0 : v);
     return;
   }
   const int e = static_cast<int>(std::floor(std::log10(std::fabs(v))));
   const std::size_t from = out.size();
-  fmt::format_to(std::back_inserter(out), "{:.{}f}", v, std::max(0, n - 1 - e));
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{:.{}f}"), v, std::max(0, n - 1 - e));
   trim_zeros(out, from);
 }
 
 // `n` significant digits in scientific notation without '+': 1.37438953e11 -> "1.37439e11" (n = 6).
 void append_sci(std::string& out, double v, int n) {
   if (v == 0.0 || !std::isfinite(v)) {
-    fmt::format_to(std::back_inserter(out), "{}", v);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), v);
     return;
   }
   int e = static_cast<int>(std::floor(std::log10(std::fabs(v))));
@@ -109,9 +109,9 @@ void append_sci(std::string& out, double v, int n) {
     ++e;
   }
   const std::size_t from = out.size();
-  fmt::format_to(std::back_inserter(out), "{:.{}f}", m, n - 1);
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{:.{}f}"), m, n - 1);
   trim_zeros(out, from);
-  fmt::format_to(std::back_inserter(out), "e{}", e);
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("e{}"), e);
 }
 
 // "12.35", or with 3 significant digits below 1 ("0.125"), never "-0.00".
@@ -122,9 +122,9 @@ void append_fixed(std::string& out, double v) {
   }
   if (g_digits > 0) return append_sig(out, v, g_digits);
   if (std::fabs(v) < 0.995)  // below what rounds to 1.00
-    fmt::format_to(std::back_inserter(out), "{:.3g}", v);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{:.3g}"), v);
   else
-    fmt::format_to(std::back_inserter(out), "{:.2f}", v);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{:.2f}"), v);
 }
 
 // Scale by powers of `step`, choosing the prefix so that 1 ≤ |scaled| < step after rounding
@@ -154,14 +154,14 @@ void append_prefixed(std::string& out, double v, double step, const std::string_
     if (g_digits > 0)
       append_sci(out, v, g_digits);
     else
-      fmt::format_to(std::back_inserter(out), "{:.3e}", v);
+      fmt::format_to(std::back_inserter(out), FMT_COMPILE("{:.3e}"), v);
     if (space) out += ' ';
     out += up[0];
     out += unit;
     return;
   }
   if (i == 0 && j == 0 && std::fabs(scaled) < 1e15 && is_integral(scaled))
-    fmt::format_to(std::back_inserter(out), "{}", static_cast<std::int64_t>(scaled));  // "2 B", not "2.00 B"
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), static_cast<std::int64_t>(scaled));  // "2 B", not "2.00 B"
   else
     append_fixed(out, scaled);
   if (space) out += ' ';
@@ -180,11 +180,11 @@ void append_si(std::string& out, double v, std::string_view unit, bool allow_dow
 // ("341.33", "5.667", "0.6931"), trailing zeros dropped ("1.5"). --digits N: N significant digits instead.
 void append_plain(std::string& out, double v) {
   if (is_integral(v)) {
-    fmt::format_to(std::back_inserter(out), "{}", static_cast<std::int64_t>(v));
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), static_cast<std::int64_t>(v));
     return;
   }
   if (!std::isfinite(v)) {  // a finite base value can overflow in display units (per kWh)
-    fmt::format_to(std::back_inserter(out), "{}", v);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), v);
     return;
   }
   if (g_digits > 0) {
@@ -202,24 +202,24 @@ void append_plain(std::string& out, double v) {
       m /= 10.0;
       ++ee;
     }
-    fmt::format_to(std::back_inserter(out), "{:.2f}e{}", m, ee);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{:.2f}e{}"), m, ee);
     return;
   }
   // At least 4 significant digits, and up to 2 decimals from 1 up: 341.33, 5.667, 1.5, 0.6931.
   if (std::fabs(v) >= 1.0) {
     const std::size_t from = out.size();
-    fmt::format_to(std::back_inserter(out), "{:.{}f}", v,
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{:.{}f}"), v,
                    std::max(2, 3 - static_cast<int>(std::floor(std::log10(std::fabs(v))))));
     trim_zeros(out, from);
   } else {
-    fmt::format_to(std::back_inserter(out), "{:.4g}", v);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{:.4g}"), v);
   }
 }
 
 void append_sci4(std::string& out, double v) {
   if (g_digits > 0) return append_sci(out, v, g_digits);
   if (v == 0.0 || !std::isfinite(v)) {
-    fmt::format_to(std::back_inserter(out), "{}", v);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), v);
     return;
   }
   const int e = static_cast<int>(std::floor(std::log10(std::fabs(v))));
@@ -229,7 +229,7 @@ void append_sci4(std::string& out, double v) {
     m /= 10.0;
     ++ee;
   }
-  fmt::format_to(std::back_inserter(out), "{:.3f}e{}", m, ee);
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{:.3f}e{}"), m, ee);
 }
 
 // A fixed-point figure with two decimals below a trillion, then scientific notation with 4
@@ -239,9 +239,9 @@ void append_fixed2(std::string& out, double v) {
   if (g_digits > 0 && std::isfinite(v) && std::fabs(v) >= kFixedLimit) return append_sci(out, v, g_digits);
   if (g_digits > 0) return append_sig(out, v, g_digits);
   if (std::isfinite(v) && std::fabs(v) >= kFixedLimit)
-    fmt::format_to(std::back_inserter(out), "{:.3e}", v);  // as append_prefixed past its prefixes
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{:.3e}"), v);  // as append_prefixed past its prefixes
   else
-    fmt::format_to(std::back_inserter(out), "{:.2f}", v);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{:.2f}"), v);
 }
 
 void append_time(std::string& out, double s) {
@@ -395,11 +395,11 @@ std::string human_value(const Value& v) {
     if (g_digits > 0)
       append_fixed2(s, v.num);
     else if (a >= kFixedLimit)
-      fmt::format_to(std::back_inserter(s), "{:.3e}", v.num);
+      fmt::format_to(std::back_inserter(s), FMT_COMPILE("{:.3e}"), v.num);
     else if (a >= 100.0)
-      fmt::format_to(std::back_inserter(s), "{:.0f}", v.num);
+      fmt::format_to(std::back_inserter(s), FMT_COMPILE("{:.0f}"), v.num);
     else
-      fmt::format_to(std::back_inserter(s), "{:.2f}", v.num);
+      fmt::format_to(std::back_inserter(s), FMT_COMPILE("{:.2f}"), v.num);
     s += " s";
     s += ')';
   } else if (v.dim == kJoule && a >= 3.6e3) {
@@ -409,14 +409,14 @@ std::string human_value(const Value& v) {
   } else if (v.dim == kFlop && a >= 1000.0) {
     s += " (";
     if (is_integral(v.num))
-      fmt::format_to(std::back_inserter(s), "{}", static_cast<std::int64_t>(v.num));  // exact
+      fmt::format_to(std::back_inserter(s), FMT_COMPILE("{}"), static_cast<std::int64_t>(v.num));  // exact
     else
       append_sci4(s, v.num);
     s += " FLOP)";
   } else if ((v.dim == kParam || v.dim == kToken) && a >= 1e4) {
     s += " (";
     if (is_integral(v.num))
-      fmt::format_to(std::back_inserter(s), "{}", static_cast<std::int64_t>(v.num));
+      fmt::format_to(std::back_inserter(s), FMT_COMPILE("{}"), static_cast<std::int64_t>(v.num));
     else
       append_sci4(s, v.num);
     s += ')';
