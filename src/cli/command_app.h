@@ -19,7 +19,7 @@
 //
 // It relies on App::options_ being the protected vector of options (CLI11 2.1, Debian 12's
 // libcli11-dev); the tests build every command through it and check the index against CLI11's
-// own lookup (test_command_app.cpp).
+// own lookup (tests/command_app_test.cpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -64,9 +64,9 @@ class CommandApp : public CLI::App {
   /// missing from the command line, which the whole tree reports (CLI11's message).
   static bool missed_required(const CLI::App& root, int argc, const char* const* argv);
 
-  /// As CLI::App's, by the index (the same option: names are unique); a name form the index does
-  /// not hold falls back to CLI11's scan.
-  /// The stand-in for the name of an option that was not added (register_typed_only).
+  /// As CLI::App's, by the index (the same option: names are unique); the stand-in for the name
+  /// of an option that was not added (register_typed_only); any other name form falls back to
+  /// CLI11's scan.
   CLI::Option* get_option_no_throw(const std::string& name) noexcept {
     if (const auto it = index_.find(name); it != index_.end()) return it->second;
     if (was_skipped(name)) return stand_in_;
