@@ -175,19 +175,22 @@ void add_all_commands(CLI::App& app, int& exit_code) {
   add_man_command(app, exit_code);
 }
 
-bool is_command_name(std::string_view name) {
-  for (const auto& c : kCommands)
-    if (c.first == name) return true;
-  return false;
+namespace {
+
+AddCommand command_named(std::string_view name) {
+  for (const auto& [n, add] : kCommands)
+    if (n == name) return add;
+  return nullptr;
 }
 
+}  // namespace
+
+bool is_command_name(std::string_view name) { return command_named(name) != nullptr; }
+
 bool add_command_named(CLI::App& app, int& exit_code, std::string_view name) {
-  for (const auto& [n, add] : kCommands)
-    if (n == name) {
-      add(app, exit_code);
-      return true;
-    }
-  return false;
+  const AddCommand add = command_named(name);
+  if (add != nullptr) add(app, exit_code);
+  return add != nullptr;
 }
 
 void add_as_option(CommandApp* sub, std::string& as) {

@@ -68,7 +68,11 @@ constexpr std::array<std::string_view, 5> kCountSuffix{"", "k", "M", "B", "T"};
 
 constexpr double kExactLimit = 9007199254740992.0;  // 2^53
 
-bool is_integral(double v) { return std::isfinite(v) && std::floor(v) == v && std::fabs(v) < kExactLimit; }
+// An integer that a double holds exactly (|v| < 2^53; false for NaN and infinity): the integer
+// conversion round-trips.
+bool is_integral(double v) {
+  return std::fabs(v) < kExactLimit && static_cast<double>(static_cast<std::int64_t>(v)) == v;
+}
 
 // --digits N: significant digits of every figure a person reads (0: the house style below).
 int g_digits = 0;
@@ -552,8 +556,7 @@ char* write_number(char* out, double v) {
   // infinity) two digits a step, as "{}" writes them; other numbers through fmt's "{}" compiled,
   // the shortest round-trip form in fmt's notation (1e+30, 0.0001: std::to_chars would write
   // 1e-04 there, so fmt it stays).
-  if (std::fabs(v) < kExactLimit && static_cast<double>(static_cast<std::int64_t>(v)) == v)
-    return write_integer(out, static_cast<std::int64_t>(v));
+  if (is_integral(v)) return write_integer(out, static_cast<std::int64_t>(v));
   if (!std::isfinite(v)) {
     std::memcpy(out, "null", 4);  // JSON has no NaN or infinity; the calculators reject inputs that make them
     return out + 4;

@@ -479,6 +479,11 @@ std::string share_text(double share) {
   return buf;
 }
 
+// The name --hw takes for a preset at one of its memory sizes ("apple-m2-ultra-192gb").
+std::string sized_name(std::string_view preset, const HardwareSpec::MemoryOption& o) {
+  return std::string(preset) + "-" + whole_gib(o.physical) + "gb";
+}
+
 // A preset with unified memory configurations, set to configuration `i` (0: the bare name's), and the
 // note the hardware assumption states: the variant, the size and the GPU's default share of it.
 // `renamed`: typed is not the preset's own name (a size or a core count on it); `sized`: it names a size.
@@ -491,7 +496,7 @@ HardwareSpec with_configuration(HardwareSpec h, std::size_t i, const std::string
   h.memory_advertised = o.physical;  // the size Apple sold; memory is the GPU's share of it
   std::string others;
   for (std::size_t k = 0; k < h.memory_options.size(); ++k)
-    if (k != i) others += (others.empty() ? "" : ", ") + preset + "-" + whole_gib(h.memory_options[k].physical) + "gb";
+    if (k != i) others += (others.empty() ? "" : ", ") + sized_name(preset, h.memory_options[k]);
   std::string note = "--hw " + typed + " read as " + (renamed ? preset + ", " : std::string()) + h.variant_note +
                      (h.variant_note.empty() ? "" : "; ") + "with " + whole_gib(o.physical) + " GB of unified memory" +
                      (sized ? "" : ", the smallest size sold") +
@@ -550,7 +555,7 @@ std::optional<HardwareSpec> load_sized(const std::string& arg, const std::string
       if (!std::all_of(cores.begin(), cores.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
       const HardwareSpec vh = load_preset(v);
       for (const auto& o : vh.memory_options)
-        if (whole_gib(o.physical) == digits) sibling = std::string(v.name) + "-" + digits + "gb";
+        if (whole_gib(o.physical) == digits) sibling = sized_name(v.name, o);
     }
     throw InputError("--hw", arg, "a size " + preset + " was sold with: " + sold +
                                       (sibling.empty() ? "" : " (" + sibling + " is the smaller GPU with that size)"));
@@ -605,7 +610,7 @@ std::vector<std::string> hardware_sized_names() {
   std::vector<std::string> names;
   for (const auto& p : hardware_preset_texts()) {
     const HardwareSpec h = load_preset(p);
-    for (const auto& o : h.memory_options) names.push_back(std::string(p.name) + "-" + whole_gib(o.physical) + "gb");
+    for (const auto& o : h.memory_options) names.push_back(sized_name(p.name, o));
   }
   return names;
 }
