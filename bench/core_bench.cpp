@@ -5,12 +5,12 @@
 
 #include <cstdio>
 
-#include "napkin/energy.h"
-#include "napkin/flops.h"
-#include "napkin/memory.h"
-#include "napkin/specs/presets.h"
+#include "napkin/memory/ledgers.h"
+#include "napkin/model/flops.h"
+#include "napkin/plans/energy.h"
+#include "napkin/plans/roofline.h"
 #include "napkin/report/render.h"
-#include "napkin/roofline.h"
+#include "napkin/specs/presets.h"
 
 using namespace napkin;
 using namespace napkin::units;

@@ -2,7 +2,7 @@
 // from it (gguf_model_facts): the bytes are one .gguf file. An accepted file's totals add up and
 // every tensor fits in the file (checkpoint_invariants.h).
 #include "checkpoint_invariants.h"
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace napkin;

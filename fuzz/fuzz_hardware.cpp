@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "fuzz_common.h"
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "napkin/specs/hardware.h"
 
 namespace {

@@ -4,8 +4,8 @@
 // positive shapes and non-negative counts everywhere, and its parameter count adds up.
 #include "fuzz_common.h"
 #include "model_arg.h"
-#include "napkin/error.h"
-#include "napkin/params.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/params.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace napkin;

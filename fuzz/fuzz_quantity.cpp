@@ -1,4 +1,4 @@
-// Fuzzes parse_quantity (include/napkin/parse.h), the parser behind every numeric flag and the
+// Fuzzes parse_quantity (include/napkin/ground/parse_quantity.h), the parser behind every numeric flag and the
 // quantity strings of spec files. Input: byte 0 picks the expected dimension, byte 1 the
 // plain-number scale, the rest is the text. A parsed value must be finite, and its display form
 // (report::compact) must be printable.
@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "fuzz_common.h"
-#include "napkin/error.h"
-#include "napkin/parse.h"
+#include "napkin/ground/error.h"
+#include "napkin/ground/parse_quantity.h"
 #include "napkin/report/human_units.h"
 
 namespace {

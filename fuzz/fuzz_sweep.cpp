@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "fuzz_common.h"
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "sweep.h"
 
 namespace {

@@ -16,7 +16,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 
 namespace napkin::test {
 

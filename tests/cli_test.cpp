@@ -7,10 +7,10 @@
 
 #include "command.h"
 #include "run_napkin.h"
-#include "napkin/energy.h"
-#include "napkin/flops.h"
-#include "napkin/memory.h"
-#include "napkin/roofline.h"
+#include "napkin/memory/ledgers.h"
+#include "napkin/model/flops.h"
+#include "napkin/plans/energy.h"
+#include "napkin/plans/roofline.h"
 #include "napkin/version.h"
 
 namespace {

@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "napkin/memory_deepspeed.h"
+#include "napkin/memory/deepspeed.h"
 #include "run_napkin.h"
 
 using namespace napkin;

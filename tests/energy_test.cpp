@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "napkin/energy.h"
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
+#include "napkin/plans/energy.h"
 #include "napkin/report/human_units.h"
 
 using namespace napkin;

@@ -1,4 +1,4 @@
-// llama.cpp's allocation (src/engine_llamacpp.cpp) against llama.cpp start-up logs, and GGUF
+// llama.cpp's allocation (src/engines/llamacpp.cpp) against llama.cpp start-up logs, and GGUF
 // files read alone by memory and serve (src/specs/gguf_model.cpp, src/cli/model_arg.cpp).
 // Each log's model shape comes from the log's own printed hparams (n_layer, n_head, n_head_kv,
 // n_embd_head_k, n_embd, n_vocab, n_ff); the KV buffer must equal the logged MiB exactly and
@@ -9,8 +9,8 @@
 #include <fstream>
 
 #include "checkpoint_files.h"
-#include "napkin/engine_llamacpp.h"
-#include "napkin/error.h"
+#include "napkin/engines/llamacpp.h"
+#include "napkin/ground/error.h"
 #include "napkin/specs/gguf_model.h"
 #include "run_napkin.h"
 

@@ -4,7 +4,7 @@
 // max_model_len; V0 turns chunked prefill on above 32K context with 2048 tokens; max_num_seqs
 // 256), and compares napkin's weights, pool and tokens with the logged ones: the pool within 5%.
 // The logs are V0 start-ups (v0.6.4 to v0.8); their pool formula is the one napkin follows (V1 as
-// of v0.10, napkin/engine_vllm.h).
+// of v0.10, napkin/engines/vllm.h).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "napkin/engine_vllm.h"
-#include "napkin/memory.h"
+#include "napkin/engines/vllm.h"
+#include "napkin/memory/ledgers.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/presets.h"
 

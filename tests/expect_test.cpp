@@ -5,7 +5,7 @@
 #include <string>
 
 #include "expect.h"
-#include "napkin/parse.h"
+#include "napkin/ground/parse_quantity.h"
 #include "run_napkin.h"
 
 namespace {

@@ -13,14 +13,14 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "napkin/error.h"
-#include "napkin/flops.h"
-#include "napkin/memory.h"
-#include "napkin/params.h"
-#include "napkin/serve.h"
+#include "napkin/ground/error.h"
+#include "napkin/memory/ledgers.h"
+#include "napkin/model/flops.h"
+#include "napkin/model/params.h"
+#include "napkin/plans/serve.h"
 #include "napkin/specs/hf_config.h"
 #include "real_configs.h"
-#include "napkin/train.h"
+#include "napkin/plans/train.h"
 
 using namespace napkin;
 using namespace napkin::units;

@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "napkin/memory.h"
-#include "napkin/params.h"
-#include "napkin/serve.h"
+#include "napkin/memory/ledgers.h"
+#include "napkin/model/params.h"
+#include "napkin/plans/serve.h"
 #include "napkin/specs/hf_config.h"
 #include "real_configs.h"
 #include "run_napkin.h"

@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "napkin/error.h"
-#include "napkin/memory.h"
-#include "napkin/params.h"
+#include "napkin/ground/error.h"
+#include "napkin/memory/ledgers.h"
+#include "napkin/model/params.h"
 #include "napkin/specs/checkpoint.h"
 #include "napkin/specs/hf_config.h"
 #include "real_configs.h"

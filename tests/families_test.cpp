@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "napkin/memory.h"
-#include "napkin/params.h"
+#include "napkin/memory/ledgers.h"
+#include "napkin/model/params.h"
 #include "napkin/specs/hf_config.h"
 #include "real_configs.h"
 

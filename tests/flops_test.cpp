@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "napkin/error.h"
-#include "napkin/flops.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/flops.h"
 #include "napkin/report/human_units.h"
 #include "napkin/specs/presets.h"
 

@@ -1,4 +1,4 @@
-// llama-quantize's per-tensor types (src/gguf_quant.cpp) against counts derived by hand from
+// llama-quantize's per-tensor types (src/model/gguf_quant.cpp) against counts derived by hand from
 // llama.cpp's rules and against published GGUF sizes.
 //
 // Published sizes and their tolerances:
@@ -17,9 +17,9 @@
 #include <cmath>
 #include <string>
 
-#include "napkin/error.h"
-#include "napkin/gguf_quant.h"
-#include "napkin/params.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/gguf_quant.h"
+#include "napkin/model/params.h"
 #include "napkin/specs/presets.h"
 #include "run_napkin.h"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "napkin/specs/hardware.h"
 #include "run_napkin.h"
 

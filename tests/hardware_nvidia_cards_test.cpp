@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "napkin/specs/hardware.h"
 #include "run_napkin.h"
 

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "napkin/error.h"
-#include "napkin/specs/presets.h"
+#include "napkin/ground/error.h"
 #include "napkin/specs/hardware.h"
+#include "napkin/specs/presets.h"
 #include "run_napkin.h"
 
 using namespace napkin;

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "napkin/specs/hf_cache.h"
 #include "run_napkin.h"
 

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "napkin/error.h"
-#include "napkin/params.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/params.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/napkin_json.h"
 #include "napkin/specs/presets.h"

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "command.h"
-#include "napkin/error.h"
-#include "napkin/kernel.h"
+#include "napkin/ground/error.h"
+#include "napkin/kernel/gpu_kernel.h"
 #include "napkin/report/human_units.h"
 #include "run_napkin.h"
 

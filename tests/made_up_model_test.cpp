@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "napkin/error.h"
-#include "napkin/params.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/params.h"
 #include "napkin/specs/made_up.h"
 #include "napkin/specs/presets.h"
 #include "run_napkin.h"

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "napkin/error.h"
-#include "napkin/memory.h"
+#include "napkin/ground/error.h"
+#include "napkin/memory/ledgers.h"
 #include "run_napkin.h"
 #include "napkin/report/human_units.h"
 #include "napkin/specs/presets.h"

@@ -8,11 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "napkin/error.h"
-#include "napkin/flops.h"
-#include "napkin/kernel.h"
-#include "napkin/params.h"
-#include "napkin/parse.h"
+#include "napkin/ground/error.h"
+#include "napkin/ground/parse_quantity.h"
+#include "napkin/kernel/gpu_kernel.h"
+#include "napkin/model/flops.h"
+#include "napkin/model/params.h"
 #include "napkin/report/human_units.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/presets.h"

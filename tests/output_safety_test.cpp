@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "output.h"
 
 namespace {

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "napkin/error.h"
-#include "napkin/parallel.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/parallel.h"
 #include "napkin/specs/presets.h"
 
 using namespace napkin;

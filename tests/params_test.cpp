@@ -1,12 +1,12 @@
-// Exact parameter counts (src/params.cpp) over the bundled presets and hand-built specs.
+// Exact parameter counts (src/model/params.cpp) over the bundled presets and hand-built specs.
 // Totals marked "checkpoint" are the checkpoints' own tensor counts (issue 3 acceptance, Pythia
 // Table 1); the others are the formula's count, with the derivation written beside the number.
 #include <catch2/catch.hpp>
 
 #include <numeric>
 
-#include "napkin/error.h"
-#include "napkin/params.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/params.h"
 #include "napkin/specs/presets.h"
 
 using napkin::count_params;

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "napkin/error.h"
-#include "napkin/parse.h"
+#include "napkin/ground/error.h"
+#include "napkin/ground/parse_quantity.h"
 
 using namespace napkin;
 

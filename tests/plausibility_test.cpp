@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "plausibility.h"
 #include "sweep.h"
 

@@ -11,7 +11,7 @@
 
 #include <cmath>
 
-#include "napkin/memory.h"
+#include "napkin/memory/ledgers.h"
 #include "napkin/specs/presets.h"
 
 using namespace napkin;

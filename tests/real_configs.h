@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "napkin/memory.h"
+#include "napkin/memory/ledgers.h"
 #include "napkin/specs/hf_config.h"
 
 namespace napkin_test {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "napkin/energy.h"
+#include "napkin/plans/energy.h"
 #include "napkin/report/human_units.h"
 #include "napkin/report/render.h"
 

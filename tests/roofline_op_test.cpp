@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "command.h"
-#include "napkin/error.h"
-#include "napkin/flops.h"
-#include "napkin/roofline.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/flops.h"
+#include "napkin/plans/roofline.h"
 #include "run_napkin.h"
 
 using namespace napkin;

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include "napkin/plans/roofline.h"
 #include "napkin/report/human_units.h"
 #include "napkin/report/render.h"
-#include "napkin/roofline.h"
 
 using namespace napkin;
 using namespace napkin::units;

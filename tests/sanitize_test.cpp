@@ -1,14 +1,14 @@
 // Text echoed from input, made safe for a terminal line, a JSON string and a CSV cell
-// (include/napkin/sanitize.h), and where the CLI applies it.
+// (include/napkin/ground/sanitize.h), and where the CLI applies it.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <string>
 
+#include "napkin/ground/result.h"
+#include "napkin/ground/sanitize.h"
 #include "napkin/report/render.h"
-#include "napkin/result.h"
-#include "napkin/sanitize.h"
 #include "run_napkin.h"
 
 using namespace napkin;

@@ -1,4 +1,4 @@
-// The expected serving figures beside the bound (napkin/serve_expected.h, issue 20): the bound's
+// The expected serving figures beside the bound (napkin/plans/serve_expected.h, issue 20): the bound's
 // ops derated by an engine's efficiency, the profiles they come from, and the flags that override
 // them.
 #include <catch2/catch.hpp>
@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <string>
 
-#include "napkin/error.h"
-#include "napkin/serve.h"
-#include "napkin/serve_expected.h"
+#include "napkin/ground/error.h"
+#include "napkin/plans/serve.h"
+#include "napkin/plans/serve_expected.h"
 #include "napkin/specs/efficiency.h"
 #include "napkin/specs/hardware.h"
 #include "napkin/specs/presets.h"

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "command.h"
-#include "napkin/memory.h"
-#include "napkin/params.h"
-#include "napkin/serve.h"
+#include "napkin/memory/ledgers.h"
+#include "napkin/model/params.h"
+#include "napkin/plans/serve.h"
 #include "napkin/specs/hardware.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/presets.h"

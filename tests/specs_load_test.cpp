@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "checkpoint_files.h"
-#include "napkin/error.h"
-#include "napkin/params.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/params.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/load.h"
 #include "napkin/specs/presets.h"

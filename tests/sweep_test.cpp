@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "sweep.h"
 
 using namespace napkin;

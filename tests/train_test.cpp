@@ -7,12 +7,12 @@
 #include <string>
 
 #include "command.h"
-#include "napkin/error.h"
-#include "napkin/params.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/params.h"
+#include "napkin/plans/train.h"
 #include "napkin/report/human_units.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/presets.h"
-#include "napkin/train.h"
 #include "run_napkin.h"
 
 using namespace napkin;

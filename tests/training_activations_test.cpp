@@ -5,11 +5,11 @@
 
 #include <cmath>
 
-#include "napkin/error.h"
-#include "napkin/flops.h"
-#include "napkin/memory.h"
+#include "napkin/ground/error.h"
+#include "napkin/memory/ledgers.h"
+#include "napkin/model/flops.h"
+#include "napkin/plans/train.h"
 #include "napkin/specs/presets.h"
-#include "napkin/train.h"
 
 using namespace napkin;
 using namespace napkin::units;

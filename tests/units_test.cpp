@@ -2,7 +2,7 @@
 
 #include <type_traits>
 
-#include "napkin/units.h"
+#include "napkin/ground/units.h"
 
 using namespace napkin;
 using namespace napkin::units;

@@ -3,11 +3,11 @@
 // and the roofline of a matmul at the GPU's bf16 peak: a 4096×4096×4096 product (compute-bound)
 // and the same weights against one token (a decode step's matrix-vector product, memory-bound).
 // Usage: napkin_library_example [MODEL [HARDWARE]]   (default llama-3.1-8b h100-sxm)
-#include <napkin/error.h>
-#include <napkin/flops.h>
-#include <napkin/memory.h>
+#include <napkin/ground/error.h>
+#include <napkin/memory/ledgers.h>
+#include <napkin/model/flops.h>
+#include <napkin/plans/roofline.h>
 #include <napkin/report/human_units.h>
-#include <napkin/roofline.h>
 #include <napkin/specs/load.h>
 
 #include <cstdio>

@@ -3,8 +3,8 @@
 #include <array>
 #include <cstdint>
 
-#include "napkin/error.h"
-#include "napkin/params.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/params.h"
 
 namespace napkin::cli {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "napkin/result.h"
+#include "napkin/ground/result.h"
+#include "napkin/model/model_spec.h"
 #include "napkin/specs/checkpoint.h"
-#include "napkin/specs/model.h"
 
 namespace napkin::cli {
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "command.h"
-#include "napkin/energy.h"
+#include "napkin/plans/energy.h"
 
 namespace napkin::cli {
 

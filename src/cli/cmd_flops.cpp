@@ -4,8 +4,8 @@
 #include "command.h"
 #include "model_arg.h"
 #include "model_flags.h"
-#include "napkin/error.h"
-#include "napkin/flops.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/flops.h"
 
 namespace napkin::cli {
 

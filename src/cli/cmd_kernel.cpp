@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "command.h"
-#include "napkin/check.h"
-#include "napkin/error.h"
-#include "napkin/kernel.h"
-#include "napkin/parse.h"
+#include "napkin/ground/check.h"
+#include "napkin/ground/error.h"
+#include "napkin/ground/parse_quantity.h"
+#include "napkin/kernel/gpu_kernel.h"
 
 namespace napkin::cli {
 

@@ -10,12 +10,12 @@
 #include "engine_vllm_flags.h"
 #include "model_arg.h"
 #include "model_flags.h"
-#include "napkin/check.h"
-#include "napkin/dtype.h"
-#include "napkin/engine_vllm.h"
-#include "napkin/error.h"
-#include "napkin/memory.h"
-#include "napkin/memory_deepspeed.h"
+#include "napkin/engines/vllm.h"
+#include "napkin/ground/check.h"
+#include "napkin/ground/dtype.h"
+#include "napkin/ground/error.h"
+#include "napkin/memory/deepspeed.h"
+#include "napkin/memory/ledgers.h"
 #include "training_flags.h"
 
 namespace napkin::cli {

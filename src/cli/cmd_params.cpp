@@ -6,8 +6,8 @@
 #include "command.h"
 #include "model_arg.h"
 #include "model_flags.h"
-#include "napkin/error.h"
-#include "napkin/params.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/params.h"
 
 namespace napkin::cli {
 

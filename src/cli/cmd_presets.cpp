@@ -6,8 +6,8 @@
 #include "command.h"
 #include "expect.h"
 #include "output.h"
-#include "napkin/error.h"
-#include "napkin/params.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/params.h"
 #include "napkin/specs/hardware.h"
 #include "napkin/specs/presets.h"
 

@@ -2,9 +2,9 @@
 #include <memory>
 
 #include "command.h"
-#include "napkin/dtype.h"
-#include "napkin/error.h"
-#include "napkin/roofline.h"
+#include "napkin/ground/dtype.h"
+#include "napkin/ground/error.h"
+#include "napkin/plans/roofline.h"
 
 namespace napkin::cli {
 

@@ -1,6 +1,6 @@
 // napkin serve MODEL: prefill time (time to first token), decode time per token, throughput and
 // the bound of each phase from a per-kernel roofline, beside the per-GPU memory ledger and fit.
-// Course notes 7.2, 7.4, 7.5; the model is described in include/napkin/serve.h.
+// Course notes 7.2, 7.4, 7.5; the model is described in include/napkin/plans/serve.h.
 #include <map>
 #include <memory>
 
@@ -9,12 +9,12 @@
 #include "engine_vllm_flags.h"
 #include "model_arg.h"
 #include "model_flags.h"
-#include "napkin/check.h"
-#include "napkin/dtype.h"
-#include "napkin/engine_vllm.h"
-#include "napkin/memory.h"
-#include "napkin/error.h"
-#include "napkin/serve.h"
+#include "napkin/engines/vllm.h"
+#include "napkin/ground/check.h"
+#include "napkin/ground/dtype.h"
+#include "napkin/ground/error.h"
+#include "napkin/memory/ledgers.h"
+#include "napkin/plans/serve.h"
 #include "napkin/report/human_units.h"
 #include "napkin/specs/efficiency.h"
 
@@ -43,7 +43,7 @@ struct ServeCmd {
   OutputOptions out;
 };
 
-// The expected figures' coefficients (napkin/serve_expected.h): the efficiency profile of the
+// The expected figures' coefficients (napkin/plans/serve_expected.h): the efficiency profile of the
 // engine on this class of hardware, each coefficient overridable by its flag; without a profile
 // every coefficient needs its flag (refused at construction otherwise). The texts the rows point
 // into are built once: the profile's, and the pass overhead's per layer count (a made-up

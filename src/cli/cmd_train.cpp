@@ -1,5 +1,5 @@
 // napkin train MODEL: how long, how many GPU-hours, how much energy and money a training run
-// takes, and whether its parallel layout fits in memory. See napkin/train.h for the formulas.
+// takes, and whether its parallel layout fits in memory. See napkin/plans/train.h for the formulas.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -7,10 +7,10 @@
 #include "command.h"
 #include "model_arg.h"
 #include "model_flags.h"
-#include "napkin/dtype.h"
-#include "napkin/error.h"
-#include "napkin/memory.h"
-#include "napkin/train.h"
+#include "napkin/ground/dtype.h"
+#include "napkin/ground/error.h"
+#include "napkin/memory/ledgers.h"
+#include "napkin/plans/train.h"
 #include "training_flags.h"
 
 namespace napkin::cli {

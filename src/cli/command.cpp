@@ -9,15 +9,15 @@
 #include <stdexcept>
 #include <utility>
 
-#include "napkin/error.h"
-#include "napkin/gguf_quant.h"
-#include "napkin/parse.h"
+#include "napkin/ground/error.h"
+#include "napkin/ground/parse_quantity.h"
+#include "napkin/model/gguf_quant.h"
 #include "napkin/report/human_units.h"
+#include "napkin/report/output.h"
 #include "napkin/specs/checkpoint.h"
 #include "napkin/specs/files.h"
 #include "napkin/specs/hf_cache.h"
 #include "napkin/specs/hf_config.h"
-#include "napkin/report/output.h"
 #include "completions.h"
 #include "expect.h"
 #include "model_arg.h"

@@ -10,11 +10,11 @@
 #include <string_view>
 #include <vector>
 
-#include "napkin/dtype.h"
+#include "napkin/ground/dtype.h"
+#include "napkin/ground/result.h"
+#include "napkin/model/model_spec.h"
 #include "napkin/report/render.h"
-#include "napkin/result.h"
 #include "napkin/specs/hardware.h"
-#include "napkin/specs/model.h"
 #include "command_app.h"
 #include "sweep.h"
 

@@ -9,10 +9,10 @@
 #include <algorithm>
 #include <map>
 
-#include "napkin/dtype.h"
-#include "napkin/engine_llamacpp.h"
-#include "napkin/error.h"
-#include "napkin/memory.h"
+#include "napkin/engines/llamacpp.h"
+#include "napkin/ground/dtype.h"
+#include "napkin/ground/error.h"
+#include "napkin/memory/ledgers.h"
 #include "napkin/report/output.h"
 #include "napkin/specs/hardware.h"
 #include "napkin/specs/hf_config.h"

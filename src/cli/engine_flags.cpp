@@ -1,6 +1,6 @@
 #include "engine_flags.h"
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 
 namespace napkin::cli {
 

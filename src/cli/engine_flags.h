@@ -5,8 +5,8 @@
 #include <string>
 
 #include "command.h"
-#include "napkin/engine_llamacpp.h"
-#include "napkin/memory.h"
+#include "napkin/engines/llamacpp.h"
+#include "napkin/memory/ledgers.h"
 
 namespace napkin::cli {
 

@@ -1,8 +1,8 @@
 // The vLLM flags of memory and serve. See engine_vllm_flags.h.
 #include "engine_vllm_flags.h"
 
-#include "napkin/check.h"
-#include "napkin/error.h"
+#include "napkin/ground/check.h"
+#include "napkin/ground/error.h"
 #include "napkin/report/human_units.h"
 
 namespace napkin::cli {

@@ -1,6 +1,6 @@
 // `--engine vllm` on memory and serve (--engine itself: engine_flags.h): the vLLM flags (with
 // vLLM's names and defaults) and the exit-1 line when vLLM would refuse to start. The arithmetic is the
-// core's (napkin/engine_vllm.h).
+// core's (napkin/engines/vllm.h).
 #pragma once
 
 #include "command_app.h"
@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "command.h"
-#include "napkin/engine_vllm.h"
+#include "napkin/engines/vllm.h"
 
 namespace napkin::cli {
 

@@ -8,8 +8,8 @@
 #include <cstdlib>
 
 #include "command.h"
-#include "napkin/error.h"
-#include "napkin/parse.h"
+#include "napkin/ground/error.h"
+#include "napkin/ground/parse_quantity.h"
 #include "napkin/report/human_units.h"
 
 namespace napkin::cli {

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "napkin/result.h"
+#include "napkin/ground/result.h"
 
 namespace napkin::cli {
 

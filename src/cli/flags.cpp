@@ -37,7 +37,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"ops_per_element", "--ops-per-element"},
     {"dtype", "--dtype"},
     {"launch_overhead", "--launch-overhead"},
-    // serve's expected figures (napkin/serve_expected.h)
+    // serve's expected figures (napkin/plans/serve_expected.h)
     {"efficiency", "--engine/--hw"},
     {"efficiency_bandwidth", "--efficiency-bandwidth"},
     {"efficiency_compute", "--efficiency-compute"},
@@ -158,7 +158,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"link_bandwidth", "--link-bandwidth"},
     {"memory_ledger", ""},
     {"serve_extras", ""},
-    // --engine llama.cpp (src/engine_llamacpp.cpp)
+    // --engine llama.cpp (src/engines/llamacpp.cpp)
     {"llamacpp_engine", "--engine"},
     {"llamacpp_context", "--context/--parallel"},
     {"llamacpp_v_dtype", "--v-dtype"},
@@ -169,7 +169,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"llamacpp_not_counted", ""},
     {"llamacpp_runtime_reserve", ""},  // serve: no --cuda-context there
     {"llamacpp_kv_reads", "--kv-dtype/--v-dtype"},
-    // --engine vllm (napkin/engine_vllm.h)
+    // --engine vllm (napkin/engines/vllm.h)
     {"vllm_version", "--engine"},
     {"gpu_memory_utilization", "--gpu-memory-utilization"},
     {"vllm_total_memory", "--gpu-memory"},

@@ -15,10 +15,10 @@
 #include "build_info.h"
 #include "command.h"
 #include "expect.h"
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
+#include "napkin/ground/sanitize.h"
+#include "napkin/ground/suggest.h"
 #include "napkin/report/output.h"
-#include "napkin/sanitize.h"
-#include "napkin/suggest.h"
 #include "napkin/version.h"
 #include "output.h"
 

@@ -8,9 +8,9 @@
 
 #include "command.h"
 #include "completions.h"
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
+#include "napkin/ground/suggest.h"
 #include "napkin/report/output.h"
-#include "napkin/suggest.h"
 #include "napkin/version.h"
 
 namespace napkin::cli {

@@ -4,8 +4,8 @@
 
 #include <cstdio>
 
-#include "napkin/error.h"
-#include "napkin/sanitize.h"
+#include "napkin/ground/error.h"
+#include "napkin/ground/sanitize.h"
 
 namespace napkin::cli {
 

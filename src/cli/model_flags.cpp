@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 
 namespace napkin::cli {
 

@@ -1,6 +1,6 @@
 #include "output.h"
 
-#include "napkin/sanitize.h"
+#include "napkin/ground/sanitize.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -15,7 +15,7 @@
 #include <filesystem>
 
 #include "model_arg.h"
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "napkin/report/output.h"
 
 namespace napkin::cli {

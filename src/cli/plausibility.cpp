@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "napkin/check.h"
-#include "napkin/error.h"
+#include "napkin/ground/check.h"
+#include "napkin/ground/error.h"
 
 namespace napkin::cli {
 

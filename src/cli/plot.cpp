@@ -8,7 +8,7 @@
 #include <limits>
 #include <utility>
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "napkin/report/human_units.h"
 
 namespace napkin::cli {

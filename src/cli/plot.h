@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "napkin/ground/result.h"
 #include "napkin/report/svg.h"
-#include "napkin/result.h"
 #include "output.h"
 #include "sweep.h"
 

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <string>
 
-#include "napkin/check.h"
-#include "napkin/error.h"
-#include "napkin/parse.h"
-#include "napkin/result.h"
+#include "napkin/ground/check.h"
+#include "napkin/ground/error.h"
+#include "napkin/ground/parse_quantity.h"
+#include "napkin/ground/result.h"
 #include "plausibility.h"
 
 namespace napkin::cli {

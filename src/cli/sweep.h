@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "napkin/units.h"
+#include "napkin/ground/units.h"
 
 namespace napkin {
 class ResultSet;

@@ -1,12 +1,12 @@
 // The flags memory --train and train share for how activations and the loss are counted:
 // --activation-accounting korthikanti|tensors, --loss full|fused|chunked and
-// --distribute-saved-activations (napkin/memory.h). Group "Training".
+// --distribute-saved-activations (napkin/memory/ledgers.h). Group "Training".
 #pragma once
 
 #include <string>
 
 #include "command_app.h"
-#include "napkin/memory.h"
+#include "napkin/memory/ledgers.h"
 
 namespace napkin::cli {
 

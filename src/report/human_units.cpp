@@ -13,7 +13,7 @@
 #include <cstring>
 #include <limits>
 
-#include "napkin/sanitize.h"
+#include "napkin/ground/sanitize.h"
 
 namespace napkin::report {
 

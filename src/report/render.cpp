@@ -6,9 +6,9 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "napkin/ground/sanitize.h"
 #include "napkin/report/human_units.h"
 #include "napkin/report/output.h"
-#include "napkin/sanitize.h"
 
 namespace napkin::report {
 

@@ -19,7 +19,7 @@
 #include <fmt/format.h>
 
 #include "checkpoint_detail.h"
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "napkin/specs/files.h"
 #include "napkin/specs/hf_config.h"
 

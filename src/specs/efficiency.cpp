@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "napkin/specs/presets.h"
 #include "json_fields.h"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "hf_family.h"
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 
 namespace napkin::specs::family {
 

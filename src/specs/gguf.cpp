@@ -16,8 +16,8 @@
 #include <fmt/format.h>
 
 #include "checkpoint_detail.h"
-#include "napkin/error.h"
-#include "napkin/ggml_types.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/ggml_types.h"
 #include "napkin/specs/checkpoint.h"
 #include "napkin/specs/files.h"
 

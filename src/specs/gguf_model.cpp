@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
-#include "napkin/error.h"
-#include "napkin/params.h"
-#include "napkin/sanitize.h"
+#include "napkin/ground/error.h"
+#include "napkin/ground/sanitize.h"
+#include "napkin/model/params.h"
 #include "napkin/specs/hf_config.h"
 
 namespace napkin::specs {

@@ -15,12 +15,12 @@
 #include <utility>
 #include <vector>
 
-#include "napkin/check.h"
-#include "napkin/error.h"
+#include "napkin/ground/check.h"
+#include "napkin/ground/error.h"
+#include "napkin/ground/suggest.h"
 #include "napkin/specs/files.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/presets.h"
-#include "napkin/suggest.h"
 
 namespace napkin::specs {
 

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "napkin/specs/files.h"
 
 namespace napkin::specs {

@@ -14,7 +14,7 @@
 
 #include "hf_family.h"
 #include "json_fields.h"
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "napkin/specs/files.h"
 
 namespace napkin::specs {

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_fields.h"
-#include "napkin/specs/model.h"
+#include "napkin/model/model_spec.h"
 
 namespace napkin::specs::family {
 

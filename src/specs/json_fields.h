@@ -14,7 +14,7 @@
 #include <string>
 #include <utility>
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 
 namespace napkin::specs {
 

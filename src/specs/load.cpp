@@ -2,7 +2,7 @@
 // here prints: warnings stay in the spec (ModelSpec::analogy, ::unverified) for the caller.
 #include "napkin/specs/load.h"
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "napkin/specs/checkpoint.h"
 #include "napkin/specs/files.h"
 #include "napkin/specs/gguf_model.h"

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "napkin/specs/napkin_json.h"
 
 namespace napkin::specs {
@@ -13,7 +13,7 @@ namespace {
 
 using i64 = std::int64_t;
 
-// count_params's bounds (src/params.cpp: kMaxWidth, kMaxCount, kMaxRows), checked here first so
+// count_params's bounds (src/model/params.cpp: kMaxWidth, kMaxCount, kMaxRows), checked here first so
 // that the message names the flag rather than the spec's field.
 constexpr i64 kMaxWidth = i64{1} << 20;
 constexpr i64 kMaxCount = i64{1} << 16;

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "json_fields.h"
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 
 namespace napkin::specs {
 

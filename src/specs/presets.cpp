@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
+#include "napkin/ground/suggest.h"
 #include "napkin/specs/hf_config.h"
-#include "napkin/suggest.h"
 
 namespace napkin::specs {
 

@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checkpoint_detail.h"
-#include "napkin/error.h"
+#include "napkin/ground/error.h"
 #include "napkin/specs/checkpoint.h"
 #include "napkin/specs/files.h"
 

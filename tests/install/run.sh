@@ -19,7 +19,7 @@ mkdir -p "$work"
 fail() { echo "FAIL: $*"; exit 1; }
 
 cmake --install "$build" --prefix "$prefix" > "$work/install.log" || { cat "$work/install.log"; fail "cmake --install"; }
-for f in bin/napkin include/napkin/version.h include/napkin/specs/load.h include/napkin/memory.h \
+for f in bin/napkin include/napkin/version.h include/napkin/specs/load.h include/napkin/memory/ledgers.h \
          "$libdir/libnapkin_core.a" "$libdir/libnapkin_io.a" "$libdir/cmake/napkin/napkinConfig.cmake" \
          "$libdir/cmake/napkin/napkinConfigVersion.cmake" "$libdir/cmake/napkin/napkinTargets.cmake" \
          "$libdir/pkgconfig/napkin.pc"; do

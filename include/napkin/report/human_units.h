@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "napkin/result.h"
-#include "napkin/units.h"
+#include "napkin/ground/result.h"
+#include "napkin/ground/units.h"
 
 namespace napkin::report {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "napkin/result.h"
+#include "napkin/ground/result.h"
 
 namespace napkin::report {
 

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "napkin/result.h"
-#include "napkin/units.h"
+#include "napkin/ground/result.h"
+#include "napkin/ground/units.h"
 
 namespace napkin::report {
 

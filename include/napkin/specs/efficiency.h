@@ -1,5 +1,5 @@
 // Serving efficiency profiles: per engine and class of hardware, the coefficients of the expected
-// serving speed (napkin/serve_expected.h), fitted by scripts/fit-efficiency on the published
+// serving speed (napkin/plans/serve_expected.h), fitted by scripts/fit-efficiency on the published
 // measurements in data/serving/measurements.csv. The profiles are data files,
 // data/presets/efficiency/<engine>-<device class>.json, compiled into the binary; each says what it
 // was fitted on and the residuals of the fit.
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "napkin/serve_expected.h"
+#include "napkin/plans/serve_expected.h"
 
 namespace napkin::specs {
 

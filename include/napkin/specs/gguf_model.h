@@ -5,8 +5,8 @@
 
 #include <filesystem>
 
+#include "napkin/model/model_spec.h"
 #include "napkin/specs/checkpoint.h"
-#include "napkin/specs/model.h"
 
 namespace napkin::specs {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "napkin/dtype.h"
-#include "napkin/units.h"
+#include "napkin/ground/dtype.h"
+#include "napkin/ground/units.h"
 
 namespace napkin::specs {
 

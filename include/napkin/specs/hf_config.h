@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "napkin/specs/model.h"
+#include "napkin/model/model_spec.h"
 
 namespace napkin::specs {
 

@@ -8,7 +8,7 @@
 //     (hf_cache.h; never the network), else the bundled preset of that repository.
 // A hardware argument is a preset name or a hardware JSON file: load_hardware (hardware.h).
 //
-// Errors are napkin::InputError (napkin/error.h): one line naming the argument or the file and
+// Errors are napkin::InputError (napkin/ground/error.h): one line naming the argument or the file and
 // what was expected. What the caller should tell the user but is not an error (a config read by
 // analogy with another family, a layout no checkpoint total has confirmed) is data in the
 // returned spec: model_warnings() lists it; ModelSpec::notes holds what the reader assumed.
@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "napkin/model/model_spec.h"
 #include "napkin/specs/hardware.h"
-#include "napkin/specs/model.h"
 
 namespace napkin::specs {
 

@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <string>
 
-#include "napkin/specs/model.h"
+#include "napkin/model/model_spec.h"
 
 namespace napkin::specs {
 

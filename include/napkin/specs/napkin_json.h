@@ -7,7 +7,7 @@
 
 #include <string_view>
 
-#include "napkin/specs/model.h"
+#include "napkin/model/model_spec.h"
 
 namespace napkin::specs {
 

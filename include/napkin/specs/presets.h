@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "napkin/specs/model.h"
+#include "napkin/model/model_spec.h"
 
 namespace napkin::specs {
 

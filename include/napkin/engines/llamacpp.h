@@ -1,0 +1,111 @@
+// What llama.cpp allocates on a GPU for a model it runs whole on that GPU (-ngl 99): the model
+// buffer, the KV cache buffer and the compute buffer its graph allocator reserves at start-up.
+// The KV arithmetic is llama.cpp's own (mainline, 2025-11 onwards):
+//   - n_ctx (-c) is padded to a multiple of 256 (src/llama-context.cpp:
+//     `cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256)`); with n_seq_max = -np slots and a split
+//     (not unified) cache each slot gets n_ctx_seq = PAD(n_ctx / n_seq_max, 256) cells and n_ctx
+//     becomes n_ctx_seq · n_seq_max;
+//   - one K and one V tensor per attention layer, [n_embd_k_gqa, kv_size, n_stream]
+//     (src/llama-kv-cache.cpp, n_stream = unified ? 1 : n_seq_max), so a layer takes
+//     kv_size · n_stream · (row(type_k, n_embd_k_gqa) + row(type_v, n_embd_v_gqa)), with
+//     row(t, n) = n / block(t) · bytes(t) (ggml.c type_traits: f32 4 B, f16 and bf16 2 B, q8_0
+//     34 B per 32, q4_0 18/32, q4_1 20/32, q5_0 22/32, q5_1 24/32, iq4_nl 18/32);
+//   - sliding-window (and chunked) layers get a cache of their own
+//     (src/llama-kv-cache-iswa.cpp): size_swa = PAD(min(size_base, n_swa·(unified ? n_seq_max
+//     : 1) + n_ubatch), 256) cells per stream, or size_base with --swa-full (the behaviour before
+//     llama.cpp PR 13194).
+// The compute buffer is a model, not llama.cpp's allocator: see llamacpp_compute_buffer.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "napkin/ground/result.h"
+#include "napkin/ground/units.h"
+#include "napkin/model/model_spec.h"
+
+namespace napkin {
+
+/// llama.cpp's KV cache types (common/arg.cpp kv_cache_types: -ctk/-ctv).
+enum class CacheType { f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl };
+
+/// "f16", "q8_0", ... as llama.cpp spells them (lower case; "fp16"/"bf16"/"fp32" accepted too).
+/// Throws InputError naming `field` for anything else.
+CacheType parse_cache_type(std::string_view text, std::string_view field);
+std::string_view cache_type_name(CacheType t);
+/// Elements per block and bytes per block (ggml.c type_traits .blck_size, .type_size).
+std::int64_t cache_type_block(CacheType t);
+std::int64_t cache_type_block_bytes(CacheType t);
+/// ggml_row_size: bytes of `n` elements; InputError when n is not a whole number of blocks.
+std::int64_t cache_row_bytes(CacheType t, std::int64_t n);
+
+struct LlamaCppInput {
+  Count n_ctx = 4096.0 * units::one;  // -c: cells over all slots, before padding
+  Count n_parallel = 1.0 * units::one;  // -np: slots (n_seq_max); a split cache when > 1
+  CacheType type_k = CacheType::f16;    // -ctk
+  CacheType type_v = CacheType::f16;    // -ctv
+  Count n_ubatch = 512.0 * units::one;  // -ub
+  bool flash_attention = true;          // -fa (mainline default "auto": on where the backend has kernels)
+  bool swa_full = false;                // --swa-full
+  // The model buffer, as the caller measured it (a GGUF's tensor bytes, or a dtype's arithmetic):
+  // its formula, substituted text and the assumption naming it (all outlive the ResultSet).
+  Bytes weights{};
+  std::string_view weights_symbolic{}, weights_detail{}, weights_source{};
+  Bytes cuda_context = 512.0 * units::MiB;  // runtime_reserve: not a llama.cpp buffer
+  // Apple silicon runs llama.cpp on Metal, which has no CUDA context: the reserve is then stated as
+  // napkin's figure for the GPU runtime, not a measured Metal one.
+  bool metal = false;
+  std::optional<Bytes> capacity{};
+};
+
+/// The KV cache llama.cpp allocates, split into K and V and into the full-attention (base) and
+/// sliding-window caches.
+struct LlamaCppKv {
+  std::int64_t n_ctx = 0;       // after padding (and rounding to the slots)
+  std::int64_t n_ctx_seq = 0;   // cells of one slot's stream
+  std::int64_t streams = 1;     // n_stream
+  std::int64_t base_layers = 0, swa_layers = 0;
+  std::int64_t base_cells = 0;  // per stream
+  std::int64_t swa_cells = 0;   // per stream (0 without sliding layers)
+  std::int64_t window = 0;      // n_swa (the sliding window or the attention chunk)
+  std::int64_t k_width = 0, v_width = 0;  // n_embd_k_gqa, n_embd_v_gqa
+  Bytes k{}, v{};                          // over all layers and streams
+  Bytes k_swa{}, v_swa{};                  // the part of k, v in the sliding-window cache
+  Bytes total() const { return k + v; }
+};
+
+/// Throws InputError for what llama.cpp's KV arithmetic here does not cover: MLA (DeepSeek's
+/// latent cache), Mamba layers, encoder-decoders, a bare parameter count.
+LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in);
+
+/// The compute buffer on the GPU, modelled as the largest of three moments of the worst-case
+/// graph llama.cpp reserves (n_ubatch tokens, every one an output, n_kv = one stream's full cache),
+/// every intermediate in f32 (4 B):
+///   attention: without flash attention the scores H · n_kv · n_ubatch (the softmax runs in place
+///     on them) plus the mask n_kv · n_ubatch; with it the mask only (f16, 2 B); plus the layer's
+///     live tensors (2·D + (H + 2·H_kv)·d_head) · n_ubatch: residual, normed input, Q, K, V;
+///   feed-forward: (2·D + 3·F) · n_ubatch (residual, normed input, gate, up, product), F the
+///     width of the dense MLP or k experts' widths (plus a shared expert) on an MoE layer;
+///   output: the logits V · n_ubatch plus the final norm's output D · n_ubatch.
+/// Not counted: the host-side (CUDA_Host) compute and output buffers, graph-splitting copies of
+/// partial offload, and the allocator's alignment padding.
+struct LlamaCppCompute {
+  Bytes attention{}, feed_forward{}, output{};
+  Bytes scores{}, mask{};  // parts of `attention`
+  Bytes logits{};          // part of `output`
+  Bytes total() const;
+  std::string_view peak() const;  // "attention", "feed-forward" or "output"
+};
+LlamaCppCompute llamacpp_compute_buffer(const specs::ModelSpec& m, const LlamaCppInput& in, const LlamaCppKv& kv);
+
+/// The ledger (keys weights, kv_cache, compute_buffer, runtime_reserve, per_gpu, total; fits and
+/// headroom with a capacity), its inputs and assumptions.
+void llamacpp_memory(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& out);
+
+/// Replaces the engine-neutral ledger rows a serve ResultSet holds (weights, kv_cache,
+/// activations, runtime_reserve, per_gpu, fits, headroom, max_batch and the memory_ledger
+/// assumption) by llama.cpp's ledger.
+void llamacpp_serve_ledger(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& out);
+
+}  // namespace napkin

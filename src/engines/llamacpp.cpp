@@ -1,0 +1,297 @@
+// llama.cpp's start-up allocation (include/napkin/engines/llamacpp.h states the model and cites
+// the sources). Every byte count is an exact integer: the KV buffer is compared with llama.cpp's
+// own log lines ("llama_kv_cache: size = 4096.00 MiB ..., K (f16): 2048.00 MiB, V (f16): 2048.00
+// MiB") to the byte in tests/engine_llamacpp_test.cpp.
+#include "napkin/engines/llamacpp.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+
+#include "napkin/ground/check.h"
+#include "napkin/ground/error.h"
+#include "napkin/memory/ledgers.h"
+#include "napkin/model/ggml_types.h"
+
+namespace napkin {
+
+namespace {
+
+using units::byte;
+using units::one;
+using i64 = std::int64_t;
+
+struct CacheTypeInfo {
+  CacheType type;
+  std::string_view name;
+  std::uint32_t ggml;  // its ggml type (napkin/model/ggml_types.h: elements and bytes per block)
+  i64 block() const { return static_cast<i64>(find_ggml_type(ggml)->block); }
+  i64 bytes() const { return static_cast<i64>(find_ggml_type(ggml)->bytes); }
+};
+
+// The cache types llama.cpp accepts for -ctk/-ctv are common/arg.cpp kv_cache_types; their
+// blocks are ggml's (napkin/model/ggml_types.h).
+constexpr std::array<CacheTypeInfo, 9> kCacheTypes = {{
+    {CacheType::f32, "f32", 0},
+    {CacheType::f16, "f16", 1},
+    {CacheType::bf16, "bf16", 30},
+    {CacheType::q8_0, "q8_0", 8},
+    {CacheType::q4_0, "q4_0", 2},
+    {CacheType::q4_1, "q4_1", 3},
+    {CacheType::q5_0, "q5_0", 6},
+    {CacheType::q5_1, "q5_1", 7},
+    {CacheType::iq4_nl, "iq4_nl", 20},
+}};
+
+const CacheTypeInfo& info(CacheType t) {
+  for (const auto& i : kCacheTypes)
+    if (i.type == t) return i;
+  return kCacheTypes[1];
+}
+
+// GGML_PAD(x, n): x rounded up to a multiple of n.
+constexpr i64 pad(i64 x, i64 n) { return (x + n - 1) / n * n; }
+// llama-context.cpp pads n_ctx (and n_ctx_seq) to 256; llama-kv-cache-iswa.cpp pads the
+// sliding-window cache to 256 too ("always padded to 256 for performance", llama.cpp issue 17037).
+constexpr i64 kCtxPad = 256;
+constexpr double kF32 = 4.0;  // every intermediate of the graph is f32
+
+i64 as_int(Count c) { return static_cast<i64>(c.in(one)); }
+
+}  // namespace
+
+CacheType parse_cache_type(std::string_view text, std::string_view field) {
+  std::string t(text);
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  if (t == "fp16" || t == "float16") t = "f16";
+  if (t == "fp32" || t == "float32") t = "f32";
+  if (t == "bfloat16") t = "bf16";
+  for (const auto& i : kCacheTypes)
+    if (i.name == t) return i.type;
+  throw InputError(std::string(field), std::string(text),
+                   "a llama.cpp cache type: f16, bf16, f32, q8_0, q4_0, q4_1, q5_0, q5_1 or iq4_nl");
+}
+
+std::string_view cache_type_name(CacheType t) { return info(t).name; }
+std::int64_t cache_type_block(CacheType t) { return info(t).block(); }
+std::int64_t cache_type_block_bytes(CacheType t) { return info(t).bytes(); }
+
+std::int64_t cache_row_bytes(CacheType t, std::int64_t n) {
+  const CacheTypeInfo& i = info(t);
+  if (n % i.block() != 0)
+    throw InputError(std::string(i.name) + " cache: a K or V row of " + std::to_string(n) +
+                     " elements is not a whole number of " + std::to_string(i.block()) +
+                     "-element blocks; llama.cpp refuses this cache type for this model");
+  return n / i.block() * i.bytes();
+}
+
+LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in) {
+  if (m.count_only())
+    throw InputError("--engine", "llama.cpp", "a model architecture (MODEL), not a bare --params count");
+  specs::refuse_encoder_decoder(m, "--engine llama.cpp");
+  specs::refuse_mamba_layers(m, "llama.cpp's recurrent-state cache is not modelled");
+  if (m.attention == specs::AttentionKind::mla)
+    throw InputError((m.name.empty() ? std::string("MODEL") : m.name) +
+                     ": multi-head latent attention (MLA); llama.cpp's MLA cache is not modelled, expected a model "
+                     "with full K and V heads");
+  require_positive_integer(in.n_ctx, "--context");
+  require_positive_integer(in.n_parallel, "--parallel");
+  require_positive_integer(in.n_ubatch, "--ubatch");
+
+  LlamaCppKv kv;
+  const i64 n_seq = as_int(in.n_parallel);
+  kv.n_ctx = pad(as_int(in.n_ctx), kCtxPad);
+  kv.n_ctx_seq = kv.n_ctx;
+  if (n_seq > 1) {
+    // A split cache (llama-server with an explicit -np): one stream per slot.
+    kv.n_ctx_seq = pad(kv.n_ctx / n_seq, kCtxPad);
+    kv.n_ctx = kv.n_ctx_seq * n_seq;
+    kv.streams = n_seq;
+  }
+  kv.base_cells = kv.n_ctx_seq;
+  bool sliding = false, chunked = false;
+  for (i64 l = 0; l < m.layers; ++l) {
+    switch (m.layer_attention(l)) {
+      case specs::LayerAttention::full: ++kv.base_layers; break;
+      case specs::LayerAttention::sliding: ++kv.swa_layers; sliding = true; break;
+      case specs::LayerAttention::chunked: ++kv.swa_layers; chunked = true; break;
+      case specs::LayerAttention::none: break;
+    }
+  }
+  if (sliding && chunked)
+    throw InputError(m.name + ": both sliding-window and chunked layers; llama.cpp's cache has one window size");
+  if (kv.swa_layers > 0) {
+    kv.window = sliding ? m.sliding_window : m.attention_chunk;
+    // llama-kv-cache-iswa.cpp: PAD(min(size_base, n_swa·(unified ? n_seq_max : 1) + n_ubatch), 256).
+    kv.swa_cells = in.swa_full ? kv.n_ctx_seq
+                               : pad(std::min(kv.n_ctx_seq, kv.window + as_int(in.n_ubatch)), kCtxPad);
+  }
+  kv.k_width = m.kv_heads * m.head_dim;
+  kv.v_width = m.kv_heads * m.head_dim;
+  const double row_k = static_cast<double>(cache_row_bytes(in.type_k, kv.k_width));
+  const double row_v = static_cast<double>(cache_row_bytes(in.type_v, kv.v_width));
+  const double base = static_cast<double>(kv.base_layers * kv.base_cells * kv.streams);
+  const double swa = static_cast<double>(kv.swa_layers * kv.swa_cells * kv.streams);
+  kv.k_swa = swa * row_k * byte;
+  kv.v_swa = swa * row_v * byte;
+  kv.k = base * row_k * byte + kv.k_swa;
+  kv.v = base * row_v * byte + kv.v_swa;
+  return kv;
+}
+
+Bytes LlamaCppCompute::total() const { return std::max({attention, feed_forward, output}); }
+
+std::string_view LlamaCppCompute::peak() const {
+  const Bytes t = total();
+  return t == attention ? "attention" : t == output ? "output" : "feed-forward";
+}
+
+LlamaCppCompute llamacpp_compute_buffer(const specs::ModelSpec& m, const LlamaCppInput& in, const LlamaCppKv& kv) {
+  const double ub = in.n_ubatch.in(one);
+  // The longest cache one stream attends over: the full-attention layers', else the window's.
+  const double n_kv = static_cast<double>(kv.base_layers > 0 ? kv.base_cells : kv.swa_cells);
+  const double d = static_cast<double>(m.hidden), h = static_cast<double>(m.heads);
+  const double h_kv = static_cast<double>(m.kv_heads), dh = static_cast<double>(m.head_dim);
+  LlamaCppCompute c;
+  // The mask is an f32 input [n_kv, n_ubatch]; flash attention also keeps an f16 copy of it.
+  c.mask = n_kv * ub * (in.flash_attention ? kF32 + 2.0 : kF32) * byte;
+  c.scores = in.flash_attention ? Bytes{} : h * n_kv * ub * kF32 * byte;
+  const Bytes layer = (2.0 * d + (h + 2.0 * h_kv) * dh) * ub * kF32 * byte;
+  c.attention = c.scores + c.mask + layer;
+  // The widest feed-forward block: dense F, or k routed experts (plus shared ones) and the router.
+  double f = 0.0;
+  for (i64 l = 0; l < m.layers; ++l) {
+    double w = 0.0;
+    if (m.layer_ffn(l) == specs::LayerFfn::dense) {
+      w = static_cast<double>(m.ffn);
+    } else if (m.layer_ffn(l) == specs::LayerFfn::moe) {
+      w = static_cast<double>(m.moe.experts_per_token * m.moe.expert_ffn + m.moe.n_shared_experts * m.moe.expert_ffn +
+                              m.moe.shared_ffn) +
+          static_cast<double>(m.moe.n_experts) / 3.0;  // router logits E per token, counted once
+    }
+    f = std::max(f, w);
+  }
+  c.feed_forward = (2.0 * d + 3.0 * f) * ub * kF32 * byte;
+  c.logits = static_cast<double>(m.vocab) * ub * kF32 * byte;
+  c.output = c.logits + d * ub * kF32 * byte;
+  return c;
+}
+
+namespace {
+
+// `reserve_key`: the runtime reserve's assumption key: "cuda_context" where --cuda-context sets it
+// (memory), "llamacpp_runtime_reserve" where no flag does (serve).
+void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& out, std::string_view reserve_key) {
+  const LlamaCppKv kv = llamacpp_kv(m, in);
+  const LlamaCppCompute c = llamacpp_compute_buffer(m, in, kv);
+  const std::string_view tk = cache_type_name(in.type_k), tv = cache_type_name(in.type_v);
+  const Bytes row_k = static_cast<double>(cache_row_bytes(in.type_k, kv.k_width)) * byte;
+  const Bytes row_v = static_cast<double>(cache_row_bytes(in.type_v, kv.v_width)) * byte;
+  const double base_cells = static_cast<double>(kv.base_cells * kv.streams);
+  const double swa_cells = static_cast<double>(kv.swa_cells * kv.streams);
+
+  out.item("weights", "weights (model buffer)", value(in.weights), in.weights_symbolic, text("{}", in.weights_detail));
+  if (kv.swa_layers > 0)
+    out.item("kv_cache", "KV cache buffer", value(kv.total()),
+             "Σ_layers cells · (row_K + row_V), sliding layers in a cache of their own",
+             text("{} full layers · {} cells + {} sliding layers · {} cells, row_K {} ({}), row_V {} ({}): K {} + V {}",
+                  static_cast<double>(kv.base_layers), base_cells, static_cast<double>(kv.swa_layers), swa_cells,
+                  row_k, tk, row_v, tv, kv.k, kv.v));
+  else
+    out.item("kv_cache", "KV cache buffer", value(kv.total()), "L · cells · (row_K + row_V)",
+             text("{} layers · {} cells · ({} ({}) + {} ({})) = K {} + V {}", static_cast<double>(kv.base_layers),
+                  base_cells, row_k, tk, row_v, tv, kv.k, kv.v));
+  if (in.flash_attention)
+    out.item("compute_buffer", "compute buffer", value(c.total()),
+             "max(attention, feed-forward, output) · 4 B",
+             text("max({} attention (mask {}), {} feed-forward, {} output (logits {})) at ubatch {}", c.attention,
+                  c.mask, c.feed_forward, c.output, c.logits, in.n_ubatch));
+  else
+    out.item("compute_buffer", "compute buffer", value(c.total()),
+             "max(attention, feed-forward, output) · 4 B",
+             text("max({} attention (scores H·n_kv·ubatch {}, mask {}), {} feed-forward, {} output (logits {})) at "
+                  "ubatch {}",
+                  c.attention, c.scores, c.mask, c.feed_forward, c.output, c.logits, in.n_ubatch));
+  out.item("runtime_reserve", "runtime reserve", value(in.cuda_context),
+           in.metal ? "GPU runtime reserve (Metal; not a llama.cpp buffer)" : "CUDA context (not a llama.cpp buffer)",
+           text("{}", in.cuda_context));
+  const Bytes per_gpu = in.weights + kv.total() + c.total() + in.cuda_context;
+  out.item("per_gpu", "per GPU", value(per_gpu), "sum of the rows above",
+           text("{} + {} + {} + {}", in.weights, kv.total(), c.total(), in.cuda_context))
+      .is_total = true;
+  out.item("total", "all GPUs", value(per_gpu), "one GPU", text("every layer offloaded to one GPU (-ngl 99)"));
+  if (in.capacity) fit_items(per_gpu, *in.capacity, out);
+  out.item("kv_cells", "KV cells (n_ctx after padding)", value(static_cast<double>(kv.n_ctx)),
+           "PAD(n_ctx, 256), per slot PAD(n_ctx / np, 256)",
+           text("{} slot(s) of {} cells", static_cast<double>(kv.streams), static_cast<double>(kv.n_ctx_seq)));
+
+  out.assume("llamacpp_engine",
+             text("llama.cpp's buffers (mainline, 2025-11 on): the model buffer, the KV cache buffer and the compute "
+                  "buffer its graph allocator reserves, all on one GPU"));
+  out.assume("llamacpp_context",
+             text(kv.streams > 1 ? "-c {} is the total over {} slots (llama-server -np {}: one stream of {} cells per "
+                                   "slot, n_ctx padded to 256 per slot)"
+                                 : "-c {} over {} slot(s) (np {}): {} cells, n_ctx padded to a multiple of 256",
+                  in.n_ctx, static_cast<double>(kv.streams), static_cast<double>(kv.streams),
+                  static_cast<double>(kv.n_ctx_seq)));
+  out.assume("kv_dtype", text("K cache in {} ({} B per {} elements, ggml.c type_traits)", tk,
+                              static_cast<double>(cache_type_block_bytes(in.type_k)),
+                              static_cast<double>(cache_type_block(in.type_k))));
+  out.assume("llamacpp_v_dtype", text("V cache in {} ({} B per {} elements)", tv,
+                                      static_cast<double>(cache_type_block_bytes(in.type_v)),
+                                      static_cast<double>(cache_type_block(in.type_v))));
+  if (kv.swa_layers > 0)
+    out.assume("llamacpp_swa",
+               text(in.swa_full ? "sliding layers cache all {} cells (--swa-full: llama.cpp before PR 13194)"
+                                : "sliding layers keep PAD(min(n_ctx_seq, window {} + ubatch), 256) cells per slot "
+                                  "(llama-kv-cache-iswa.cpp)",
+                    in.swa_full ? static_cast<double>(kv.n_ctx_seq) : static_cast<double>(kv.window)));
+  out.assume("llamacpp_ubatch", text("the graph is reserved for a ubatch of {} tokens, every one an output", in.n_ubatch));
+  out.assume("llamacpp_flash_attention",
+             text(in.flash_attention ? "flash attention on (-fa; mainline's default \"auto\" turns it on where the "
+                                       "GPU backend has kernels): no H·n_kv·ubatch score matrix"
+                                     : "flash attention off: the f32 scores H·n_kv·ubatch are materialised (softmax "
+                                       "in place)"));
+  out.assume("llamacpp_compute_model",
+             text("compute buffer modelled as the largest of: attention (scores, mask, residual, normed input, Q, K, "
+                  "V), feed-forward (residual, normed input, gate, up, product), output (logits, final norm), all f32; "
+                  "llama.cpp's allocator may differ by tens of percent"));
+  out.assume("llamacpp_not_counted",
+             text("not counted: host buffers (CUDA_Host output and compute buffers), partial offload, multiple GPUs"));
+  out.assume("weights_dtype", text("{}", in.weights_source));
+  if (in.metal)
+    out.assume(reserve_key, text("{} for the GPU runtime: napkin's CUDA-context figure, kept on Metal (no CUDA "
+                                    "context there; not measured)", in.cuda_context));
+  else
+    out.assume(reserve_key, text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));
+}
+
+}  // namespace
+
+void llamacpp_memory(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& out) {
+  out.input("engine", verdict("llama.cpp"));
+  out.input("context", value(in.n_ctx));
+  out.input("parallel", value(in.n_parallel));
+  out.input("ubatch", value(in.n_ubatch));
+  out.input("kv_dtype", verdict(cache_type_name(in.type_k)));
+  out.input("v_dtype", verdict(cache_type_name(in.type_v)));
+  out.input("flash_attention", boolean(in.flash_attention));
+  out.input("swa_full", boolean(in.swa_full));
+  ledger_rows(m, in, out, "cuda_context");
+}
+
+void llamacpp_serve_ledger(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& out) {
+  constexpr std::array<std::string_view, 8> kNeutral = {"weights",  "kv_cache", "activations", "runtime_reserve",
+                                                        "per_gpu",  "fits",     "headroom",    "max_batch"};
+  std::erase_if(out.items, [&](const Item& i) {
+    return std::find(kNeutral.begin(), kNeutral.end(), i.key) != kNeutral.end();
+  });
+  std::erase_if(out.assumptions, [](const Assumption& a) {
+    return a.key == "memory_ledger" || a.key == "kv_dtype" || a.key == "weights_dtype";
+  });
+  out.input("engine", verdict("llama.cpp"));
+  ledger_rows(m, in, out, "llamacpp_runtime_reserve");
+}
+
+}  // namespace napkin

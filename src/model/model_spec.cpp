@@ -1,0 +1,69 @@
+#include "napkin/model/model_spec.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "napkin/ground/error.h"
+
+namespace napkin::specs {
+
+ModelSpec bare_model(std::int64_t params) {
+  if (params <= 0) throw std::invalid_argument("bare_model: a positive parameter count");
+  ModelSpec m;
+  m.name = "(a bare parameter count)";
+  m.family = "none";
+  m.bare_params = params;
+  m.final_norm = false;
+  m.norms_per_layer = 0;
+  return m;
+}
+
+void refuse_encoder_decoder(const ModelSpec& m, std::string_view command) {
+  if (!m.encoder_decoder) return;
+  throw InputError(std::string(command) + ": MODEL '" + m.name + "' is an encoder-decoder (" + m.family +
+                   "), which " + std::string(command) +
+                   " does not model (it counts a decoder-only model); expected a decoder-only model, or for an "
+                   "encoder-decoder napkin params and napkin memory (inference)");
+}
+
+void refuse_mamba_layers(const ModelSpec& m, std::string_view what) {
+  if (!m.has_mamba()) return;
+  throw InputError((m.name.empty() ? std::string("MODEL") : m.name) + ": " + std::to_string(m.mamba_layers()) +
+                   " Mamba (state-space) layers: " + std::string(what) +
+                   "; expected a model without Mamba layers (napkin params and memory count them)");
+}
+
+std::string_view to_string(FfnKind k) { return k == FfnKind::gated ? "gated" : "plain"; }
+
+std::string_view to_string(PositionKind k) {
+  switch (k) {
+    case PositionKind::rotary: return "rotary";
+    case PositionKind::learned: return "learned";
+    case PositionKind::none: return "none";
+  }
+  return "none";
+}
+
+std::string_view to_string(NormKind k) { return k == NormKind::layernorm ? "layernorm" : "rmsnorm"; }
+
+std::string_view to_string(AttentionKind k) {
+  switch (k) {
+    case AttentionKind::mha: return "mha";
+    case AttentionKind::gqa: return "gqa";
+    case AttentionKind::mqa: return "mqa";
+    case AttentionKind::mla: return "mla";
+  }
+  return "mha";
+}
+
+std::string_view to_string(LayerAttention k) {
+  switch (k) {
+    case LayerAttention::full: return "full";
+    case LayerAttention::sliding: return "sliding";
+    case LayerAttention::chunked: return "chunked";
+    case LayerAttention::none: return "none";
+  }
+  return "full";
+}
+
+}  // namespace napkin::specs
