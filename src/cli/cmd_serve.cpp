@@ -120,84 +120,341 @@ class ExpectedFlags {
   mutable std::map<double, std::string> overhead_texts_;
 };
 
+
+// Model: MODEL, --as, a made-up decoder, and how the weights and the KV cache are stored.
+void add_model_options(CommandApp* sub, ServeCmd& c) {
+  sub->add_option("MODEL", c.model, "A preset (napkin presets models), a config.json, a model directory or "
+                                    "napkin model JSON")
+      ->type_name("MODEL")
+      ->group("Model");
+  add_as_option(sub, c.as);
+  c.made_up.add(sub, c.nf);
+  sub->add_option("--weights-dtype", c.weights_dtype,
+                  "Weight storage: bf16 (default), fp16, fp8, int8, int4, nf4, or a llama.cpp GGUF type (q4_k_m, q8_0, "
+                  "iq4_xs, ...: llama-quantize's per-tensor types)")
+      ->type_name("DTYPE")->group("Model");
+  c.group = c.nf.add(sub, "--group-size", "group_size", kCount, Constraint::non_negative_integer,
+                     "Quantization group size (one fp16 scale per group; 0 = none, the default)", "COUNT", 0.0);
+  sub->get_option("--group-size")->group("Model");
+  sub->add_flag("--quantize-all", c.quantize_all, "Quantize embeddings, LM head and norms too (kept in bf16 by default)")
+      ->group("Model");
+  sub->add_option("--kv-dtype", c.kv_dtype, "KV cache storage: bf16 (default), fp16, fp8, int8")
+      ->type_name("DTYPE")->group("Model");
+}
+
+// Workload: the sequences, their prompts and the tokens generated.
+void add_workload_options(CommandApp* sub, ServeCmd& c) {
+  c.batch = c.nf.add(sub, "--batch", "batch", kCount, Constraint::positive_integer,
+                     "Concurrent sequences (default 1)", "COUNT", 1.0);
+  c.prompt = c.nf.add(sub, "--prompt", "prompt", kCount, Constraint::positive_integer,
+                      "Prompt tokens per sequence (default 1024)", "COUNT", 1024.0);
+  c.generate = c.nf.add(sub, "--generate", "generate", kCount, Constraint::positive_integer,
+                        "Generated tokens per sequence (default 256)", "COUNT", 256.0);
+  for (const char* f : {"--batch", "--prompt", "--generate"}) sub->get_option(f)->group("Workload");
+}
+
+// Parallelism (--tp), then Hardware: --hw, its figures one by one, and the compute dtype.
+void add_parallelism_and_hardware_options(CommandApp* sub, ServeCmd& c) {
+  c.tp = c.nf.add(sub, "--tp", "tp", kCount, Constraint::positive_integer, "Tensor-parallel GPUs (default 1)",
+                  "COUNT", 1.0);
+  sub->get_option("--tp")->group("Parallelism");
+  add_hw_option(sub, c.hw);
+  c.peak = c.nf.add(sub, "--peak", "peak", dim_rt<FlopRate::dim>(), Constraint::positive,
+                    "Dense peak for the compute dtype, e.g. 989TFLOP/s (default: from --hw)", "FLOP/s");
+  c.bandwidth = c.nf.add(sub, "--bandwidth", "bandwidth", dim_rt<Bandwidth::dim>(), Constraint::positive,
+                         "Memory bandwidth, e.g. 3.35TB/s (default: from --hw)", "B/s");
+  c.capacity = c.nf.add(sub, "--gpu-memory,--memory", "gpu_memory", dim_rt<Bytes::dim>(), Constraint::positive,
+                        "Memory of one GPU for the fit verdict, e.g. 80GiB (default: from --hw)", "BYTES");
+  c.link = c.nf.add(sub, "--link-bandwidth", "link_bandwidth", dim_rt<Bandwidth::dim>(), Constraint::positive,
+                    "GPU-to-GPU bandwidth per direction for the TP all-reduce, e.g. 450GB/s (default: from --hw, "
+                    "half the NVLink or PCIe bidirectional figure)", "B/s");
+  sub->add_option("--compute-dtype", c.compute_dtype, "The dtype of the peak: bf16 (default; fp8 for fp8 weights when "
+                                                      "the hardware has an fp8 peak; fp16 on hardware with no "
+                                                      "published bf16 peak)")
+      ->type_name("DTYPE")->group("Hardware");
+  for (const char* f : {"--peak", "--bandwidth", "--gpu-memory", "--link-bandwidth"})
+    sub->get_option(f)->group("Hardware");
+}
+
+// Launch: the per-kernel floor, and CUDA graphs with their own.
+void add_launch_options(CommandApp* sub, ServeCmd& c) {
+  c.overhead = c.nf.add(sub, "--launch-overhead", "launch_overhead", kSeconds, Constraint::non_negative,
+                        "Per-kernel launch overhead from the CPU, the floor of each kernel's time (default 5us)",
+                        "TIME", 5e-6);
+  sub->add_flag("--cuda-graphs", c.cuda_graphs, "Decode replayed from a CUDA graph: one launch per step, "
+                                                "--graph-overhead per kernel");
+  c.graph_overhead = c.nf.add(sub, "--graph-overhead", "graph_overhead", kSeconds, Constraint::non_negative,
+                              "Per-kernel overhead inside a CUDA graph (default 1us)", "TIME", 1e-6);
+  for (const char* f : {"--launch-overhead", "--cuda-graphs", "--graph-overhead"})
+    sub->get_option(f)->group("Launch");
+}
+
+// Expected speed: the coefficients of the expected figures, each overriding the profile's.
+void add_expected_speed_options(CommandApp* sub, ServeCmd& c) {
+  c.eff_bw = c.nf.add(sub, "--efficiency-bandwidth", "efficiency_bandwidth", kCount, Constraint::positive,
+                      "Expected figures: the fraction of the bandwidth the engine reaches, 0 to 1 (default: the "
+                      "efficiency profile of --engine on this hardware)", "RATIO");
+  c.eff_compute = c.nf.add(sub, "--efficiency-compute", "efficiency_compute", kCount, Constraint::positive,
+                           "Expected figures: the fraction of the dense peak reached on long prompts and large "
+                           "batches, 0 to 1 (default: the profile's)", "RATIO");
+  c.prefill_half = c.nf.add(sub, "--prefill-half-tokens", "prefill_half_tokens", kCount, Constraint::non_negative,
+                            "Expected figures: tokens per pass at which half of --efficiency-compute is reached "
+                            "(default: the profile's; 0 without a profile)", "COUNT");
+  c.token_overhead = c.nf.add(sub, "--token-overhead", "token_overhead", kSeconds, Constraint::non_negative,
+                              "Expected figures: the fixed cost of a forward pass (a decode step or the prefill), "
+                              "instead of the launch floor (default: the profile's, per layer times the layers)",
+                              "TIME");
+  for (const char* f : {"--efficiency-bandwidth", "--efficiency-compute", "--prefill-half-tokens", "--token-overhead"})
+    sub->get_option(f)->group("Expected speed");
+}
+
+// --per-op (Output) and --require-fit (Hardware), then the engine and its flags, then Output.
+void add_engine_and_output_options(CommandApp* sub, ServeCmd& c) {
+  sub->add_flag("--per-op", c.per_op, "The per-op table (op, FLOP, bytes, intensity, bound, time) for prefill and "
+                                      "decode")->group("Output");
+  sub->add_flag("--require-fit", c.require_fit, "Exit 1 when the ledger does not fit the GPU memory")
+      ->group("Hardware");
+  add_engine_option(sub, c.engine);
+  add_llamacpp_flags(sub, c.nf, c.llama, true);
+  c.vllm = add_vllm_flags(sub, c.nf);
+  add_output_flags(sub, c.out);
+}
+
+// What one configuration (one run_choices turn) resolves before its sweep; the rows read it.
+struct ServePlan {
+  std::string made_up;  // the made-up decoder's flags as typed; empty with MODEL
+  Engine engine = Engine::none;
+  bool llamacpp = false, vllm = false;
+  LlamaCppInput llama;
+  Dtype kd = Dtype::bf16, wd = Dtype::bf16, cd = Dtype::bf16;
+  WeightStorage storage;  // outlives the sweep: the rows refer to its strings
+  std::string device;     // --hw's name and full name, for vLLM's row
+};
+
+// What the sweep's rows leave for the exit code.
+struct ServeTally {
+  bool all_fit = true;
+  std::string vllm_miss;  // the first row vLLM would refuse to start with
+};
+
+// MODEL or the made-up decoder; --engine and the flags it has no term for; the KV cache's dtype.
+void choose_model_and_engine(CommandApp* sub, ServeCmd& c, ServePlan& plan) {
+  plan.made_up = c.made_up.select(c.nf, c.model, c.as);
+  if (plan.made_up.empty() && c.model.empty())
+    throw InputError("serve: give MODEL (a preset, config.json or model directory) or " + std::string(kMadeUpHint));
+  plan.engine = parse_engine(c.engine);
+  plan.llamacpp = plan.engine == Engine::llamacpp;
+  check_engine_flags(sub, plan.engine, {"--tp", "--quantize-all", "--link-bandwidth"});
+  if (!plan.llamacpp && c.llama.flash_attention)
+    throw InputError("--flash-attention", "(given)", "--engine llama.cpp with it (a llama.cpp setting)");
+  if (plan.llamacpp) {
+    fill_llamacpp_input(sub, c.kv_dtype, c.llama, plan.llama);
+    plan.kd = kv_read_dtype(plan.llama.type_k, plan.llama.type_v);
+  } else {
+    plan.kd = parse_dtype(c.kv_dtype, "--kv-dtype");
+  }
+  plan.vllm = plan.engine == Engine::vllm;
+  check_vllm_flags(sub, plan.vllm);
+}
+
+// MODEL's spec and how its weights are stored (the checkpoint's own, or --weights-dtype).
+void load_model_and_storage(CommandApp* sub, ServeCmd& c, ServePlan& plan) {
+  if (plan.made_up.empty()) {
+    c.spec = load_model(c.model, c.as);
+    specs::refuse_encoder_decoder(c.spec, "serve");  // before the hardware flags it would ask for
+    // The checkpoint's declared quantization, unless --weights-dtype says otherwise: the weights
+    // read per step are those it stores.
+    plan.storage = weight_storage(sub, c.weights_dtype, c.model, c.spec, c.nf.flags()[c.group]);
+  } else {
+    refuse_gguf_weights(c.weights_dtype, "the made-up decoder");
+    plan.storage.dtype = parse_weights_dtype(c.weights_dtype);  // no checkpoint to declare another
+  }
+  plan.wd = plan.storage.dtype;
+  if (c.quantize_all && dtype_bits(plan.wd) >= 16)
+    throw InputError("--quantize-all", "(given)", "a quantized --weights-dtype with it: at " +
+                                                      std::string(dtype_name(plan.wd)) + " nothing is quantized");
+}
+
+// --hw loads; the compute dtype follows the weights and the hardware; the hardware's figures fill
+// the flags not given, and the peak and the bandwidth have a value.
+void resolve_hardware(ServeCmd& c, ServePlan& plan) {
+  auto& flags = c.nf.flags();
+  c.hw.load();
+  // The compute dtype: bf16, or fp8 when the weights are fp8 and the hardware has an fp8 peak
+  // (W8A8); int8/int4 weights are taken as weight-only quantization (bf16 matmuls).
+  if (!c.compute_dtype.empty())
+    plan.cd = parse_dtype(c.compute_dtype, "--compute-dtype");
+  else if ((plan.wd == Dtype::fp8 || plan.storage.stored_fp8) && (!c.hw.spec || c.hw.spec->peak(Dtype::fp8)))
+    plan.cd = Dtype::fp8;
+  else if (c.hw.spec && !c.hw.spec->peak(Dtype::bf16) && c.hw.spec->peak(Dtype::fp16))
+    plan.cd = Dtype::fp16;  // no published bf16 rate (Apple GPUs): the fp16 one, stated as the compute dtype
+  c.hw.require_given(flags[c.bandwidth], "--bandwidth", "memory bandwidth");
+  c.hw.require_given(flags[c.peak], "--peak", "peak FLOP rate");
+  if (c.hw.spec) {
+    const auto peak = c.hw.spec->peak(plan.cd);
+    if (!peak && flags[c.peak].raw.empty())
+      throw InputError("--hw", c.hw.arg, std::string("hardware with a published dense ") +
+                                             std::string(dtype_name(plan.cd)) + " peak, or --peak, or --compute-dtype");
+    if (peak) c.hw.fill(flags[c.peak], peak->in_base_units());
+    c.hw.fill(flags[c.bandwidth], c.hw.spec->bandwidth.in_base_units());
+    c.hw.fill(flags[c.capacity], c.hw.spec->memory.in_base_units());
+    // vLLM sizes its pool from the total torch reports, a little below the driver's.
+    if (plan.vllm && c.hw.spec->memory_torch_total)
+      c.hw.fill(flags[c.capacity], c.hw.spec->memory_torch_total->in_base_units());
+    if (const auto link = c.hw.spec->link_bandwidth_per_direction())
+      c.hw.fill(flags[c.link], link->in_base_units());
+  }
+  require_value(flags[c.peak], "a peak rate such as 989TFLOP/s");
+  require_value(flags[c.bandwidth], "a bandwidth such as 3.35TB/s");
+}
+
+// --link-bandwidth needs a --tp above 1; --require-fit and vLLM need a capacity.
+void check_link_and_capacity(const ServeCmd& c, ServePlan& plan) {
+  const auto& flags = c.nf.flags();
+  // The link carries the TP all-reduce only: at --tp 1 (every value of a sweep) it changes nothing.
+  if (const NumericFlag& link = flags[c.link]; !link.raw.empty()) {
+    const NumericFlag& tp = flags[c.tp];
+    bool any_tp = false;
+    if (!tp.raw.empty()) {
+      const Axis axis = parse_axis(tp);
+      for (std::size_t i = 0; i < axis.size(); ++i) any_tp = any_tp || axis.at(i) > 1.0;
+    }
+    if (!any_tp)
+      throw InputError("--link-bandwidth", link.raw, "--tp 2 or more with it (the link carries the TP all-reduce)");
+  }
+  if (c.require_fit && flags[c.capacity].raw.empty() && !flags[c.capacity].fallback)
+    throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
+  if (plan.vllm && flags[c.capacity].raw.empty() && !flags[c.capacity].fallback)
+    throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
+  plan.device = c.hw.spec ? c.hw.spec->name + " " + c.hw.spec->full_name : std::string();
+}
+
+// The serving estimate's input at one sweep point.
+ServeInput serve_input(const ServeCmd& c, const ServePlan& plan, const Point& p) {
+  ServeInput in;
+  in.weights_dtype = plan.wd;
+  in.group_size = p.get<Count>(c.group);
+  in.scale_dtype = plan.storage.scale_dtype;
+  in.zero_points = plan.storage.zero_points;
+  in.quantize_all = c.quantize_all;
+  in.experts_only = plan.storage.experts_only;
+  in.stored_weights = plan.storage.stored;
+  in.stored_source = plan.storage.stored_source;
+  in.stored_detail = plan.storage.stored_detail;
+  in.kv_dtype = plan.kd;
+  in.compute_dtype = plan.cd;
+  in.batch = p.get<Count>(c.batch);
+  in.prompt = p.get<Count>(c.prompt);
+  in.generate = p.get<Count>(c.generate);
+  in.tp = p.get<Count>(c.tp);
+  in.peak = p.get<FlopRate>(c.peak);
+  in.bandwidth = p.get<Bandwidth>(c.bandwidth);
+  in.link_bandwidth = p.maybe<Bandwidth>(c.link);
+  in.capacity = p.maybe<Bytes>(c.capacity);
+  in.launch_overhead = p.get<Seconds>(c.overhead);
+  in.cuda_graphs = c.cuda_graphs;
+  in.graph_overhead = p.get<Seconds>(c.graph_overhead);
+  return in;
+}
+
+// llama.cpp's ledger beside the serving estimate, and what its KV reads assume.
+void llamacpp_row(const ServeCmd& c, const ServePlan& plan, const ServeInput& in, const Point& p, ResultSet& rs,
+                  ServeTally& tally) {
+  // One slot per sequence unless --parallel says more; each slot holds prompt + generated.
+  LlamaCppInput li = plan.llama;
+  li.n_parallel = c.nf.flags()[c.llama.parallel].raw.empty() ? in.batch : p.get<Count>(c.llama.parallel);
+  if (li.n_parallel < in.batch)
+    throw InputError("--parallel", format_plain_number(li.n_parallel.in(units::one)),
+                     "at least --batch slots (" + format_plain_number(in.batch.in(units::one)) + " sequences)");
+  li.n_ctx = li.n_parallel.in(units::one) * (in.prompt + in.generate);
+  li.n_ubatch = p.get<Count>(c.llama.ubatch);
+  li.capacity = in.capacity;
+  li.metal = c.hw.spec && c.hw.spec->device_class == "apple-silicon";
+  llamacpp_ledger(li, c.spec, serve_memory_input(in), rs, true);
+  if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) tally.all_fit = false;
+  rs.assume("llamacpp_kv_reads", text("decode reads the KV cache at {} bits per element (the nearest napkin dtype "
+                                      "to {}/{}); the ledger uses llama.cpp's block sizes",
+                                      dtype_bits(plan.kd), cache_type_name(plan.llama.type_k),
+                                      cache_type_name(plan.llama.type_v)));
+}
+
+// vLLM's pool beside the serving estimate: the weights as the inference ledger holds them. Notes
+// the first row vLLM would refuse to start with.
+void vllm_row(const ServeCmd& c, const ServePlan& plan, const ServeInput& in, const Point& p, ResultSet& rs,
+              ServeTally& tally) {
+  const InferenceMemoryInput mi = serve_memory_input(in);
+  VllmInput v = vllm_input(c.vllm, p, *in.capacity, plan.device);
+  v.context = mi.context;
+  v.tp = in.tp;
+  v.kv_dtype = plan.kd;
+  v.weights = inference_memory(c.spec, mi).weights;
+  vllm_budget(c.spec, v, rs, /*ledger=*/false);
+  if (!p.probing() && tally.vllm_miss.empty()) tally.vllm_miss = vllm_failure(vllm_budget(c.spec, v));
+}
+
+// One sweep row: this point's model, the serving estimate, the engine's memory, the tally.
+void serve_row(ServeCmd& c, const ServePlan& plan, const ExpectedFlags& expected, const Point& p, ResultSet& rs,
+               ServeTally& tally) {
+  ServeInput in = serve_input(c, plan, p);
+  if (!plan.made_up.empty()) c.made_up.build(p, c.spec);
+  expected.fill(p, static_cast<double>(c.spec.layers), in);
+  serve(c.spec, in, c.per_op, rs);
+  if (plan.llamacpp)
+    llamacpp_row(c, plan, in, p, rs, tally);
+  else if (plan.vllm)
+    vllm_row(c, plan, in, p, rs, tally);
+  if (plan.storage.declared) assume_declared_quantization(c.spec, rs);
+  c.hw.assume(rs);
+  if (!plan.made_up.empty()) c.made_up.describe(c.nf, p, rs);
+  if (!plan.llamacpp)
+    if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) tally.all_fit = false;
+}
+
+// One configuration: its checks, in this order (a command line with two errors reports the first
+// one's), then its sweep; the exit code.
+int run_serve(CommandApp* sub, ServeCmd& c) {
+  ServePlan plan;
+  reject_extras(sub);
+  choose_model_and_engine(sub, c, plan);
+  load_model_and_storage(sub, c, plan);
+  resolve_hardware(c, plan);
+  check_link_and_capacity(c, plan);
+  const ExpectedFlags expected(c, c.engine, c.hw.spec ? c.hw.spec->device_class : std::string());
+  ServeTally tally;
+  int exit_code = run_sweep(sub, c.nf, c.out,
+                            [&](const Point& p, ResultSet& rs) { serve_row(c, plan, expected, p, rs, tally); });
+  if (!tally.vllm_miss.empty() && exit_code == 0) {
+    report_check_failure("--engine vllm", tally.vllm_miss);
+    exit_code = 1;
+  }
+  if (c.require_fit && !tally.all_fit && exit_code == 0) exit_code = 1;
+  return exit_code;
+}
+
+// The callback: a comma list of models, GPUs, dtypes or engines compares them, one configuration
+// at a time from the state the command line gave (run_choices).
+int run_serve_choices(CommandApp* sub, ServeCmd& c) {
+  const ServeCmd saved = c;
+  const std::vector<ChoiceAxis> axes = {{"model", "MODEL", &c.model},
+                                        {"hw", "--hw", &c.hw.arg},
+                                        {"weights_dtype", "--weights-dtype", &c.weights_dtype},
+                                        {"kv_dtype", "--kv-dtype", &c.kv_dtype},
+                                        {"engine", "--engine", &c.engine}};
+  return run_choices(axes, c.out, [&] { c = saved; }, [&] { return run_serve(sub, c); });
+}
+
 }  // namespace
 
 void add_serve_command(CLI::App& app, int& exit_code) {
   auto* sub = add_command(app, "serve", "Serving: time to first token, time per output token, tokens/s and the "
                                           "bound of each phase (per-kernel roofline), with the memory fit");
   auto c = std::make_shared<ServeCmd>();
-  sub->add_option("MODEL", c->model, "A preset (napkin presets models), a config.json, a model directory or "
-                                     "napkin model JSON")
-      ->type_name("MODEL")
-      ->group("Model");
-  add_as_option(sub, c->as);
-  c->made_up.add(sub, c->nf);
-  sub->add_option("--weights-dtype", c->weights_dtype,
-                  "Weight storage: bf16 (default), fp16, fp8, int8, int4, nf4, or a llama.cpp GGUF type (q4_k_m, q8_0, "
-                  "iq4_xs, ...: llama-quantize's per-tensor types)")
-      ->type_name("DTYPE")->group("Model");
-  c->group = c->nf.add(sub, "--group-size", "group_size", kCount, Constraint::non_negative_integer,
-                       "Quantization group size (one fp16 scale per group; 0 = none, the default)", "COUNT", 0.0);
-  sub->get_option("--group-size")->group("Model");
-  sub->add_flag("--quantize-all", c->quantize_all, "Quantize embeddings, LM head and norms too (kept in bf16 by default)")
-      ->group("Model");
-  sub->add_option("--kv-dtype", c->kv_dtype, "KV cache storage: bf16 (default), fp16, fp8, int8")
-      ->type_name("DTYPE")->group("Model");
-  c->batch = c->nf.add(sub, "--batch", "batch", kCount, Constraint::positive_integer,
-                       "Concurrent sequences (default 1)", "COUNT", 1.0);
-  c->prompt = c->nf.add(sub, "--prompt", "prompt", kCount, Constraint::positive_integer,
-                        "Prompt tokens per sequence (default 1024)", "COUNT", 1024.0);
-  c->generate = c->nf.add(sub, "--generate", "generate", kCount, Constraint::positive_integer,
-                          "Generated tokens per sequence (default 256)", "COUNT", 256.0);
-  for (const char* f : {"--batch", "--prompt", "--generate"}) sub->get_option(f)->group("Workload");
-  c->tp = c->nf.add(sub, "--tp", "tp", kCount, Constraint::positive_integer, "Tensor-parallel GPUs (default 1)",
-                    "COUNT", 1.0);
-  sub->get_option("--tp")->group("Parallelism");
-  add_hw_option(sub, c->hw);
-  c->peak = c->nf.add(sub, "--peak", "peak", dim_rt<FlopRate::dim>(), Constraint::positive,
-                      "Dense peak for the compute dtype, e.g. 989TFLOP/s (default: from --hw)", "FLOP/s");
-  c->bandwidth = c->nf.add(sub, "--bandwidth", "bandwidth", dim_rt<Bandwidth::dim>(), Constraint::positive,
-                           "Memory bandwidth, e.g. 3.35TB/s (default: from --hw)", "B/s");
-  c->capacity = c->nf.add(sub, "--gpu-memory,--memory", "gpu_memory", dim_rt<Bytes::dim>(), Constraint::positive,
-                          "Memory of one GPU for the fit verdict, e.g. 80GiB (default: from --hw)", "BYTES");
-  c->link = c->nf.add(sub, "--link-bandwidth", "link_bandwidth", dim_rt<Bandwidth::dim>(), Constraint::positive,
-                      "GPU-to-GPU bandwidth per direction for the TP all-reduce, e.g. 450GB/s (default: from --hw, "
-                      "half the NVLink or PCIe bidirectional figure)", "B/s");
-  sub->add_option("--compute-dtype", c->compute_dtype, "The dtype of the peak: bf16 (default; fp8 for fp8 weights when "
-                                                       "the hardware has an fp8 peak; fp16 on hardware with no "
-                                                       "published bf16 peak)")
-      ->type_name("DTYPE")->group("Hardware");
-  for (const char* f : {"--peak", "--bandwidth", "--gpu-memory", "--link-bandwidth"}) sub->get_option(f)->group("Hardware");
-  c->overhead = c->nf.add(sub, "--launch-overhead", "launch_overhead", kSeconds, Constraint::non_negative,
-                          "Per-kernel launch overhead from the CPU, the floor of each kernel's time (default 5us)",
-                          "TIME", 5e-6);
-  sub->add_flag("--cuda-graphs", c->cuda_graphs, "Decode replayed from a CUDA graph: one launch per step, "
-                                                 "--graph-overhead per kernel");
-  c->graph_overhead = c->nf.add(sub, "--graph-overhead", "graph_overhead", kSeconds, Constraint::non_negative,
-                                "Per-kernel overhead inside a CUDA graph (default 1us)", "TIME", 1e-6);
-  for (const char* f : {"--launch-overhead", "--cuda-graphs", "--graph-overhead"}) sub->get_option(f)->group("Launch");
-  c->eff_bw = c->nf.add(sub, "--efficiency-bandwidth", "efficiency_bandwidth", kCount, Constraint::positive,
-                        "Expected figures: the fraction of the bandwidth the engine reaches, 0 to 1 (default: the "
-                        "efficiency profile of --engine on this hardware)", "RATIO");
-  c->eff_compute = c->nf.add(sub, "--efficiency-compute", "efficiency_compute", kCount, Constraint::positive,
-                             "Expected figures: the fraction of the dense peak reached on long prompts and large "
-                             "batches, 0 to 1 (default: the profile's)", "RATIO");
-  c->prefill_half = c->nf.add(sub, "--prefill-half-tokens", "prefill_half_tokens", kCount, Constraint::non_negative,
-                              "Expected figures: tokens per pass at which half of --efficiency-compute is reached "
-                              "(default: the profile's; 0 without a profile)", "COUNT");
-  c->token_overhead = c->nf.add(sub, "--token-overhead", "token_overhead", kSeconds, Constraint::non_negative,
-                                "Expected figures: the fixed cost of a forward pass (a decode step or the prefill), "
-                                "instead of the launch floor (default: the profile's, per layer times the layers)",
-                                "TIME");
-  for (const char* f : {"--efficiency-bandwidth", "--efficiency-compute", "--prefill-half-tokens", "--token-overhead"})
-    sub->get_option(f)->group("Expected speed");
-  sub->add_flag("--per-op", c->per_op, "The per-op table (op, FLOP, bytes, intensity, bound, time) for prefill and "
-                                       "decode")->group("Output");
-  sub->add_flag("--require-fit", c->require_fit, "Exit 1 when the ledger does not fit the GPU memory")->group("Hardware");
-  add_engine_option(sub, c->engine);
-  add_llamacpp_flags(sub, c->nf, c->llama, true);
-  c->vllm = add_vllm_flags(sub, c->nf);
-  add_output_flags(sub, c->out);
+  add_model_options(sub, *c);
+  add_workload_options(sub, *c);
+  add_parallelism_and_hardware_options(sub, *c);
+  add_launch_options(sub, *c);
+  add_expected_speed_options(sub, *c);
+  add_engine_and_output_options(sub, *c);
   sub->footer("Example: napkin serve llama-3.1-8b --hw h100-sxm --batch 1\n"
               "         napkin serve model.gguf --engine llama.cpp --hw rtx-4090 --prompt 4096 --kv-dtype q8_0\n"
               "         napkin serve llama-3-8b --hw rtx-4090 --weights-dtype q4_k_m\n"
@@ -206,167 +463,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
               "         napkin serve gpt2 --hw h100-sxm --cuda-graphs\n"
               "         napkin serve llama-3.1-8b --hw h100-sxm --engine vllm --prompt 7Ki --generate 1Ki\n"
               "         napkin serve --layers 32 --hidden 4096 --heads 32 --kv-heads 8 --ffn 14336 --vocab 128256 --hw h100-sxm");
-  sub->callback([c, sub, &exit_code] {
-    // A comma list of models, GPUs, dtypes or engines compares them: one configuration at a time
-    // from the state the command line gave (run_choices).
-    const ServeCmd saved = *c;
-    const std::vector<ChoiceAxis> axes = {{"model", "MODEL", &c->model},
-                                          {"hw", "--hw", &c->hw.arg},
-                                          {"weights_dtype", "--weights-dtype", &c->weights_dtype},
-                                          {"kv_dtype", "--kv-dtype", &c->kv_dtype},
-                                          {"engine", "--engine", &c->engine}};
-    exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
-      int exit_code = 0;
-      reject_extras(sub);
-      const std::string made_up = c->made_up.select(c->nf, c->model, c->as);
-      if (made_up.empty() && c->model.empty())
-        throw InputError("serve: give MODEL (a preset, config.json or model directory) or " + std::string(kMadeUpHint));
-      const Engine engine = parse_engine(c->engine);
-      const bool llamacpp = engine == Engine::llamacpp;
-      check_engine_flags(sub, engine, {"--tp", "--quantize-all", "--link-bandwidth"});
-      if (!llamacpp && c->llama.flash_attention)
-        throw InputError("--flash-attention", "(given)", "--engine llama.cpp with it (a llama.cpp setting)");
-      LlamaCppInput llama;
-      Dtype kd = Dtype::bf16;
-      if (llamacpp) {
-        fill_llamacpp_input(sub, c->kv_dtype, c->llama, llama);
-        kd = kv_read_dtype(llama.type_k, llama.type_v);
-      } else {
-        kd = parse_dtype(c->kv_dtype, "--kv-dtype");
-      }
-      const bool vllm = engine == Engine::vllm;
-      check_vllm_flags(sub, vllm);
-      WeightStorage storage;
-      if (made_up.empty()) {
-        c->spec = load_model(c->model, c->as);
-        specs::refuse_encoder_decoder(c->spec, "serve");  // before the hardware flags it would ask for
-        // The checkpoint's declared quantization, unless --weights-dtype says otherwise: the weights
-        // read per step are those it stores.
-        storage = weight_storage(sub, c->weights_dtype, c->model, c->spec, c->nf.flags()[c->group]);
-      } else {
-        refuse_gguf_weights(c->weights_dtype, "the made-up decoder");
-        storage.dtype = parse_weights_dtype(c->weights_dtype);  // no checkpoint to declare another
-      }
-      const Dtype wd = storage.dtype;
-      if (c->quantize_all && dtype_bits(wd) >= 16)
-        throw InputError("--quantize-all", "(given)", "a quantized --weights-dtype with it: at " +
-                                                          std::string(dtype_name(wd)) + " nothing is quantized");
-      c->hw.load();
-      // The compute dtype: bf16, or fp8 when the weights are fp8 and the hardware has an fp8 peak
-      // (W8A8); int8/int4 weights are taken as weight-only quantization (bf16 matmuls).
-      Dtype cd = Dtype::bf16;
-      if (!c->compute_dtype.empty())
-        cd = parse_dtype(c->compute_dtype, "--compute-dtype");
-      else if ((wd == Dtype::fp8 || storage.stored_fp8) && (!c->hw.spec || c->hw.spec->peak(Dtype::fp8)))
-        cd = Dtype::fp8;
-      else if (c->hw.spec && !c->hw.spec->peak(Dtype::bf16) && c->hw.spec->peak(Dtype::fp16))
-        cd = Dtype::fp16;  // no published bf16 rate (Apple GPUs): the fp16 one, stated as the compute dtype
-      c->hw.require_given(c->nf.flags()[c->bandwidth], "--bandwidth", "memory bandwidth");
-      c->hw.require_given(c->nf.flags()[c->peak], "--peak", "peak FLOP rate");
-      if (c->hw.spec) {
-        const auto peak = c->hw.spec->peak(cd);
-        if (!peak && c->nf.flags()[c->peak].raw.empty())
-          throw InputError("--hw", c->hw.arg, std::string("hardware with a published dense ") +
-                                                  std::string(dtype_name(cd)) + " peak, or --peak, or --compute-dtype");
-        if (peak) c->hw.fill(c->nf.flags()[c->peak], peak->in_base_units());
-        c->hw.fill(c->nf.flags()[c->bandwidth], c->hw.spec->bandwidth.in_base_units());
-        c->hw.fill(c->nf.flags()[c->capacity], c->hw.spec->memory.in_base_units());
-        // vLLM sizes its pool from the total torch reports, a little below the driver's.
-        if (vllm && c->hw.spec->memory_torch_total)
-          c->hw.fill(c->nf.flags()[c->capacity], c->hw.spec->memory_torch_total->in_base_units());
-        if (const auto link = c->hw.spec->link_bandwidth_per_direction())
-          c->hw.fill(c->nf.flags()[c->link], link->in_base_units());
-      }
-      require_value(c->nf.flags()[c->peak], "a peak rate such as 989TFLOP/s");
-      require_value(c->nf.flags()[c->bandwidth], "a bandwidth such as 3.35TB/s");
-      // The link carries the TP all-reduce only: at --tp 1 (every value of a sweep) it changes nothing.
-      if (const NumericFlag& link = c->nf.flags()[c->link]; !link.raw.empty()) {
-        const NumericFlag& tp = c->nf.flags()[c->tp];
-        bool any_tp = false;
-        if (!tp.raw.empty()) {
-          const Axis axis = parse_axis(tp);
-          for (std::size_t i = 0; i < axis.size(); ++i) any_tp = any_tp || axis.at(i) > 1.0;
-        }
-        if (!any_tp)
-          throw InputError("--link-bandwidth", link.raw, "--tp 2 or more with it (the link carries the TP all-reduce)");
-      }
-      if (c->require_fit && c->nf.flags()[c->capacity].raw.empty() && !c->nf.flags()[c->capacity].fallback)
-        throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
-      if (vllm && c->nf.flags()[c->capacity].raw.empty() && !c->nf.flags()[c->capacity].fallback)
-        throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
-      const std::string device = c->hw.spec ? c->hw.spec->name + " " + c->hw.spec->full_name : std::string();
-      const ExpectedFlags expected(*c, c->engine, c->hw.spec ? c->hw.spec->device_class : std::string());
-      std::string vllm_miss;  // the first row vLLM would refuse to start with
-      bool all_fit = true;
-      exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
-        ServeInput in;
-        in.weights_dtype = wd;
-        in.group_size = p.get<Count>(c->group);
-        in.scale_dtype = storage.scale_dtype;
-        in.zero_points = storage.zero_points;
-        in.quantize_all = c->quantize_all;
-        in.experts_only = storage.experts_only;
-        in.stored_weights = storage.stored;
-        in.stored_source = storage.stored_source;
-        in.stored_detail = storage.stored_detail;
-        in.kv_dtype = kd;
-        in.compute_dtype = cd;
-        in.batch = p.get<Count>(c->batch);
-        in.prompt = p.get<Count>(c->prompt);
-        in.generate = p.get<Count>(c->generate);
-        in.tp = p.get<Count>(c->tp);
-        in.peak = p.get<FlopRate>(c->peak);
-        in.bandwidth = p.get<Bandwidth>(c->bandwidth);
-        in.link_bandwidth = p.maybe<Bandwidth>(c->link);
-        in.capacity = p.maybe<Bytes>(c->capacity);
-        in.launch_overhead = p.get<Seconds>(c->overhead);
-        in.cuda_graphs = c->cuda_graphs;
-        in.graph_overhead = p.get<Seconds>(c->graph_overhead);
-        if (!made_up.empty()) c->made_up.build(p, c->spec);
-        expected.fill(p, static_cast<double>(c->spec.layers), in);
-        serve(c->spec, in, c->per_op, rs);
-        if (llamacpp) {
-          // One slot per sequence unless --parallel says more; each slot holds prompt + generated.
-          LlamaCppInput li = llama;
-          li.n_parallel = c->nf.flags()[c->llama.parallel].raw.empty() ? in.batch : p.get<Count>(c->llama.parallel);
-          if (li.n_parallel < in.batch)
-            throw InputError("--parallel", format_plain_number(li.n_parallel.in(units::one)),
-                             "at least --batch slots (" + format_plain_number(in.batch.in(units::one)) + " sequences)");
-          li.n_ctx = li.n_parallel.in(units::one) * (in.prompt + in.generate);
-          li.n_ubatch = p.get<Count>(c->llama.ubatch);
-          li.capacity = in.capacity;
-          li.metal = c->hw.spec && c->hw.spec->device_class == "apple-silicon";
-          llamacpp_ledger(li, c->spec, serve_memory_input(in), rs, true);
-          if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
-          rs.assume("llamacpp_kv_reads", text("decode reads the KV cache at {} bits per element (the nearest napkin dtype "
-                                              "to {}/{}); the ledger uses llama.cpp's block sizes",
-                                              dtype_bits(kd), cache_type_name(llama.type_k),
-                                              cache_type_name(llama.type_v)));
-        } else if (vllm) {
-          // vLLM's pool beside the serving estimate: the weights as the inference ledger holds them.
-          const InferenceMemoryInput mi = serve_memory_input(in);
-          VllmInput v = vllm_input(c->vllm, p, *in.capacity, device);
-          v.context = mi.context;
-          v.tp = in.tp;
-          v.kv_dtype = kd;
-          v.weights = inference_memory(c->spec, mi).weights;
-          vllm_budget(c->spec, v, rs, /*ledger=*/false);
-          if (!p.probing() && vllm_miss.empty()) vllm_miss = vllm_failure(vllm_budget(c->spec, v));
-        }
-        if (storage.declared) assume_declared_quantization(c->spec, rs);
-        c->hw.assume(rs);
-        if (!made_up.empty()) c->made_up.describe(c->nf, p, rs);
-        if (!llamacpp)
-          if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) all_fit = false;
-      });
-      if (!vllm_miss.empty() && exit_code == 0) {
-        report_check_failure("--engine vllm", vllm_miss);
-        exit_code = 1;
-      }
-      if (c->require_fit && !all_fit && exit_code == 0) exit_code = 1;
-      return exit_code;
-    });
-  });
+  sub->callback([c, sub, &exit_code] { exit_code = run_serve_choices(sub, *c); });
 }
 
 }  // namespace napkin::cli
