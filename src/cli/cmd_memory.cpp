@@ -511,122 +511,206 @@ int sweep_exit_code(int exit_code, const MemoryCmd& c, const MemoryPlan& plan, c
   return exit_code;
 }
 
+// Model: MODEL, --as, a bare --params count or a made-up decoder, and how the weights and the KV
+// cache are stored.
+void add_model_options(CommandApp* sub, MemoryCmd& c) {
+  sub->add_option("MODEL", c.model, "A preset (napkin presets models), a config.json, a model directory or "
+                                    "napkin model JSON")
+      ->type_name("MODEL")
+      ->group("Model");
+  add_as_option(sub, c.as);
+  c.params = c.nf.add(sub, "--params", "params", dim_rt<Params::dim>(), Constraint::positive_integer,
+                      "A bare parameter count instead of MODEL (weights, model states and the runtime reserve; "
+                      "flags that need an architecture are refused), e.g. 8B", "PARAMS");
+  sub->get_option("--params")->group("Model");
+  c.made_up.add(sub, c.nf);
+  sub->add_option("--weights-dtype", c.weights_dtype,
+                  "Weight storage: bf16 (default), fp16, fp32, fp8, int8, int4, nf4, or a llama.cpp GGUF type (q4_k_m, "
+                  "q8_0, iq4_xs, ...: llama-quantize's per-tensor types)")
+      ->type_name("DTYPE")->group("Model");
+  c.group = c.nf.add(sub, "--group-size", "group_size", kCount, Constraint::non_negative_integer,
+                     "Quantization group size (one fp16 scale per group; 0 = none, the default)", "COUNT", 0.0);
+  sub->get_option("--group-size")->group("Model");
+  sub->add_flag("--zero-points", c.zero_points,
+                "Quantization keeps a zero point per group too, at the weights' width (AWQ/GPTQ qzeros)")
+      ->group("Model");
+  sub->add_flag("--quantize-all", c.quantize_all,
+                "Quantize embeddings, LM head and norms too (kept in bf16 by default)")
+      ->group("Model");
+  sub->add_option("--kv-dtype", c.kv_dtype, "KV cache storage: bf16 (default), fp16, fp8, int8")
+      ->type_name("DTYPE")->group("Model");
+}
+
+// The inference ledger's sizes: the sequences and their context, --tp and --pp (Parallelism), the
+// prefill chunk, and the runtime reserve.
+void add_inference_options(CommandApp* sub, MemoryCmd& c) {
+  c.batch = c.nf.add(sub, "--batch", "batch", kCount, Constraint::positive_integer, "Concurrent sequences (default 1)",
+                     "COUNT", 1.0);
+  c.context = c.nf.add(sub, "--context", "context", kCount, Constraint::positive_integer,
+                       "Tokens per sequence, prompt + generated (default 4096), e.g. 8Ki", "COUNT", 4096.0);
+  c.tp = c.nf.add(sub, "--tp", "tp", kCount, Constraint::positive_integer, "Tensor-parallel GPUs (default 1)", "COUNT",
+                  1.0);
+  c.pp = c.nf.add(sub, "--pp", "pp", kCount, Constraint::positive_integer, "Pipeline stages (default 1)", "COUNT", 1.0);
+  sub->get_option("--tp")->group("Parallelism");
+  sub->get_option("--pp")->group("Parallelism");
+  c.chunk = c.nf.add(sub, "--prefill-chunk", "prefill_chunk", kCount, Constraint::positive_integer,
+                     "Tokens one forward pass processes at once (default 2048)", "COUNT", 2048.0);
+  c.cuda = c.nf.add(sub, "--cuda-context", "cuda_context", kBytes, Constraint::non_negative,
+                    "Per-GPU CUDA context, libraries and kernels (default 512MiB)", "BYTES", 512.0 * 1048576.0);
+  c.frag = c.nf.add(sub, "--fragmentation", "fragmentation", kCount, Constraint::non_negative,
+                    "Allocator slack as a fraction of the ledger (default 0.05)", "RATIO", 0.05);
+}
+
+// Hardware (the GPU's memory, --hw), the Solver (--max, --min-gpus, --gpus-per-node), and
+// --require-fit (Hardware).
+void add_hardware_and_solver_options(CommandApp* sub, MemoryCmd& c) {
+  c.capacity = c.nf.add(sub, "--gpu-memory,--memory", "gpu_memory", kBytes, Constraint::positive,
+                        "Memory of one GPU for the fit verdict, e.g. 80GiB", "BYTES");
+  sub->get_option("--gpu-memory")->group("Hardware");
+  add_hw_option(sub, c.hw);
+  sub->add_option("--max", c.max, "Solve for the largest batch (at --context) or context (at --batch) that fits "
+                                  "--gpu-memory; with --train: micro-batch (at --seq) or seq (at --micro-batch)")
+      ->type_name("batch|context|micro-batch|seq")->group("Solver");
+  sub->add_flag("--min-gpus", c.min_gpus, "Solve for the fewest GPUs that fit --gpu-memory over TP x PP (and DP "
+                                          "under --train --zero >= 1); --tp, --pp or --dp given are fixed; exit 1 "
+                                          "when nothing fits")
+      ->group("Solver");
+  c.gpus_per_node = c.nf.add(sub, "--gpus-per-node", "gpus_per_node", kCount, Constraint::positive_integer,
+                             "GPUs of one node: the largest TP degree --min-gpus tries; with --train and offload "
+                             "or --zero-accounting deepspeed, the node host memory is sized for (default 8)",
+                             "COUNT", 8.0);
+  sub->get_option("--gpus-per-node")->group("Solver");
+  sub->add_flag("--require-fit", c.require_fit, "Exit 1 when the ledger does not fit --gpu-memory")->group("Hardware");
+}
+
+// Training and Fine-tuning: --train, the micro-batch and sequence, recomputation, LoRA's targets,
+// offload, the ZeRO accounting, activations, and the training-memory flags.
+void add_training_options(CommandApp* sub, MemoryCmd& c) {
+  sub->add_flag("--train", c.train, "The training ledger: weights, gradients, master weights, optimizer states "
+                                    "and (with MODEL) activations")->group("Training");
+  c.micro_batch = c.nf.add(sub, "--micro-batch", "micro_batch", kCount, Constraint::positive_integer,
+                           "Sequences per micro-batch (default 1)", "COUNT", 1.0);
+  c.seq = c.nf.add(sub, "--seq", "seq", kCount, Constraint::positive_integer,
+                   "Training sequence length (default 4096)", "COUNT", 4096.0);
+  sub->get_option("--micro-batch")->group("Training");
+  sub->get_option("--seq")->group("Training");
+  sub->add_option("--recompute", c.recompute, "Activation recomputation: none (default), selective (Megatron's "
+                                              "core attention), full or op-sac (torchtitan's per-op policy)")
+      ->type_name("none|selective|full|op-sac")->group("Training");
+  c.lora_rank = c.nf.add(sub, "--lora-rank", "lora_rank", kCount, Constraint::positive_integer,
+                         "LoRA fine-tuning: adapter rank r (the base is frozen)", "COUNT");
+  sub->get_option("--lora-rank")->group("Fine-tuning");
+  sub->add_option("--lora-targets", c.lora_targets,
+                  "LoRA target matrices: attention (q, k, v, o; default) or all-linear")
+      ->type_name("attention|all-linear")->group("Fine-tuning");
+  sub->add_flag("--offload-optimizer", c.offload_optimizer,
+                "ZeRO-Offload: master weights and optimizer states in CPU memory (shown as cpu_memory)")
+      ->group("Training");
+  sub->add_flag("--offload-params", c.offload_params,
+                "ZeRO-Infinity: the 16-bit weights in CPU memory too (needs --zero 3; implies --offload-optimizer)")
+      ->group("Training");
+  sub->add_option("--zero-accounting", c.zero_accounting,
+                  "paper (default; napkin's ledger) or deepspeed (DeepSpeed's estimate_zero2/3_model_states_mem_needs: "
+                  "model states only, host memory per node x 1.5)")
+      ->type_name("paper|deepspeed")->group("Training");
+  c.dropout = add_activation_flags(sub, c.nf, c.act);
+  add_training_memory_flags(sub, c.tm);
+}
+
+// The training layout: QLoRA, sequence parallelism, the model states' recipe, ZeRO over --dp, and
+// the parallel degrees and pipeline schedule (Parallelism, Training).
+void add_training_layout_options(CommandApp* sub, MemoryCmd& c) {
+  sub->add_flag("--qlora", c.qlora, "QLoRA: frozen base in NF4 (4.127 bits/param), bf16 adapters")
+      ->group("Fine-tuning");
+  sub->add_flag("--sequence-parallel", c.sequence_parallel, "Megatron sequence parallelism (splits the rest of the "
+                                                            "activations over --tp)")->group("Parallelism");
+  sub->add_option("--precision", c.precision, "mixed (default: 2+2+4+8 B/param), fp32 or bf16")
+      ->type_name("mixed|fp32|bf16")->group("Training");
+  sub->add_option("--optimizer", c.optimizer, "adamw (default), adam-8bit, sgd, sgd-momentum, adafactor")
+      ->type_name("NAME")->group("Training");
+  sub->add_option("--grad-dtype", c.grad_dtype, "Gradient storage, overriding the precision recipe")
+      ->type_name("DTYPE")->group("Training");
+  sub->add_flag("--no-master-weights", c.no_master, "No separate FP32 master copy")->group("Training");
+  sub->add_option("--zero", c.zero_text, "ZeRO stage 0-3 (3 = FSDP full sharding)")
+      ->type_name("0-3")->group("Training");
+  c.dp = c.nf.add(sub, "--dp", "dp", kCount, Constraint::positive_integer,
+                  "Data-parallel GPUs the ZeRO stage shards over", "COUNT", 1.0);
+  sub->get_option("--dp")->group("Parallelism");
+  c.ep = c.nf.add(sub, "--ep", "ep", kCount, Constraint::positive_integer,
+                  "Expert-parallel ranks for the routed experts of an MoE model, taken from --dp (default 1)",
+                  "COUNT", 1.0);
+  sub->get_option("--ep")->group("Parallelism");
+  c.virtual_stages = c.nf.add(sub, "--virtual-stages", "virtual_stages", kCount, Constraint::positive_integer,
+                              "Interleaved 1F1B: model chunks per pipeline stage (default 1, plain 1F1B)", "COUNT",
+                              1.0);
+  c.cp = c.nf.add(sub, "--cp", "cp", kCount, Constraint::positive_integer,
+                  "Context-parallel GPUs each sequence is split over (default 1)", "COUNT", 1.0);
+  c.recompute_layers = c.nf.add(sub, "--recompute-layers", "recompute_layers", kCount,
+                                Constraint::non_negative_integer,
+                                "Layers per stage fully recomputed, the rest as --recompute says (default 0)", "COUNT",
+                                0.0);
+  sub->get_option("--virtual-stages")->group("Parallelism");
+  sub->get_option("--cp")->group("Parallelism");
+  sub->get_option("--recompute-layers")->group("Training");
+}
+
+// The engine and its flags (llama.cpp's --flash-attention is add_activation_flags'), then Output.
+void add_engine_and_output_options(CommandApp* sub, MemoryCmd& c) {
+  add_engine_option(sub, c.engine);
+  add_llamacpp_flags(sub, c.nf, c.llama, false);  // --flash-attention: add_activation_flags
+  c.vllm = add_vllm_flags(sub, c.nf);
+  add_output_flags(sub, c.out);
+}
+
+// One configuration: its checks, in this order (a command line with two errors reports the first
+// one's), then its sweep; the exit code.
+int run_memory(CommandApp* sub, MemoryCmd& m) {
+  MemoryPlan plan;
+  reject_extras(sub);
+  resolve_model_choice(m, plan);
+  check_engine(sub, m, plan);
+  check_flag_needs_table(sub, m, plan);
+  check_vllm(sub, m, plan);
+  check_lora_targets_have_rank(sub, m);
+  resolve_storage_and_hardware(sub, m, plan);
+  choose_solver(m, plan);
+  check_zero_and_offload(sub, m, plan);
+  load_model_and_storage(sub, m, plan);
+  check_quantization(m, plan);
+  check_training_flags(m, plan);
+  SweepTally tally;
+  const int code = run_sweep(sub, m.nf, m.out,
+                             [&](const Point& p, ResultSet& rs) { memory_row(m, plan, p, rs, tally); });
+  return sweep_exit_code(code, m, plan, tally);
+}
+
+// The callback: a comma list of models, GPUs, dtypes or engines compares them, one configuration
+// at a time from the state the command line gave (run_choices).
+int run_memory_choices(CommandApp* sub, MemoryCmd& c) {
+  const MemoryCmd saved = c;
+  const std::vector<ChoiceAxis> axes = {{"model", "MODEL", &c.model},
+                                        {"hw", "--hw", &c.hw.arg},
+                                        {"weights_dtype", "--weights-dtype", &c.weights_dtype},
+                                        {"kv_dtype", "--kv-dtype", &c.kv_dtype},
+                                        {"engine", "--engine", &c.engine},
+                                        {"recompute", "--recompute", &c.recompute},
+                                        {"loss", "--loss", &c.tm.loss},
+                                        {"activation_accounting", "--activation-accounting", &c.tm.accounting},
+                                        {"zero", "--zero", &c.zero_text}};
+  return run_choices(axes, c.out, [&] { c = saved; }, [&] { return run_memory(sub, c); });
+}
+
 }  // namespace
 
 void add_memory_command(CLI::App& app, int& exit_code) {
   auto* sub = add_command(app, "memory", "Does it fit? The memory ledger per GPU, its total and the fit verdict");
   auto c = std::make_shared<MemoryCmd>();
-  sub->add_option("MODEL", c->model, "A preset (napkin presets models), a config.json, a model directory or "
-                                     "napkin model JSON")
-      ->type_name("MODEL")
-      ->group("Model");
-  add_as_option(sub, c->as);
-  c->params = c->nf.add(sub, "--params", "params", dim_rt<Params::dim>(), Constraint::positive_integer,
-                        "A bare parameter count instead of MODEL (weights, model states and the runtime reserve; "
-                        "flags that need an architecture are refused), e.g. 8B", "PARAMS");
-  sub->get_option("--params")->group("Model");
-  c->made_up.add(sub, c->nf);
-  sub->add_option("--weights-dtype", c->weights_dtype,
-                  "Weight storage: bf16 (default), fp16, fp32, fp8, int8, int4, nf4, or a llama.cpp GGUF type (q4_k_m, "
-                  "q8_0, iq4_xs, ...: llama-quantize's per-tensor types)")
-      ->type_name("DTYPE")->group("Model");
-  c->group = c->nf.add(sub, "--group-size", "group_size", kCount, Constraint::non_negative_integer,
-                       "Quantization group size (one fp16 scale per group; 0 = none, the default)", "COUNT", 0.0);
-  sub->get_option("--group-size")->group("Model");
-  sub->add_flag("--zero-points", c->zero_points, "Quantization keeps a zero point per group too, at the weights' width (AWQ/GPTQ qzeros)")->group("Model");
-  sub->add_flag("--quantize-all", c->quantize_all, "Quantize embeddings, LM head and norms too (kept in bf16 by default)")
-      ->group("Model");
-  sub->add_option("--kv-dtype", c->kv_dtype, "KV cache storage: bf16 (default), fp16, fp8, int8")->type_name("DTYPE")->group("Model");
-  c->batch = c->nf.add(sub, "--batch", "batch", kCount, Constraint::positive_integer, "Concurrent sequences (default 1)",
-                       "COUNT", 1.0);
-  c->context = c->nf.add(sub, "--context", "context", kCount, Constraint::positive_integer,
-                         "Tokens per sequence, prompt + generated (default 4096), e.g. 8Ki", "COUNT", 4096.0);
-  c->tp = c->nf.add(sub, "--tp", "tp", kCount, Constraint::positive_integer, "Tensor-parallel GPUs (default 1)", "COUNT", 1.0);
-  c->pp = c->nf.add(sub, "--pp", "pp", kCount, Constraint::positive_integer, "Pipeline stages (default 1)", "COUNT", 1.0);
-  sub->get_option("--tp")->group("Parallelism");
-  sub->get_option("--pp")->group("Parallelism");
-  c->chunk = c->nf.add(sub, "--prefill-chunk", "prefill_chunk", kCount, Constraint::positive_integer,
-                       "Tokens one forward pass processes at once (default 2048)", "COUNT", 2048.0);
-  c->cuda = c->nf.add(sub, "--cuda-context", "cuda_context", kBytes, Constraint::non_negative,
-                      "Per-GPU CUDA context, libraries and kernels (default 512MiB)", "BYTES", 512.0 * 1048576.0);
-  c->frag = c->nf.add(sub, "--fragmentation", "fragmentation", kCount, Constraint::non_negative,
-                      "Allocator slack as a fraction of the ledger (default 0.05)", "RATIO", 0.05);
-  c->capacity = c->nf.add(sub, "--gpu-memory,--memory", "gpu_memory", kBytes, Constraint::positive,
-                          "Memory of one GPU for the fit verdict, e.g. 80GiB", "BYTES");
-  sub->get_option("--gpu-memory")->group("Hardware");
-  add_hw_option(sub, c->hw);
-  sub->add_option("--max", c->max, "Solve for the largest batch (at --context) or context (at --batch) that fits "
-                                   "--gpu-memory; with --train: micro-batch (at --seq) or seq (at --micro-batch)")
-      ->type_name("batch|context|micro-batch|seq")->group("Solver");
-  sub->add_flag("--min-gpus", c->min_gpus, "Solve for the fewest GPUs that fit --gpu-memory over TP x PP (and DP "
-                                           "under --train --zero >= 1); --tp, --pp or --dp given are fixed; exit 1 "
-                                           "when nothing fits")
-      ->group("Solver");
-  c->gpus_per_node = c->nf.add(sub, "--gpus-per-node", "gpus_per_node", kCount, Constraint::positive_integer,
-                               "GPUs of one node: the largest TP degree --min-gpus tries; with --train and offload "
-                               "or --zero-accounting deepspeed, the node host memory is sized for (default 8)",
-                               "COUNT", 8.0);
-  sub->get_option("--gpus-per-node")->group("Solver");
-  sub->add_flag("--require-fit", c->require_fit, "Exit 1 when the ledger does not fit --gpu-memory")->group("Hardware");
-  sub->add_flag("--train", c->train, "The training ledger: weights, gradients, master weights, optimizer states "
-                                     "and (with MODEL) activations")->group("Training");
-  c->micro_batch = c->nf.add(sub, "--micro-batch", "micro_batch", kCount, Constraint::positive_integer,
-                             "Sequences per micro-batch (default 1)", "COUNT", 1.0);
-  c->seq = c->nf.add(sub, "--seq", "seq", kCount, Constraint::positive_integer,
-                     "Training sequence length (default 4096)", "COUNT", 4096.0);
-  sub->get_option("--micro-batch")->group("Training");
-  sub->get_option("--seq")->group("Training");
-  sub->add_option("--recompute", c->recompute, "Activation recomputation: none (default), selective (Megatron's "
-                                               "core attention), full or op-sac (torchtitan's per-op policy)")
-      ->type_name("none|selective|full|op-sac")->group("Training");
-  c->lora_rank = c->nf.add(sub, "--lora-rank", "lora_rank", kCount, Constraint::positive_integer,
-                           "LoRA fine-tuning: adapter rank r (the base is frozen)", "COUNT");
-  sub->get_option("--lora-rank")->group("Fine-tuning");
-  sub->add_option("--lora-targets", c->lora_targets, "LoRA target matrices: attention (q, k, v, o; default) or all-linear")
-      ->type_name("attention|all-linear")->group("Fine-tuning");
-  sub->add_flag("--offload-optimizer", c->offload_optimizer,
-                "ZeRO-Offload: master weights and optimizer states in CPU memory (shown as cpu_memory)")
-      ->group("Training");
-  sub->add_flag("--offload-params", c->offload_params,
-                "ZeRO-Infinity: the 16-bit weights in CPU memory too (needs --zero 3; implies --offload-optimizer)")
-      ->group("Training");
-  sub->add_option("--zero-accounting", c->zero_accounting,
-                  "paper (default; napkin's ledger) or deepspeed (DeepSpeed's estimate_zero2/3_model_states_mem_needs: "
-                  "model states only, host memory per node x 1.5)")
-      ->type_name("paper|deepspeed")->group("Training");
-  c->dropout = add_activation_flags(sub, c->nf, c->act);
-  add_training_memory_flags(sub, c->tm);
-  sub->add_flag("--qlora", c->qlora, "QLoRA: frozen base in NF4 (4.127 bits/param), bf16 adapters")->group("Fine-tuning");
-  sub->add_flag("--sequence-parallel", c->sequence_parallel, "Megatron sequence parallelism (splits the rest of the "
-                                                            "activations over --tp)")->group("Parallelism");
-  sub->add_option("--precision", c->precision, "mixed (default: 2+2+4+8 B/param), fp32 or bf16")
-      ->type_name("mixed|fp32|bf16")->group("Training");
-  sub->add_option("--optimizer", c->optimizer, "adamw (default), adam-8bit, sgd, sgd-momentum, adafactor")
-      ->type_name("NAME")->group("Training");
-  sub->add_option("--grad-dtype", c->grad_dtype, "Gradient storage, overriding the precision recipe")
-      ->type_name("DTYPE")->group("Training");
-  sub->add_flag("--no-master-weights", c->no_master, "No separate FP32 master copy")->group("Training");
-  sub->add_option("--zero", c->zero_text, "ZeRO stage 0-3 (3 = FSDP full sharding)")->type_name("0-3")->group("Training");
-  c->dp = c->nf.add(sub, "--dp", "dp", kCount, Constraint::positive_integer, "Data-parallel GPUs the ZeRO stage shards over",
-                    "COUNT", 1.0);
-  sub->get_option("--dp")->group("Parallelism");
-  c->ep = c->nf.add(sub, "--ep", "ep", kCount, Constraint::positive_integer,
-                    "Expert-parallel ranks for the routed experts of an MoE model, taken from --dp (default 1)",
-                    "COUNT", 1.0);
-  sub->get_option("--ep")->group("Parallelism");
-  c->virtual_stages = c->nf.add(sub, "--virtual-stages", "virtual_stages", kCount, Constraint::positive_integer,
-                                "Interleaved 1F1B: model chunks per pipeline stage (default 1, plain 1F1B)", "COUNT", 1.0);
-  c->cp = c->nf.add(sub, "--cp", "cp", kCount, Constraint::positive_integer,
-                    "Context-parallel GPUs each sequence is split over (default 1)", "COUNT", 1.0);
-  c->recompute_layers = c->nf.add(sub, "--recompute-layers", "recompute_layers", kCount, Constraint::non_negative_integer,
-                                  "Layers per stage fully recomputed, the rest as --recompute says (default 0)", "COUNT", 0.0);
-  sub->get_option("--virtual-stages")->group("Parallelism");
-  sub->get_option("--cp")->group("Parallelism");
-  sub->get_option("--recompute-layers")->group("Training");
-  add_engine_option(sub, c->engine);
-  add_llamacpp_flags(sub, c->nf, c->llama, false);  // --flash-attention: add_activation_flags
-  c->vllm = add_vllm_flags(sub, c->nf);
-  add_output_flags(sub, c->out);
+  add_model_options(sub, *c);
+  add_inference_options(sub, *c);
+  add_hardware_and_solver_options(sub, *c);
+  add_training_options(sub, *c);
+  add_training_layout_options(sub, *c);
+  add_engine_and_output_options(sub, *c);
   sub->footer("Example: napkin memory llama-3.1-8b --batch 32 --context 8Ki --gpu-memory 80GiB\n"
               "         napkin memory model.gguf --engine llama.cpp --context 32Ki --kv-dtype q8_0 --hw rtx-4090\n"
               "         napkin memory qwen2.5-72b --weights-dtype int4 --group-size 128 --tp 2\n"
@@ -639,41 +723,7 @@ void add_memory_command(CLI::App& app, int& exit_code) {
               "         napkin memory --params 7.5B --train --zero 1 --dp 64\n"
               "         napkin memory --layers 32 --hidden 4096 --heads 32 --kv-heads 8 --ffn 14336 --vocab 128256\n"
               "         napkin memory llama-3.1-8b --engine vllm --hw h100-sxm --context 8Ki");
-  sub->callback([c, sub, &exit_code] {
-    // A comma list of models, GPUs, dtypes or engines compares them: one configuration at a time
-    // from the state the command line gave (run_choices).
-    const MemoryCmd saved = *c;
-    const std::vector<ChoiceAxis> axes = {{"model", "MODEL", &c->model},
-                                          {"hw", "--hw", &c->hw.arg},
-                                          {"weights_dtype", "--weights-dtype", &c->weights_dtype},
-                                          {"kv_dtype", "--kv-dtype", &c->kv_dtype},
-                                          {"engine", "--engine", &c->engine},
-                                          {"recompute", "--recompute", &c->recompute},
-                                          {"loss", "--loss", &c->tm.loss},
-                                          {"activation_accounting", "--activation-accounting", &c->tm.accounting},
-                                          {"zero", "--zero", &c->zero_text}};
-    exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
-      // The checks run in this order: a command line with two errors reports the first one's.
-      MemoryCmd& m = *c;
-      MemoryPlan plan;
-      reject_extras(sub);
-      resolve_model_choice(m, plan);
-      check_engine(sub, m, plan);
-      check_flag_needs_table(sub, m, plan);
-      check_vllm(sub, m, plan);
-      check_lora_targets_have_rank(sub, m);
-      resolve_storage_and_hardware(sub, m, plan);
-      choose_solver(m, plan);
-      check_zero_and_offload(sub, m, plan);
-      load_model_and_storage(sub, m, plan);
-      check_quantization(m, plan);
-      check_training_flags(m, plan);
-      SweepTally tally;
-      const int code = run_sweep(sub, m.nf, m.out,
-                                 [&](const Point& p, ResultSet& rs) { memory_row(m, plan, p, rs, tally); });
-      return sweep_exit_code(code, m, plan, tally);
-    });
-  });
+  sub->callback([c, sub, &exit_code] { exit_code = run_memory_choices(sub, *c); });
 }
 
 }  // namespace napkin::cli
