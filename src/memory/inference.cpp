@@ -247,14 +247,38 @@ void bare_inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput
                                  "not computed (give MODEL)"));
 }
 
-}  // namespace
+// The ledger of a model as the memory command's result, from compute_inference's numbers: each
+// step below adds one part of it, in the order the renderers print it.
+struct InferenceReport {
+  const specs::ModelSpec& m;
+  const InferenceMemoryInput& in;
+  const InferenceParts& p;
+  const InferenceMemory& r;  // the shown stage's ledger
+  bool keep;                 // embeddings, head and norms kept at 2 B (weights below 16 bits)
+  double gpus;               // tp · pp
+  Params held;               // parameters the shown stage's GPU holds
+  // The parameters kept at 2 B on the shown stage (embeddings, head and norms; with experts_only
+  // everything but the routed experts' matrices).
+  Params kept;
+  Bytes e;  // one KV cache element
 
-void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in, ResultSet& out) {
-  const InferenceParts p = compute_inference(m, in);
-  if (m.count_only()) return bare_inference_memory(m, in, p, out);
-  const InferenceMemory& r = p.mem;
-  const bool keep = !in.quantize_all && dtype_bits(in.weights_dtype) < 16;
-  const double gpus = in.tp.in(one) * in.pp.in(one);
+  InferenceReport(const specs::ModelSpec& model, const InferenceMemoryInput& i, const InferenceParts& parts)
+      : m(model), in(i), p(parts), r(parts.mem), keep(!i.quantize_all && dtype_bits(i.weights_dtype) < 16),
+        gpus(i.tp.in(one) * i.pp.in(one)), held(std::ceil(parts.stage.params) * param),
+        kept(parts.w.unquantized.in(byte) / 2.0 * param), e(dtype_size(i.kv_dtype)) {}
+
+  void inputs(ResultSet& out) const;
+  void weights_item(ResultSet& out) const;
+  void kv_cache_item(ResultSet& out) const;
+  void ledger_rows(ResultSet& out) const;
+  void whole_model_items(ResultSet& out) const;
+  void weights_assumptions(ResultSet& out) const;
+  void shape_assumptions(ResultSet& out) const;
+  void runtime_assumptions(ResultSet& out) const;
+};
+
+// The command's name and the ledger's inputs.
+void InferenceReport::inputs(ResultSet& out) const {
   out.command = "memory";
   out.input("model", verdict(m.name));
   out.input("weights_dtype", verdict(in.stored_weights ? std::string_view("as stored") : dtype_name(in.weights_dtype)));
@@ -263,11 +287,11 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
   out.input("context", value(in.context));
   out.input("tp", value(in.tp));
   out.input("pp", value(in.pp));
+}
 
-  const Params held = std::ceil(p.stage.params) * param;
-  // The parameters kept at 2 B on the shown stage (embeddings, head and norms; with experts_only
-  // everything but the routed experts' matrices).
-  const Params kept = p.w.unquantized.in(byte) / 2.0 * param;
+// The weights row: the checkpoint's stored bytes, or the parameters at the weights' width (with
+// scales and the parameters kept at 2 B).
+void InferenceReport::weights_item(ResultSet& out) const {
   if (in.stored_weights && gpus > 1.0)
     out.item("weights", "weights", value(r.weights), "stored bytes · P_gpu / P",
              text("{} · {} / {}", *in.stored_weights, held, static_cast<double>(p.counts_total) * param));
@@ -279,7 +303,10 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
   else
     out.item("weights", "weights", value(r.weights), "P_gpu · bits/8",
              text("{} · {}/8", held, dtype_bits(in.weights_dtype)));
-  const Bytes e = dtype_size(in.kv_dtype);
+}
+
+// The KV cache row, by the attention's kind and the stage's windowed and chunked layers.
+void InferenceReport::kv_cache_item(ResultSet& out) const {
   if (m.encoder_decoder)
     out.item("kv_cache", "KV cache (decoder self- and cross-attention)", value(r.kv_cache),
              "2 · L_dec · H · d_kv · (ctx_dec + ctx_enc) · batch · bytes",
@@ -313,6 +340,10 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
     out.item("kv_cache", "KV cache", value(r.kv_cache), "2 · L · H_kv · d_head · ctx · batch · bytes",
              text("2 · {} · {} · {} · {} · {} · {}", static_cast<double>(p.stage.full_layers()), p.stage.kv_heads,
                   static_cast<double>(m.head_dim), in.context, in.batch, e));
+}
+
+// The Mamba state, the activations, the runtime reserve, per GPU and all GPUs.
+void InferenceReport::ledger_rows(ResultSet& out) const {
   if (m.has_mamba()) {
     const auto& s = m.mamba;
     const double conv = static_cast<double>(s.conv_channels() * (s.conv_kernel - 1));
@@ -337,7 +368,10 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
              text("{} + {} + {} + {}", r.weights, r.kv_cache, r.activations, r.runtime_reserve))
         .is_total = true;
   out.item("total", "all GPUs", value(r.total), "Σ over stages · tp", text("{} GPU(s)", gpus));
-  // The figures users quote, for the whole model (all layers and KV heads, before sharding).
+}
+
+// The figures users quote, for the whole model (all layers and KV heads, before sharding).
+void InferenceReport::whole_model_items(ResultSet& out) const {
   const Bytes per_token = kv_bytes_per_token(m, in.kv_dtype);
   if (m.encoder_decoder)
     out.item("kv_per_token", "KV cache per token of either stream (whole model)", value(per_token),
@@ -362,8 +396,11 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
   else
     out.item("kv_per_sequence", "KV cache per sequence (whole model)", value(per_sequence), "per token · ctx",
              text("{} · {}", per_token, in.context));
-  if (in.capacity) fit_items(r.per_gpu(), *in.capacity, out);
+}
 
+// How the weights are stored: as the checkpoint holds them, or at a dtype (what is kept at 2 B,
+// the scales).
+void InferenceReport::weights_assumptions(ResultSet& out) const {
   if (in.stored_weights) {
     if (gpus > 1.0)
       out.assume("weights_dtype", text("weights as stored in {}: {} ({}); each GPU holds them in proportion to its "
@@ -388,6 +425,10 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
       out.assume("group_size", text("one {} scale{} per group of {} weights", dtype_name(in.scale_dtype),
                                     in.zero_points ? " and zero point (at the weights' width)" : "", in.group_size));
   }
+}
+
+// The sequences, the KV cache's layout and the forward pass's tokens.
+void InferenceReport::shape_assumptions(ResultSet& out) const {
   if (m.encoder_decoder)
     out.assume("batch_context", text("{} sequence(s), all resident: {} tokens into the encoder and {} generated by the "
                                      "decoder each (encoder-decoder: --context is both lengths); each of the {} decoder "
@@ -420,11 +461,32 @@ void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in,
                                            : std::string_view("")));
   out.assume("prefill_chunk", text("a forward pass holds {} tokens at once; scores are not materialised "
                                    "(FlashAttention-style kernels)", p.chunk_tokens));
+}
+
+// The runtime reserve's terms and the sharding over GPUs.
+void InferenceReport::runtime_assumptions(ResultSet& out) const {
   out.assume("cuda_context", text("{} per GPU for the CUDA context, libraries and kernels", in.cuda_context));
   out.assume("fragmentation", text("allocator fragmentation {} of weights, KV cache and activations", in.fragmentation));
   if (gpus > 1.0)
     out.assume("tp", text("TP {} splits heads, MLP and vocabulary; norms replicated; PP {} stage(s), the "
                           "most loaded one shown ({} layers)", in.tp, in.pp, static_cast<double>(p.stage.layers)));
+}
+
+}  // namespace
+
+void inference_memory(const specs::ModelSpec& m, const InferenceMemoryInput& in, ResultSet& out) {
+  const InferenceParts p = compute_inference(m, in);
+  if (m.count_only()) return bare_inference_memory(m, in, p, out);
+  const InferenceReport report(m, in, p);
+  report.inputs(out);
+  report.weights_item(out);
+  report.kv_cache_item(out);
+  report.ledger_rows(out);
+  report.whole_model_items(out);
+  if (in.capacity) fit_items(p.mem.per_gpu(), *in.capacity, out);
+  report.weights_assumptions(out);
+  report.shape_assumptions(out);
+  report.runtime_assumptions(out);
 }
 
 }  // namespace napkin
