@@ -5,7 +5,8 @@ Each file belongs to the layer its folder names (src/<layer>/..., include/napkin
 A file may include its own layer and the layers ALLOWED lists for it; an include of any other
 napkin layer is an arrow pointing up (or sideways) and fails the check. The core layers (the
 napkin_core library) also never include I/O, JSON or CLI headers, and CMakeLists.txt builds
-napkin_core from core folders only and napkin_io from the readers and renderers only.
+napkin_core from core folders only and napkin_io from the readers and renderers only. A file
+in src/ past MAX_LINES states at its top why it is one file (a line with "one file because").
 src/README.md draws the same table.
 
   check.py ROOT            check the tree at ROOT; exit 1 and one line per violation
@@ -37,6 +38,8 @@ IO = {'specs', 'report'}
 CORE_FORBIDDEN = re.compile(r'^(iostream|fstream|nlohmann/.*|CLI/.*)$')
 # Generated at configure time (cmake/version.h.in): a constant, part of the ground.
 GENERATED = {'napkin/version.h': 'ground'}
+# One file, one job: a longer file says why within its first 10 lines ("... one file because ...").
+MAX_LINES = 800
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
@@ -71,32 +74,37 @@ def check(root):
             errors.append(f'{path}: unknown layer folder "{layer}" (add it to tests/layers/check.py and src/README.md)')
             continue
         with open(os.path.join(root, path), encoding='utf-8') as f:
-            for no, line in enumerate(f, 1):
-                m = INCLUDE.match(line)
-                if not m:
+            lines = f.read().splitlines()
+        if path.startswith('src/') and len(lines) > MAX_LINES and \
+                not any('one file because' in l for l in lines[:10]):
+            errors.append(f'{path}: {len(lines)} lines, over {MAX_LINES}, and no reason at its top ("one file '
+                          'because ..."): split it by job, or say why not')
+        for no, line in enumerate(lines, 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            target = m.group(2)
+            if m.group(1) == '"' and os.path.exists(os.path.join(root, os.path.dirname(path), target)):
+                target_layer = layer_of(os.path.normpath(os.path.join(os.path.dirname(path), target)))
+            elif target in GENERATED:
+                target_layer = GENERATED[target]
+            elif target.startswith('napkin/'):
+                parts = target.split('/')
+                target_layer = parts[1] if len(parts) > 2 else None
+                if target_layer is None or not os.path.exists(os.path.join(root, 'include', target)):
+                    errors.append(f'{path}:{no}: includes {target}, which is not a header under include/napkin/<layer>/')
                     continue
-                target = m.group(2)
-                if m.group(1) == '"' and os.path.exists(os.path.join(root, os.path.dirname(path), target)):
-                    target_layer = layer_of(os.path.normpath(os.path.join(os.path.dirname(path), target)))
-                elif target in GENERATED:
-                    target_layer = GENERATED[target]
-                elif target.startswith('napkin/'):
-                    parts = target.split('/')
-                    target_layer = parts[1] if len(parts) > 2 else None
-                    if target_layer is None or not os.path.exists(os.path.join(root, 'include', target)):
-                        errors.append(f'{path}:{no}: includes {target}, which is not a header under include/napkin/<layer>/')
-                        continue
-                else:
-                    if layer in CORE and CORE_FORBIDDEN.match(target):
-                        errors.append(f'{path}:{no}: the core layer {layer} includes <{target}>; the core does no I/O, '
-                                      'JSON or CLI parsing (napkin_core)')
-                    continue
-                if target_layer == layer:
-                    continue
-                if target_layer not in ALLOWED.get(layer, set()):
-                    may = ', '.join(sorted(ALLOWED[layer])) or 'nothing outside itself'
-                    errors.append(f'{path}:{no}: {layer} includes {m.group(2)} ({target_layer}): an arrow up or '
-                                  f'sideways; {layer} may include {may}')
+            else:
+                if layer in CORE and CORE_FORBIDDEN.match(target):
+                    errors.append(f'{path}:{no}: the core layer {layer} includes <{target}>; the core does no I/O, '
+                                  'JSON or CLI parsing (napkin_core)')
+                continue
+            if target_layer == layer:
+                continue
+            if target_layer not in ALLOWED.get(layer, set()):
+                may = ', '.join(sorted(ALLOWED[layer])) or 'nothing outside itself'
+                errors.append(f'{path}:{no}: {layer} includes {m.group(2)} ({target_layer}): an arrow up or '
+                              f'sideways; {layer} may include {may}')
     errors += check_libraries(root)
     return errors
 
