@@ -5,7 +5,7 @@
 #include <regex>
 #include <string>
 
-#include "command.h"
+#include "assumption_flags.h"
 #include "run_napkin.h"
 #include "napkin/memory/ledgers.h"
 #include "napkin/model/flops.h"

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "command.h"
+#include "command_app.h"
 #include "run_napkin.h"
 
 using napkin::cli::CommandApp;

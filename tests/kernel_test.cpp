@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "command.h"
+#include "assumption_flags.h"
 #include "napkin/ground/error.h"
 #include "napkin/kernel/gpu_kernel.h"
 #include "napkin/report/human_units.h"

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "command.h"
+#include "assumption_flags.h"
 #include "napkin/ground/error.h"
 #include "napkin/model/flops.h"
 #include "napkin/plans/roofline.h"

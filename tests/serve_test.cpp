@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "command.h"
+#include "assumption_flags.h"
 #include "napkin/memory/ledgers.h"
 #include "napkin/model/params.h"
 #include "napkin/plans/serve.h"

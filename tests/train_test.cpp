@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "command.h"
+#include "assumption_flags.h"
 #include "napkin/ground/error.h"
 #include "napkin/model/params.h"
 #include "napkin/plans/train.h"

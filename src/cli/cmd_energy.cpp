@@ -3,7 +3,13 @@
 #include <memory>
 
 #include "command.h"
+#include "energy_price_flags.h"
+#include "flag_checks.h"
+#include "hardware_option.h"
 #include "napkin/plans/energy.h"
+#include "numeric_flags.h"
+#include "output_flags.h"
+#include "sweep_runner.h"
 
 namespace napkin::cli {
 

@@ -2,10 +2,14 @@
 #include <memory>
 
 #include "command.h"
+#include "flag_checks.h"
 #include "model_arg.h"
 #include "model_flags.h"
 #include "napkin/ground/error.h"
 #include "napkin/model/flops.h"
+#include "numeric_flags.h"
+#include "output_flags.h"
+#include "sweep_runner.h"
 
 namespace napkin::cli {
 

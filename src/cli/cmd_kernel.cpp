@@ -8,10 +8,15 @@
 #include <vector>
 
 #include "command.h"
+#include "flag_checks.h"
+#include "hardware_option.h"
 #include "napkin/ground/check.h"
 #include "napkin/ground/error.h"
 #include "napkin/ground/parse_quantity.h"
 #include "napkin/kernel/gpu_kernel.h"
+#include "numeric_flags.h"
+#include "output_flags.h"
+#include "sweep_runner.h"
 
 namespace napkin::cli {
 

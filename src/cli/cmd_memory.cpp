@@ -5,9 +5,13 @@
 #include <memory>
 #include <optional>
 
+#include "check_failure.h"
+#include "choice_axes.h"
 #include "command.h"
 #include "engine_flags.h"
 #include "engine_vllm_flags.h"
+#include "flag_checks.h"
+#include "hardware_option.h"
 #include "model_arg.h"
 #include "model_flags.h"
 #include "napkin/engines/vllm.h"
@@ -16,7 +20,11 @@
 #include "napkin/ground/error.h"
 #include "napkin/memory/deepspeed.h"
 #include "napkin/memory/ledgers.h"
+#include "numeric_flags.h"
+#include "output_flags.h"
+#include "sweep_runner.h"
 #include "training_flags.h"
+#include "weight_storage.h"
 
 namespace napkin::cli {
 

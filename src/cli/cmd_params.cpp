@@ -3,11 +3,16 @@
 #include <memory>
 
 #include "checkpoint_params.h"
+#include "choice_axes.h"
 #include "command.h"
+#include "flag_checks.h"
 #include "model_arg.h"
 #include "model_flags.h"
 #include "napkin/ground/error.h"
 #include "napkin/model/params.h"
+#include "numeric_flags.h"
+#include "output_flags.h"
+#include "sweep_runner.h"
 
 namespace napkin::cli {
 

@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "assumption_flags.h"
 #include "command.h"
 #include "expect.h"
 #include "output.h"
@@ -10,6 +11,7 @@
 #include "napkin/model/params.h"
 #include "napkin/specs/hardware.h"
 #include "napkin/specs/presets.h"
+#include "output_flags.h"
 
 namespace napkin::cli {
 

@@ -2,9 +2,14 @@
 #include <memory>
 
 #include "command.h"
+#include "flag_checks.h"
+#include "hardware_option.h"
 #include "napkin/ground/dtype.h"
 #include "napkin/ground/error.h"
 #include "napkin/plans/roofline.h"
+#include "numeric_flags.h"
+#include "output_flags.h"
+#include "sweep_runner.h"
 
 namespace napkin::cli {
 

@@ -4,9 +4,13 @@
 #include <map>
 #include <memory>
 
+#include "check_failure.h"
+#include "choice_axes.h"
 #include "command.h"
 #include "engine_flags.h"
 #include "engine_vllm_flags.h"
+#include "flag_checks.h"
+#include "hardware_option.h"
 #include "model_arg.h"
 #include "model_flags.h"
 #include "napkin/engines/vllm.h"
@@ -17,6 +21,10 @@
 #include "napkin/plans/serve.h"
 #include "napkin/report/human_units.h"
 #include "napkin/specs/efficiency.h"
+#include "numeric_flags.h"
+#include "output_flags.h"
+#include "sweep_runner.h"
+#include "weight_storage.h"
 
 namespace napkin::cli {
 

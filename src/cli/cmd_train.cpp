@@ -4,13 +4,21 @@
 #include <memory>
 #include <optional>
 
+#include "check_failure.h"
+#include "choice_axes.h"
 #include "command.h"
+#include "energy_price_flags.h"
+#include "flag_checks.h"
+#include "hardware_option.h"
 #include "model_arg.h"
 #include "model_flags.h"
 #include "napkin/ground/dtype.h"
 #include "napkin/ground/error.h"
 #include "napkin/memory/ledgers.h"
 #include "napkin/plans/train.h"
+#include "numeric_flags.h"
+#include "output_flags.h"
+#include "sweep_runner.h"
 #include "training_flags.h"
 
 namespace napkin::cli {

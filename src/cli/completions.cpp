@@ -18,7 +18,7 @@
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/presets.h"
 #include "napkin/version.h"
-#include "command.h"
+#include "flag_checks.h"
 #include "output.h"
 
 namespace napkin::cli {

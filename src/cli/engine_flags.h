@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "command.h"
+#include "numeric_flags.h"
 #include "napkin/engines/llamacpp.h"
 #include "napkin/memory/ledgers.h"
 

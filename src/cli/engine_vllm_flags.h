@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "command.h"
+#include "numeric_flags.h"
 #include "napkin/engines/vllm.h"
 
 namespace napkin::cli {

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "command.h"
+#include "check_failure.h"
 #include "napkin/ground/error.h"
 #include "napkin/ground/parse_quantity.h"
 #include "napkin/report/human_units.h"

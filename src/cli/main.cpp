@@ -14,6 +14,7 @@
 
 #include "build_info.h"
 #include "command.h"
+#include "command_app.h"
 #include "expect.h"
 #include "napkin/ground/error.h"
 #include "napkin/ground/sanitize.h"

@@ -6,7 +6,7 @@
 #include <map>
 #include <memory>
 
-#include "command.h"
+#include "flag_checks.h"
 #include "completions.h"
 #include "napkin/ground/error.h"
 #include "napkin/ground/suggest.h"
@@ -87,7 +87,7 @@ struct EnvVar {
   const char* name;
   const char* text;
 };
-// What napkin reads from the environment (add_hw_option in command.cpp, src/specs/hf_cache.cpp).
+// What napkin reads from the environment (add_hw_option in hardware_option.cpp, src/specs/hf_cache.cpp).
 constexpr EnvVar kEnvironment[] = {
     {"NAPKIN_HW",
      "The hardware --hw means when it is not given: a hardware preset, a short name of one or a hardware JSON "

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "napkin/ground/error.h"
+#include "napkin/specs/hf_config.h"
 
 namespace napkin::cli {
 
@@ -159,6 +160,17 @@ void MadeUpModelFlags::describe(const NumericFlags& nf, const Point& p, ResultSe
   if (rs.command != "params" && rs.command != "flops train")
     rs.assume("made_up_context", text("made-up decoder: no trained context length (no context is refused or warned "
                                       "about as too long)"));
+}
+
+void add_as_option(CommandApp* sub, std::string& as) {
+  // The families' list is built only where the option is (help, or --as typed).
+  sub->add_option("--as", as,
+                  sub->adds("--as") ? "Read a config.json whose model_type napkin does not know by analogy with "
+                                      "FAMILY (" + specs::family_names() +
+                                          "); the count is then not exact, and every run says so on stderr"
+                                    : std::string())
+      ->type_name("FAMILY")
+      ->group("Model");
 }
 
 }  // namespace napkin::cli

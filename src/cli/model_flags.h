@@ -12,6 +12,9 @@
 // --params count. The command decides which flags select the made-up decoder: every one of them,
 // except where a flag of the same name had a meaning before (train's --vocab: megatron's V;
 // flops train's --layers and --vocab: the attention and head terms beside --params or MODEL).
+//
+// Also --as FAMILY (add_as_option, group "Model"): how MODEL's config.json is read when napkin
+// does not know its model_type (select refuses it beside the made-up decoder).
 #pragma once
 
 #include <initializer_list>
@@ -19,8 +22,12 @@
 #include <string>
 #include <string_view>
 
-#include "command.h"
+#include "command_app.h"
+#include "napkin/ground/result.h"
+#include "napkin/model/model_spec.h"
 #include "napkin/specs/made_up.h"
+#include "numeric_flags.h"
+#include "sweep.h"
 
 namespace napkin::cli {
 
@@ -70,6 +77,9 @@ class MadeUpModelFlags {
   bool tied_ = false, no_gated_ = false;
   std::optional<specs::DecoderShape> built_;  // the shapes `spec` holds after build
 };
+
+/// --as FAMILY: read MODEL's config.json, whose model_type napkin does not know, by analogy.
+void add_as_option(CommandApp* sub, std::string& as);
 
 /// The hint of "give MODEL or ..." messages.
 inline constexpr std::string_view kMadeUpHint = "a made-up decoder (--layers --hidden --heads --ffn --vocab)";

@@ -1,6 +1,8 @@
 // See training_flags.h.
 #include "training_flags.h"
 
+#include "napkin/ground/error.h"
+
 namespace napkin::cli {
 
 void add_training_memory_flags(CommandApp* sub, TrainingMemoryFlags& f) {
@@ -24,6 +26,40 @@ void apply_training_memory_flags(const TrainingMemoryFlags& f, TrainingMemoryInp
   if (!f.accounting.empty()) in.accounting = parse_activation_accounting(f.accounting, "--activation-accounting");
   in.loss = parse_loss(f.loss, "--loss");
   in.distribute_saved_activations = f.distribute_saved;
+}
+
+int parse_zero_stage(const std::string& text) {
+  if (text.size() != 1 || text[0] < '0' || text[0] > '3') throw InputError("--zero", text, "a ZeRO stage 0, 1, 2 or 3");
+  return text[0] - '0';
+}
+
+std::size_t add_activation_flags(CommandApp* sub, NumericFlags& nf, ActivationFlags& a) {
+  const std::size_t dropout =
+      nf.add(sub, "--dropout", "dropout", dim_rt<Count::dim>(), Constraint::non_negative,
+             "Dropout probability in training (default: the model config's attention_dropout and hidden dropout; 0 "
+             "when it has none); any p > 0 stores Korthikanti's masks",
+             "P");
+  sub->get_option("--dropout")->group("Training");
+  sub->add_flag("--no-dropout", a.no_dropout, "Same as --dropout 0")->group("Training");
+  sub->add_option("--attention", a.attention, "Training attention kernel: flash (default: fused, scores never stored) "
+                                              "or eager (stores the a·s/h scores, Korthikanti 2022)")
+      ->type_name("flash|eager")
+      ->group("Training");
+  sub->add_flag("--flash-attention", a.flash_attention, "Same as --attention flash (the default)")->group("Training");
+  return dropout;
+}
+
+bool parse_attention_flags(const std::string& attention, bool flash_attention_flag) {
+  if (attention.empty() || attention == "flash") return true;
+  if (attention != "eager") throw InputError("--attention", attention, "flash or eager");
+  if (flash_attention_flag)
+    throw InputError("--flash-attention", "(with --attention eager)", "one attention kernel (it means --attention flash)");
+  return false;
+}
+
+void check_dropout_flags(const NumericFlag& dropout, bool no_dropout) {
+  if (no_dropout && !dropout.raw.empty())
+    throw InputError("--no-dropout", "(with --dropout " + dropout.raw + ")", "one of them (it means --dropout 0)");
 }
 
 }  // namespace napkin::cli

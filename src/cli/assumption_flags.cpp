@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "command.h"
+#include "assumption_flags.h"
 
 namespace napkin::cli {
 
