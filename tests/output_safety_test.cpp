@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "napkin/ground/error.h"
-#include "output.h"
+#include "safe_output.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "napkin/report/human_units.h"
-#include "output.h"
+#include "safe_output.h"
 
 namespace napkin::cli {
 

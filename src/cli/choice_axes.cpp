@@ -10,7 +10,7 @@
 #include "napkin/report/render.h"
 #include "napkin/specs/files.h"
 #include "choice_session.h"
-#include "output.h"
+#include "safe_output.h"
 
 namespace napkin::cli {
 

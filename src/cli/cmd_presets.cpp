@@ -6,7 +6,7 @@
 #include "assumption_flags.h"
 #include "command.h"
 #include "expect.h"
-#include "output.h"
+#include "safe_output.h"
 #include "napkin/ground/error.h"
 #include "napkin/model/params.h"
 #include "napkin/specs/hardware.h"

@@ -13,13 +13,13 @@
 #include "napkin/ground/dtype.h"
 #include "napkin/ground/error.h"
 #include "napkin/memory/ledgers.h"
-#include "napkin/report/output.h"
+#include "napkin/report/checked_output.h"
 #include "napkin/specs/hardware.h"
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/presets.h"
 #include "napkin/version.h"
 #include "flag_checks.h"
-#include "output.h"
+#include "safe_output.h"
 
 namespace napkin::cli {
 

@@ -1,7 +1,7 @@
 // napkin: parse, run the calculator, print. Exit codes: 0 success, 1 a check the user asked for
 // failed, 2 bad input or usage (one line on stderr naming the flag, the value and what was
 // expected), or output that could not be written ("cannot write the output: <reason>").
-// Messages on stderr never throw (output.h); every write to stdout is checked.
+// Messages on stderr never throw (safe_output.h); every write to stdout is checked.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -19,9 +19,9 @@
 #include "napkin/ground/error.h"
 #include "napkin/ground/sanitize.h"
 #include "napkin/ground/suggest.h"
-#include "napkin/report/output.h"
+#include "napkin/report/checked_output.h"
 #include "napkin/version.h"
-#include "output.h"
+#include "safe_output.h"
 
 namespace {
 

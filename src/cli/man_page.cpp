@@ -6,11 +6,11 @@
 #include <map>
 #include <memory>
 
-#include "flag_checks.h"
 #include "completions.h"
+#include "flag_checks.h"
 #include "napkin/ground/error.h"
 #include "napkin/ground/suggest.h"
-#include "napkin/report/output.h"
+#include "napkin/report/checked_output.h"
 #include "napkin/version.h"
 
 namespace napkin::cli {

@@ -1,6 +1,6 @@
 #include "model_arg.h"
 
-#include "output.h"
+#include "safe_output.h"
 
 #include <cstdio>
 

@@ -8,7 +8,7 @@
 //                         per command), one line per combination of the other swept flags
 // Checks that can be made before the first result set (the file can be written, the sweep is
 // not too large) are made in the constructor, so a refused plot prints nothing on stdout.
-// The file is a ReplaceFile (output.h): written beside the target and renamed over it when the
+// The file is a ReplaceFile (safe_output.h): written beside the target and renamed over it when the
 // run succeeded; a failed or interrupted run leaves an existing file as it was.
 #pragma once
 
@@ -22,7 +22,7 @@
 
 #include "napkin/ground/result.h"
 #include "napkin/report/svg.h"
-#include "output.h"
+#include "safe_output.h"
 #include "sweep.h"
 
 namespace napkin::cli {

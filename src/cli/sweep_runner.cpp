@@ -17,8 +17,8 @@
 #include "choice_session.h"
 #include "expect.h"
 #include "flag_checks.h"
-#include "output.h"
 #include "plot.h"
+#include "safe_output.h"
 
 namespace napkin::cli {
 

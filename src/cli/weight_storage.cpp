@@ -9,7 +9,7 @@
 #include "napkin/specs/files.h"
 #include "napkin/specs/hf_cache.h"
 #include "model_arg.h"
-#include "output.h"
+#include "safe_output.h"
 
 namespace napkin::cli {
 

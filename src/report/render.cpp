@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "napkin/ground/sanitize.h"
+#include "napkin/report/checked_output.h"
 #include "napkin/report/human_units.h"
-#include "napkin/report/output.h"
 
 namespace napkin::report {
 

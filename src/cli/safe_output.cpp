@@ -1,4 +1,4 @@
-#include "output.h"
+#include "safe_output.h"
 
 #include "napkin/ground/sanitize.h"
 
@@ -16,7 +16,7 @@
 
 #include "model_arg.h"
 #include "napkin/ground/error.h"
-#include "napkin/report/output.h"
+#include "napkin/report/checked_output.h"
 
 namespace napkin::cli {
 

@@ -5,7 +5,7 @@
 //    the table inside the --plot file.
 //  - stderr lines (errors, warnings, failed checks) go through print_stderr, which never throws
 //    and never aborts: a closed or full stderr loses the line, the exit code still tells.
-//  - stdout writes are checked (napkin/report/output.h).
+//  - stdout writes are checked (napkin/report/checked_output.h).
 //  - an output file (--plot) is a ReplaceFile: written to a temporary file beside the target and
 //    renamed over it only when the run succeeded; napkin never truncates, unlinks or writes
 //    through a file it did not create.
