@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 
 #include "checkpoint_files.h"
 #include "napkin/engines/llamacpp.h"
@@ -335,6 +336,32 @@ TEST_CASE("a llama GGUF maps to a spec whose exact count equals its tensors (2 l
   CHECK_THROWS_WITH(specs::model_from_gguf(specs::read_gguf(path), path),
                     Catch::Contains("tiny.gguf: general.architecture llama read as model_type llama counts") &&
                         Catch::Contains("napkin refuses a GGUF it cannot map exactly"));
+}
+
+// Issue 35: a GGUF in the Hugging Face cache is a snapshot link to a blob; before, --plot naming
+// the blob replaced the weights with the chart, exit 0 (main at 2d06da6).
+TEST_CASE("a --plot naming the cached GGUF blob the run read through its snapshot link is refused", "[engine][cli]") {
+  napkin::test::TempDir dir;
+  const std::string hash = "89abcdef0123456789abcdef0123456789abcdef";
+  const auto repo = dir / "hub" / "models--acme--tiny-gguf";
+  std::filesystem::create_directories(repo / "refs");
+  std::filesystem::create_directories(repo / "blobs");
+  std::filesystem::create_directories(repo / "snapshots" / hash);
+  napkin::test::write_file(repo / "refs" / "main", hash);
+  const auto blob = repo / "blobs" / "5d1e0c7a";
+  const std::string gguf = tiny_llama();
+  napkin::test::write_file(blob, gguf);
+  std::filesystem::create_symlink("../../blobs/5d1e0c7a", repo / "snapshots" / hash / "tiny.gguf");
+  const std::string env = "HF_HUB_CACHE=" + (dir / "hub").string() + " ";
+  auto r = napkin_test::run_shell(env + NAPKIN_BINARY + " memory acme/tiny-gguf --batch 1,2 >/dev/null 2>&1");
+  REQUIRE(r.code == 0);
+  r = napkin_test::run_shell(env + NAPKIN_BINARY + " memory acme/tiny-gguf --batch 1,2 --plot " + blob.string() + " 2>&1");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: --plot: '" + blob.string() + "': is the input file '" +
+                     (repo / "snapshots" / hash / "tiny.gguf").string() + "'; expected another file name\n");
+  std::ifstream in(blob, std::ios::binary);
+  const std::string after((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(after == gguf);
 }
 
 TEST_CASE("memory and serve take a GGUF alone: weights = its tensor bytes, KV from its metadata", "[engine][cli]") {

@@ -173,6 +173,58 @@ TEST_CASE("a --plot naming a file the command reads is refused and the file is u
   CHECK(slurp(d / "md" / "memory.svg").rfind("<svg", 0) == 0);
 }
 
+// Issue 35: the files a run reads through links or the environment are inputs too. Before, each
+// of these runs replaced the file with the chart, exit 0 (checked with main at 2d06da6).
+TEST_CASE("a --plot naming a Hugging Face cache blob the run read through its snapshot link is refused",
+          "[output][hf_cache]") {
+  Dir d;
+  const std::string hash = "0123456789abcdef0123456789abcdef01234567";
+  const fs::path repo = d / "hub" / "models--acme--tiny";
+  fs::create_directories(repo / "refs");
+  fs::create_directories(repo / "blobs");
+  fs::create_directories(repo / "snapshots" / hash);
+  spit(repo / "refs" / "main", hash);
+  const fs::path blob = repo / "blobs" / "a3f1c9e0d2b4";
+  spit(blob, kConfig);
+  fs::create_symlink("../../blobs/a3f1c9e0d2b4", repo / "snapshots" / hash / "config.json");
+  const std::string env = "HF_HUB_CACHE=" + quote((d / "hub").string()) + " ";
+  REQUIRE(sh(d.path, env + kNapkin + " memory acme/tiny --batch 1,2 --context 512 >/dev/null 2>&1").code == 0);
+  const Sh r =
+      sh(d.path, env + kNapkin + " memory acme/tiny --batch 1,2 --context 512 --plot " + quote(blob.string()) + " 2>&1");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: --plot: '" + blob.string() + "': is the input file '" +
+                     (repo / "snapshots" / hash / "config.json").string() + "'; expected another file name\n");
+  CHECK(slurp(blob) == kConfig);
+  CHECK(names(repo / "blobs") == std::vector<std::string>{"a3f1c9e0d2b4"});
+}
+
+TEST_CASE("a --plot naming the file a model directory's config.json links to is refused", "[output]") {
+  Dir d;
+  spit(d / "real.json", kConfig);
+  fs::create_directory(d / "md");
+  fs::create_symlink("../real.json", d / "md" / "config.json");
+  const Sh r = sh(d.path, kNapkin + " memory md --batch 1,2 --context 512 --plot real.json 2>&1");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: --plot: 'real.json': is the input file 'md/config.json'; expected another file "
+                 "name\n");
+  CHECK(slurp(d / "real.json") == kConfig);
+  CHECK(fs::is_symlink(d / "md" / "config.json"));
+}
+
+TEST_CASE("a --plot naming the hardware file NAPKIN_HW names is refused", "[output]") {
+  Dir d;
+  spit(d / "hw.json", slurp(fs::path(NAPKIN_SOURCE_DIR) / "data/presets/hardware/h100-sxm.json"));
+  const std::string hw = slurp(d / "hw.json");
+  Sh r = sh(d.path, "NAPKIN_HW=hw.json " + kNapkin + " memory llama-3.1-8b --batch 1,2 --plot hw.json 2>&1");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: --plot: 'hw.json': is the input file 'hw.json'; expected another file name\n");
+  r = sh(d.path, "NAPKIN_HW=./hw.json " + kNapkin + " roofline --intensity 1,10 --plot hw.json 2>&1");
+  CHECK(r.code == 2);
+  CHECK(r.out == "napkin: error: --plot: 'hw.json': is the input file './hw.json'; expected another file name\n");
+  CHECK(slurp(d / "hw.json") == hw);
+  CHECK(names(d.path) == std::vector<std::string>{"hw.json"});
+}
+
 TEST_CASE("a --plot path that is not a regular file, or an empty one, is refused before anything is printed", "[output]") {
   Dir d;
   REQUIRE(mkfifo((d / "fifo.svg").c_str(), 0600) == 0);

@@ -17,6 +17,7 @@
 #include "model_arg.h"
 #include "napkin/ground/error.h"
 #include "napkin/report/checked_output.h"
+#include "napkin/specs/files.h"
 
 namespace napkin::cli {
 
@@ -126,6 +127,11 @@ const char* kind_of(mode_t m) {
 
 bool same_file(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
 
+// The refusal of a target that is a file the run read (specs::file_read).
+std::string read_by_this_run(const specs::FileRead& read) {
+  return "is the input file '" + read.path + "'; expected another file name";
+}
+
 mode_t new_file_mode() {
   const mode_t mask = umask(0);
   umask(mask);
@@ -170,6 +176,9 @@ ReplaceFile::ReplaceFile(std::string flag, std::string path, const std::vector<s
       if (stat(d.c_str(), &in_dir) == 0 && same_file(in_dir, dir_st))
         fail("is a file of the model input '" + in + "'; expected another file name");
     }
+    // Any other file the run read, by whatever name it was reached: a Hugging Face cache's blob
+    // behind a snapshot link, a model directory's linked config.json, NAPKIN_HW's file.
+    if (const auto read = specs::file_read(st.st_dev, st.st_ino)) fail(read_by_this_run(*read));
     // A file its owner made read-only stays as it is, as it did when napkin wrote in place.
     if (access(path_.c_str(), W_OK) != 0) fail(std::string("cannot write: ") + std::strerror(errno));
     mode = st.st_mode & 07777;
@@ -218,6 +227,9 @@ void ReplaceFile::commit(std::string_view content) {
   const int closed = close(fd_);
   fd_ = -1;
   if (closed != 0) fail(std::string("cannot write: ") + std::strerror(errno));
+  // Checked again here: a file read after the target was checked (none today) is not replaced.
+  if (struct stat now {}; lstat(path_.c_str(), &now) == 0 && S_ISREG(now.st_mode))
+    if (const auto read = specs::file_read(now.st_dev, now.st_ino)) fail(read_by_this_run(*read));
   if (std::rename(tmp_.c_str(), path_.c_str()) != 0) fail(std::string("cannot replace the file: ") + std::strerror(errno));
   // A signal until here removes the temporary file; after the rename its unlink finds nothing.
   release_slot(slot_);

@@ -57,6 +57,10 @@ bool first_warning(std::string_view w);
 ///   - a file the command reads (`inputs`: MODEL, --hw FILE; for a model directory or a
 ///     checkpoint file, the config.json and checkpoint files in its directory), by device and
 ///     inode, so another name for the same file is caught too;
+///   - any other file the run has read (specs::file_read: every file opened through
+///     InputFile), by device and inode, however it was reached: a Hugging Face cache's blob
+///     behind a snapshot link, a model directory's config.json that links elsewhere, the file
+///     NAPKIN_HW names; checked again just before the rename;
 ///   - an existing file that is not writable (read-only: it is not replaced either);
 ///   - a target directory where no file can be created (missing, not writable: the reason).
 /// An existing file keeps its permission bits; a new one gets 0666 less the umask.

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <mutex>
 #include <system_error>
 
 #include <fcntl.h>
@@ -47,7 +48,35 @@ FileKind kind_of(mode_t mode) {
 
 constexpr std::size_t kBufferBytes = 64 * 1024;
 
+// file_read(): process-wide, as the files a run reads are (a run is one process; the tests that
+// call the readers in threads share it, which only adds entries).
+struct ReadFiles {
+  std::mutex mutex;
+  std::vector<FileRead> files;
+};
+ReadFiles& read_files() {
+  static ReadFiles r;
+  return r;
+}
+
+void note_read(const struct stat& st, const fs::path& path) {
+  ReadFiles& r = read_files();
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  const auto dev = static_cast<std::uint64_t>(st.st_dev), ino = static_cast<std::uint64_t>(st.st_ino);
+  for (const FileRead& f : r.files)
+    if (f.device == dev && f.inode == ino) return;
+  r.files.push_back({dev, ino, path.string()});
+}
+
 }  // namespace
+
+std::optional<FileRead> file_read(std::uint64_t device, std::uint64_t inode) {
+  ReadFiles& r = read_files();
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  for (const FileRead& f : r.files)
+    if (f.device == device && f.inode == inode) return f;
+  return std::nullopt;
+}
 
 FileStatus file_status(const fs::path& path) {
   FileStatus s;
@@ -134,6 +163,7 @@ InputFile::InputFile(const fs::path& path, std::string label) : label_(std::move
     refuse(label_, describe(now));
   }
   size_ = static_cast<std::uint64_t>(st.st_size);
+  note_read(st, path);
   buffer_ = std::make_unique<char[]>(kBufferBytes);
 }
 
@@ -467,13 +497,11 @@ std::optional<StoredWeights> stored_weights(const fs::path& path) {
           any_shard = true;
       }
       if (!any_shard) {
-        const nlohmann::json* size = nullptr;
-        if (index.contains("metadata") && index.at("metadata").is_object() &&
-            index.at("metadata").contains("total_size"))
-          size = &index.at("metadata").at("total_size");
-        if (size == nullptr || !size->is_number() || size->get<double>() < 0) return std::nullopt;
-        w.bytes = size->is_number_unsigned() ? size->get<std::uint64_t>()
-                                             : static_cast<std::uint64_t>(size->get<double>());
+        if (!index.contains("metadata") || !index.at("metadata").is_object() ||
+            !index.at("metadata").contains("total_size"))
+          return std::nullopt;
+        // Validated as the index reader validates it (a float beyond 2^64 was an undefined cast).
+        w.bytes = detail::index_total_size(file, index);
         w.detail = file.filename().string() + " metadata.total_size; shards not present";
         return w;
       }

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "napkin/specs/checkpoint.h"
 
 namespace napkin::specs::detail {
@@ -38,5 +40,9 @@ std::string printable(std::string_view text);
 /// Fills dtypes, total_elements and total_bytes from tensors; `path` names the checkpoint in the
 /// (unreachable in practice) overflow message.
 void tally(Checkpoint& checkpoint, const std::filesystem::path& path);
+
+/// An index's metadata.total_size (which must be present): a non-negative integer below 2^64, also
+/// written as a whole float ("16060522496.0"); else fail() naming the index and the field.
+std::uint64_t index_total_size(const std::filesystem::path& path, const nlohmann::json& index);
 
 }  // namespace napkin::specs::detail

@@ -294,6 +294,13 @@ HardwareSpec from_json(const json& j, const std::string& name, const std::string
   // firmware reservations) where the source recorded it.
   h.memory = optional_number(j, "memory_reported_total_bytes").value_or(h.memory_advertised.in(byte)) * byte;
   if (const auto t = optional_number(j, "memory_torch_total_bytes")) h.memory_torch_total = *t * byte;
+  // What a runtime reports is what is left of the memory after the driver's reservations: never
+  // more than the memory itself (a total above it would be taken as the capacity and "fit").
+  for (const char* key : {"memory_reported_total_bytes", "memory_torch_total_bytes"})
+    if (const auto v = optional_number(j, key); v && *v > h.memory_advertised.in(byte))
+      throw InputError(file + ": /" + key, shown(j.at(key)),
+                       "at most memory_bytes (" + shown(j.at("memory_bytes")) +
+                           "): the total a runtime reports is what the driver leaves of the memory");
   if (const auto p = optional_number(j, "memory_physical_bytes")) h.memory_physical = *p * byte;
   read_memory_options(j, h, file);
   if (!h.memory_options.empty()) h.gpu_memory_share = h.memory_options.front().gpu_share;

@@ -322,17 +322,6 @@ Checkpoint checkpoint_of(const fs::path& path, Shard shard) {
 
 Checkpoint from_file(const fs::path& path) { return checkpoint_of(path, read_shard(path)); }
 
-std::uint64_t index_total_size(const fs::path& path, const json& index) {
-  const json& size = index.at("metadata").at("total_size");
-  if (size.is_number_unsigned()) return size.get<std::uint64_t>();
-  // Some converters write the size as a float ("total_size": 16060522496.0).
-  if (size.is_number_float()) {
-    const double v = size.get<double>();
-    if (v >= 0 && v < 18446744073709551616.0 && std::floor(v) == v)
-      return static_cast<std::uint64_t>(v);
-  }
-  fail(path, "metadata.total_size is not a non-negative integer");
-}
 
 Checkpoint from_index(const fs::path& path) {
   InputFile in(path, detail::file_label(path));
@@ -367,7 +356,7 @@ Checkpoint from_index(const fs::path& path) {
   c.files.push_back(path);
   if (index.contains("metadata") && index.at("metadata").is_object() &&
       index.at("metadata").contains("total_size"))
-    c.index_total_size = index_total_size(path, index);
+    c.index_total_size = detail::index_total_size(path, index);
 
   std::map<std::string, std::string> shard_of;  // tensor -> shard, to catch a tensor in two
   const fs::path dir = path.parent_path();
@@ -422,6 +411,19 @@ Checkpoint read_safetensors(const fs::path& path) {
   }
   if (path.filename().string().ends_with(".json")) return from_index(path);
   return from_file(path);
+}
+
+std::uint64_t detail::index_total_size(const fs::path& path, const json& index) {
+  const json& size = index.at("metadata").at("total_size");
+  if (size.is_number_unsigned()) return size.get<std::uint64_t>();
+  // Some converters write the size as a float ("total_size": 16060522496.0).
+  if (size.is_number_float()) {
+    const double v = size.get<double>();
+    if (v >= 0 && v < 18446744073709551616.0 && std::floor(v) == v)
+      return static_cast<std::uint64_t>(v);
+  }
+  detail::fail(path, fmt::format("metadata.total_size is {}; expected a non-negative integer below 2^64 (bytes)",
+                                 detail::printable(size.dump().substr(0, 40))));
 }
 
 }  // namespace napkin::specs

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -63,12 +64,27 @@ std::string_view sniff_weights(std::string_view first_bytes, std::uint64_t file_
 /// sniff_weights on the first bytes of the file at `path` (a regular file; empty otherwise).
 std::string_view sniff_weights_file(const std::filesystem::path& path);
 
+/// A file this process opened for reading (InputFile), by the device and inode of the open file:
+/// a name reached through symbolic links or another hard link is the same file.
+struct FileRead {
+  std::uint64_t device = 0, inode = 0;
+  std::string path;  // as InputFile was given it (a snapshot's link, not the blob it names)
+};
+/// The file at `device` and `inode` when this process has opened it through InputFile; nullopt
+/// when it has not. Every reader of a file goes through InputFile, so this is what the run has
+/// read, whatever named it: a config.json and the index and shards beside it, a GGUF, a Hugging
+/// Face cache's refs and the blobs its snapshot links point to, hardware and model JSON from a
+/// flag or from NAPKIN_HW. An output file (--plot) that is one of them is refused (issue 35).
+/// Thread-safe.
+std::optional<FileRead> file_read(std::uint64_t device, std::uint64_t inode);
+
 /// A regular file open for buffered reading. The constructor refuses anything else (InputError
 /// "<label>: a FIFO, not a file"), first by stat and then on the open descriptor, which is opened
 /// O_NONBLOCK so that a FIFO swapped in between cannot block.
 class InputFile {
  public:
-  /// `label` starts every message about the file ("model.safetensors", "./config.json").
+  /// `label` starts every message about the file ("model.safetensors", "./config.json"). The
+  /// opened file is one file_read() finds.
   InputFile(const std::filesystem::path& path, std::string label);
   ~InputFile();
   InputFile(const InputFile&) = delete;
