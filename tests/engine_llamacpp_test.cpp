@@ -395,3 +395,36 @@ TEST_CASE("memory and serve take a GGUF alone: weights = its tensor bytes, KV fr
   r = napkin_test::run_napkin("train " + file + " --tokens 1M --hw h100-sxm --gpus 1 --mfu 0.4 --json");
   CHECK(r.code == 0);
 }
+
+// src/llama-context.cpp (mainline 2025-11): n_seq_max > LLAMA_MAX_SEQ (256) throws; n_batch =
+// min(n_ctx, n_batch) before n_ctx is padded, n_ubatch = min(n_batch, n_ubatch); n_ctx_seq =
+// PAD(n_ctx / n_seq_max, 256) after n_ctx is padded to 256, so never 0 within 256 slots.
+TEST_CASE("llama.cpp refuses more than 256 slots and never gives a slot 0 cells", "[engine][llamacpp]") {
+  const auto m = shape(4, 2048, 16, 4, 128, 8192, 32000);
+  auto in = run(100, CacheType::f16, CacheType::f16, true);
+  in.n_parallel = 257.0 * one;
+  CHECK_THROWS_WITH(llamacpp_kv(m, in), Catch::Contains("at most 256 slots"));
+  in.n_parallel = 256.0 * one;
+  const LlamaCppKv kv = llamacpp_kv(m, in);
+  CHECK(kv.n_ctx_seq == 256);  // PAD(256 / 256, 256)
+  CHECK(kv.n_ctx == 65536);
+  CHECK(kv.total() > Bytes{});
+}
+
+TEST_CASE("llama.cpp clamps the ubatch to n_batch = min(-c, 2048), and the compute buffer follows it",
+          "[engine][llamacpp]") {
+  const auto m = shape(4, 2048, 16, 4, 128, 8192, 32000);
+  auto in = run(8192, CacheType::f16, CacheType::f16, true);
+  in.n_ubatch = 4096.0 * one;
+  LlamaCppKv kv = llamacpp_kv(m, in);
+  CHECK(kv.n_batch == 2048);
+  CHECK(kv.n_ubatch == 2048);
+  const Bytes at_4096 = llamacpp_compute_buffer(m, in, kv).total();
+  in.n_ubatch = 2048.0 * one;
+  CHECK(llamacpp_compute_buffer(m, in, llamacpp_kv(m, in)).total() == at_4096);
+  in.n_ctx = 100.0 * one;
+  in.n_ubatch = 512.0 * one;
+  kv = llamacpp_kv(m, in);
+  CHECK(kv.n_batch == 100);
+  CHECK(kv.n_ubatch == 100);
+}

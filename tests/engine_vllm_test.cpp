@@ -164,7 +164,8 @@ TEST_CASE("a pool below zero is vLLM's 'no available memory for the cache blocks
           "[engine_vllm]") {
   const auto m = specs::load_model_preset("llama-3-8b");
   const VllmBudget b = budget_of(m, {8.0, 0.9, 2048, 256, 4096, 1});
-  CHECK(b.kv_pool < Bytes{});
+  CHECK(b.kv_pool == Bytes{});  // never a negative byte count
+  CHECK(b.shortfall > Bytes{});
   CHECK(b.kv_blocks == 0);
   CHECK(vllm_fit(b) == VllmFit::no_cache_memory);
 }
@@ -192,4 +193,54 @@ TEST_CASE("a gpu_memory_utilization above 1 is refused, naming --gpu-memory-util
   in.gpu_memory_utilization = 1.5;
   in.context = 8192.0 * one;
   CHECK_THROWS_WITH(vllm_budget(m, in), "--gpu-memory-utilization: '1.5': expected a fraction of the GPU's memory in (0, 1]");
+}
+
+// vllm/config/cache.py BlockSize = Literal[1, 8, 16, 32, 64, 128]; SchedulerConfig._verify_args:
+// "max_num_batched_tokens (...) must be greater than or equal to max_num_seqs (...)".
+TEST_CASE("vLLM's settings are checked as vLLM checks them: block sizes, tokens per step at least sequences",
+          "[engine_vllm]") {
+  const auto m = specs::load_model_preset("llama-3-8b");
+  VllmInput in;
+  in.gpu_memory = 79.22 * GiB;
+  in.context = 8192.0 * one;
+  for (double ok : {1.0, 8.0, 16.0, 32.0, 64.0, 128.0}) {
+    in.block_size = ok * one;
+    CHECK_NOTHROW(validate_vllm_settings(m, in));
+  }
+  for (double bad : {7.0, 2.0, 4.0, 256.0}) {
+    in.block_size = bad * one;
+    CHECK_THROWS_WITH(validate_vllm_settings(m, in), Catch::Contains("--block-size"));
+  }
+  in.block_size = 16.0 * one;
+  in.max_num_batched_tokens = 100.0 * one;
+  in.max_num_seqs = 256.0 * one;
+  CHECK_THROWS_WITH(validate_vllm_settings(m, in), Catch::Contains("expected at least --max-num-seqs (256)"));
+  in.max_num_batched_tokens = 256.0 * one;
+  CHECK_NOTHROW(validate_vllm_settings(m, in));
+}
+
+TEST_CASE("a vLLM ledger that does not fit shows an empty pool and its shortfall, never a negative byte count",
+          "[engine_vllm]") {
+  const auto m = specs::load_model_preset("llama-3-8b");
+  InferenceMemoryInput mi;
+  mi.context = 4096.0 * one;
+  VllmInput in;
+  in.gpu_memory = 8.0 * GiB;
+  in.max_num_batched_tokens = 2048.0 * one;
+  in.max_num_seqs = 256.0 * one;
+  in.context = 4096.0 * one;
+  in.weights = inference_memory(m, mi).weights;
+  ResultSet out;
+  vllm_budget(m, in, out);
+  for (const Item& i : out.items)
+    if (i.value.dim == dim_rt<Bytes::dim>()) CHECK(i.value.num >= 0.0);
+  const Item* per_gpu = out.find("per_gpu");
+  const Item* weights = out.find("weights");
+  REQUIRE(per_gpu != nullptr);
+  REQUIRE(weights != nullptr);
+  CHECK(per_gpu->value.num >= weights->value.num);
+  REQUIRE(out.find("shortfall") != nullptr);
+  // budget + shortfall = what vLLM needs before its cache: weights + activation peak + non-torch.
+  CHECK(out.find("gpu_budget")->value.num + out.find("shortfall")->value.num ==
+        Approx(per_gpu->value.num).epsilon(1e-12));
 }

@@ -248,7 +248,7 @@ TEST_CASE("a model comes from exactly one place: MODEL, the made-up decoder's fl
           "--layers: '32': expected either MODEL 'llama-3.1-8b' or a made-up decoder's flags, not both (the flags "
           "describe a model of their own)");
   refused("memory llama-3.1-8b --tied",
-          "--tied: '(given)': expected either MODEL 'llama-3.1-8b' or a made-up decoder's flags, not both (the flags "
+          "--tied: expected either MODEL 'llama-3.1-8b' or a made-up decoder's flags, not both (the flags "
           "describe a model of their own)");
   refused("memory --params 8B --hidden 4096",
           "--hidden: '4096': expected either --params 8B or a made-up decoder's flags, not both (the flags describe a "

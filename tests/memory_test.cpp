@@ -442,7 +442,7 @@ TEST_CASE("parameter offload leaves only the ZeRO-3 gathered working set of weig
                                      std::ceil(8030261248.0 * 8 / 8));
   in.states.zero_stage = 2;
   CHECK_THROWS_WITH(training_memory(m, in),
-                    "--offload-params: '(with --zero 2)': expected --zero 3 (parameter offload partitions the weights)");
+                    "--offload-params (with --zero 2): expected --zero 3 (parameter offload partitions the weights)");
 }
 
 TEST_CASE("the training solver's answers fit and one step more does not", "[memory][solver]") {

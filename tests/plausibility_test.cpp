@@ -162,7 +162,7 @@ TEST_CASE("a list mixing bare numbers and units is refused as a likely decimal c
   CHECK(refusal(flag("--launch-overhead", dim_rt<Seconds::dim>(), "0,5us", Constraint::non_negative)) ==
         "--launch-overhead: '0,5us' mixes a bare number with a unit; a decimal comma? write 0.5us, or give every "
         "item a unit");
-  CHECK(parse_axis(power("1,5")).size() == 2);      // all bare: watts
+  CHECK(refusal(power("1,5")) == "--power: '1' has no unit; expected a power with its unit, such as 700W or 10.2kW");
   CHECK(parse_axis(power("1kW,5kW")).size() == 2);  // all with a unit
 }
 

@@ -163,8 +163,8 @@ TEST_CASE("a roofline flag that belongs to another op is refused by name", "[roo
       {"--op matmul --m 8 --k 8 --n 8 --dtype fp16 --seq 4",
        "napkin: error: --seq: '4': expected --op ffn or attention with it (--op matmul has no --seq)\n"},
       {"--op ffn --d 8 --f 8 --dtype fp16 --causal-skip",
-       "napkin: error: --causal-skip: '(given)': expected --op attention with it (--op ffn has no --causal-skip)\n"},
-      {"--intensity 10 --gated", "napkin: error: --gated: '(given)': expected --op ffn with it\n"},
+       "napkin: error: --causal-skip: expected --op attention with it (--op ffn has no --causal-skip)\n"},
+      {"--intensity 10 --gated", "napkin: error: --gated: expected --op ffn with it\n"},
       {"--op matmul --m 8 --k 8 --n 8", "napkin: error: --dtype: '(missing)': expected an element type with --op "
                                         "matmul, such as fp16 or bf16\n"},
       {"--op attention --batch 1 --d 8 --dtype fp16",

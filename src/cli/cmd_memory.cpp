@@ -104,7 +104,7 @@ void check_deepspeed_flags(CommandApp* sub, const MemoryCmd& c) {
                         "--cuda-context", "--fragmentation", "--virtual-stages", "--cp", "--recompute-layers",
                         "--activation-accounting", "--loss", "--distribute-saved-activations"})
     if (const CLI::Option* o = sub->get_option_no_throw(f); o != nullptr && o->count() > 0)
-      throw InputError(f, o->as<std::string>(), std::string("no ") + f + " with --zero-accounting deepspeed (DeepSpeed's "
+      throw InputError(f, given_value(o), std::string("no ") + f + " with --zero-accounting deepspeed (DeepSpeed's "
                        "estimator counts the model states of pure data parallelism in mixed precision with Adam)");
   if (c.zero != 2 && c.zero != 3)
     throw InputError("--zero", c.zero_text, "2 or 3 with --zero-accounting deepspeed (its estimators cover ZeRO-2 and "
@@ -165,7 +165,8 @@ struct SweepTally {
   bool all_fit = true;
   std::string first_miss;  // the first row that does not fit, for --require-fit's message
   std::string unsolved;    // the first row whose solver found no answer
-  std::string vllm_miss;   // the first row vLLM would refuse to start with
+  std::string engine_miss;  // the first row the engine would refuse to start with (vLLM, llama.cpp)
+  std::string_view engine_flag;  // "--engine vllm" or "--engine llama.cpp"
 };
 
 // MODEL, the made-up decoder or --params: exactly one names the model.
@@ -226,7 +227,7 @@ void check_vllm(CommandApp* sub, const MemoryCmd& c, MemoryPlan& plan) {
   for (const char* f : {"--batch", "--pp", "--prefill-chunk", "--cuda-context", "--fragmentation", "--max",
                         "--min-gpus", "--require-fit"})
     if (const CLI::Option* o = sub->get_option_no_throw(f); o != nullptr && o->count() > 0)
-      throw InputError(f, o->as<std::string>(), std::string("no ") + f + " with --engine vllm (vLLM's budget "
+      throw InputError(f, given_value(o), std::string("no ") + f + " with --engine vllm (vLLM's budget "
                        "takes --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size; a "
                        "pool that holds no request is exit 1)");
 }
@@ -441,7 +442,10 @@ void vllm_row(const MemoryCmd& c, const MemoryPlan& plan, const InferenceMemoryI
   v.weights = inference_memory(c.spec, in).weights;
   vllm_budget(c.spec, v, rs);
   rs.assume("weights_dtype", text("weights as the inference ledger holds them: {} per GPU", v.weights));
-  if (!p.probing() && tally.vllm_miss.empty()) tally.vllm_miss = vllm_failure(vllm_budget(c.spec, v));
+  if (!p.probing() && tally.engine_miss.empty()) {
+    tally.engine_miss = vllm_failure(vllm_budget(c.spec, v));
+    tally.engine_flag = "--engine vllm";
+  }
 }
 
 // The inference row: llama.cpp's buffers, vLLM's budget, a solver or the engine-neutral ledger.
@@ -456,6 +460,10 @@ void inference_row(MemoryCmd& c, const MemoryPlan& plan, const Point& p, ResultS
     li.capacity = in.capacity;
     li.metal = c.hw.spec && c.hw.spec->device_class == "apple-silicon";
     llamacpp_ledger(li, c.spec, in, rs, false);
+    if (!p.probing() && tally.engine_miss.empty()) {
+      tally.engine_miss = llamacpp_failure(rs);
+      tally.engine_flag = "--engine llama.cpp";
+    }
   } else if (plan.vllm) {
     vllm_row(c, plan, in, p, rs, tally);
   } else if (plan.solve)
@@ -502,9 +510,10 @@ void memory_row(MemoryCmd& c, const MemoryPlan& plan, const Point& p, ResultSet&
 // The sweep's exit code: vLLM's refusal to start, a solver without an answer, then --require-fit
 // (each exit 1, its reason on stderr), unless the sweep itself failed.
 int sweep_exit_code(int exit_code, const MemoryCmd& c, const MemoryPlan& plan, const SweepTally& tally) {
-  // vLLM refuses to start when its pool holds no request: exit 1, as it fails.
-  if (!tally.vllm_miss.empty() && exit_code == 0) {
-    report_check_failure("--engine vllm", tally.vllm_miss);
+  // vLLM refuses to start when its pool holds no request, llama.cpp when its buffers do not fit
+  // the GPU: exit 1, as the engine fails.
+  if (!tally.engine_miss.empty() && exit_code == 0) {
+    report_check_failure(tally.engine_flag, tally.engine_miss);
     exit_code = 1;
   }
   // A solver without an answer is a failed check (exit 1), with its reason on stderr.

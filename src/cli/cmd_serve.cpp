@@ -242,7 +242,8 @@ struct ServePlan {
 // What the sweep's rows leave for the exit code.
 struct ServeTally {
   bool all_fit = true;
-  std::string vllm_miss;  // the first row vLLM would refuse to start with
+  std::string engine_miss;  // the first row the engine would refuse to start with (vLLM, llama.cpp)
+  std::string_view engine_flag;  // "--engine vllm" or "--engine llama.cpp"
 };
 
 // MODEL or the made-up decoder; --engine and the flags it has no term for; the KV cache's dtype.
@@ -380,6 +381,10 @@ void llamacpp_row(const ServeCmd& c, const ServePlan& plan, const ServeInput& in
   li.metal = c.hw.spec && c.hw.spec->device_class == "apple-silicon";
   llamacpp_ledger(li, c.spec, serve_memory_input(in), rs, true);
   if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) tally.all_fit = false;
+  if (!p.probing() && tally.engine_miss.empty()) {
+    tally.engine_miss = llamacpp_failure(rs);
+    tally.engine_flag = "--engine llama.cpp";
+  }
   rs.assume("llamacpp_kv_reads", text("decode reads the KV cache at {} bits per element (the nearest napkin dtype "
                                       "to {}/{}); the ledger uses llama.cpp's block sizes",
                                       dtype_bits(plan.kd), cache_type_name(plan.llama.type_k),
@@ -393,11 +398,15 @@ void vllm_row(const ServeCmd& c, const ServePlan& plan, const ServeInput& in, co
   const InferenceMemoryInput mi = serve_memory_input(in);
   VllmInput v = vllm_input(c.vllm, p, *in.capacity, plan.device);
   v.context = mi.context;
+  v.context_flag = "--prompt + --generate";
   v.tp = in.tp;
   v.kv_dtype = plan.kd;
   v.weights = inference_memory(c.spec, mi).weights;
   vllm_budget(c.spec, v, rs, /*ledger=*/false);
-  if (!p.probing() && tally.vllm_miss.empty()) tally.vllm_miss = vllm_failure(vllm_budget(c.spec, v));
+  if (!p.probing() && tally.engine_miss.empty()) {
+    tally.engine_miss = vllm_failure(vllm_budget(c.spec, v));
+    tally.engine_flag = "--engine vllm";
+  }
 }
 
 // One sweep row: this point's model, the serving estimate, the engine's memory, the tally.
@@ -431,8 +440,8 @@ int run_serve(CommandApp* sub, ServeCmd& c) {
   ServeTally tally;
   int exit_code = run_sweep(sub, c.nf, c.out,
                             [&](const Point& p, ResultSet& rs) { serve_row(c, plan, expected, p, rs, tally); });
-  if (!tally.vllm_miss.empty() && exit_code == 0) {
-    report_check_failure("--engine vllm", tally.vllm_miss);
+  if (!tally.engine_miss.empty() && exit_code == 0) {
+    report_check_failure(tally.engine_flag, tally.engine_miss);
     exit_code = 1;
   }
   if (c.require_fit && !tally.all_fit && exit_code == 0) exit_code = 1;

@@ -1,5 +1,6 @@
 #include "engine_flags.h"
 
+#include "check_failure.h"
 #include "napkin/ground/error.h"
 
 namespace napkin::cli {
@@ -63,6 +64,13 @@ void fill_llamacpp_input(CommandApp* sub, const std::string& kv_dtype, const Lla
   if (!in.flash_attention && cache_type_block(in.type_v) > 1)
     throw InputError(f.v_dtype.empty() ? "--kv-dtype" : "--v-dtype", std::string(cache_type_name(in.type_v)),
                      "f16, bf16 or f32 with --no-flash-attention (llama.cpp: V cache quantization requires flash_attn)");
+}
+
+std::string llamacpp_failure(const ResultSet& rs) {
+  const Item* f = rs.find("fits");
+  if (f == nullptr || f->value.flag) return "";
+  return "does not fit: llama.cpp fails to allocate its buffers with every layer on the GPU (-ngl 99; the model "
+         "does not load): " + fit_failure(rs) + "; lower --context or --parallel, or quantize the weights or the KV cache";
 }
 
 Dtype kv_read_dtype(CacheType k, CacheType v) {

@@ -40,6 +40,11 @@ void fill_llamacpp_input(CommandApp* sub, const std::string& kv_dtype, const Lla
 /// f16 → fp16, bf16 → bf16, q8_0 → int8, the 4- and 5-bit types → int4.
 Dtype kv_read_dtype(CacheType k, CacheType v);
 
+/// Why llama.cpp would not start with the ledger in `rs` ("does not fit: ..."), or "" when it fits
+/// or no capacity was given: with every layer on the GPU (-ngl 99) a buffer that does not fit is
+/// a failed allocation and the model does not load.
+std::string llamacpp_failure(const ResultSet& rs);
+
 /// llama.cpp's ledger into `rs` (llamacpp_memory; for serve, llamacpp_serve_ledger over the
 /// engine-neutral rows): the model buffer is napkin's weights row for `weights` (a checkpoint's
 /// stored bytes, e.g. a GGUF's tensors, or the dtype arithmetic) on one GPU.

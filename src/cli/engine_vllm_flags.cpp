@@ -1,6 +1,8 @@
 // The vLLM flags of memory and serve. See engine_vllm_flags.h.
 #include "engine_vllm_flags.h"
 
+#include <algorithm>
+
 #include "napkin/ground/check.h"
 #include "napkin/ground/error.h"
 #include "napkin/report/human_units.h"
@@ -24,9 +26,9 @@ VllmFlags add_vllm_flags(CommandApp* sub, NumericFlags& nf) {
                             "picks: 8192 on GPUs of 70 GiB or more except A100s, else 2048)", "COUNT");
   f.seqs = nf.add(sub, "--max-num-seqs", "max_num_seqs", kCount, Constraint::positive_integer,
                   "With --engine vllm: sequences per step, the sampler warm-up rows (default as vLLM picks: 1024 on "
-                  "GPUs of 70 GiB or more except A100s, else 256)", "COUNT");
+                  "GPUs of 70 GiB or more except A100s, else 256, at most --max-num-batched-tokens)", "COUNT");
   f.block_size = nf.add(sub, "--block-size", "block_size", kCount, Constraint::positive_integer,
-                        "With --engine vllm: tokens per KV block (default 16)", "COUNT", 16.0);
+                        "With --engine vllm: tokens per KV block, one of 1, 8, 16, 32, 64, 128 (default 16)", "COUNT", 16.0);
   for (const char* name : kVllmFlags) sub->get_option(name)->group("vLLM");
   return f;
 }
@@ -44,7 +46,10 @@ VllmInput vllm_input(const VllmFlags& f, const Point& p, Bytes gpu_memory, std::
   in.gpu_memory = gpu_memory;
   in.gpu_memory_utilization = p[f.utilization];
   in.max_num_batched_tokens = p.maybe<Count>(f.batched_tokens).value_or(d.max_num_batched_tokens * units::one);
-  in.max_num_seqs = p.maybe<Count>(f.seqs).value_or(d.max_num_seqs * units::one);
+  // vllm/engine/arg_utils.py _set_default_args: an unset max_num_seqs is min(the default,
+  // max_num_batched_tokens), so a small token budget alone never trips the check below.
+  in.max_num_seqs = p.maybe<Count>(f.seqs).value_or(
+      std::min(d.max_num_seqs, in.max_num_batched_tokens.in(units::one)) * units::one);
   in.block_size = p.get<Count>(f.block_size);
   return in;
 }
@@ -56,8 +61,8 @@ std::string vllm_failure(const VllmBudget& bud) {
   const auto bytes = [&](Bytes q) { return report::compact(q.in_base_units(), b); };
   if (fit == VllmFit::no_cache_memory)
     return "does not fit: no available memory for the cache blocks (vLLM refuses to start): vLLM's share " +
-           bytes(bud.budget) + " less weights " + bytes(bud.weights) + ", activation peak " +
-           bytes(bud.activation_peak) + " and non-torch " + bytes(bud.non_torch) + " leaves " + bytes(bud.kv_pool) +
+           bytes(bud.budget) + " is " + bytes(bud.shortfall) + " short of weights " + bytes(bud.weights) +
+           " + activation peak " + bytes(bud.activation_peak) + " + non-torch " + bytes(bud.non_torch) +
            "; raise --gpu-memory-utilization or --tp, or lower --max-num-batched-tokens or --max-num-seqs";
   return "does not fit: one request of the context needs " + format_plain_number(static_cast<double>(bud.blocks_per_request)) +
          " KV blocks, more than the pool's " + format_plain_number(static_cast<double>(bud.kv_blocks)) + " (" +

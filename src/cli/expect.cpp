@@ -144,7 +144,9 @@ void Expectations::validate(const ResultSet& rs) {
     } else {
       e.tolerance = parse_quantity(e.tol, v.dim, "--expect " + e.key + " tolerance");
     }
-    if (!(e.tolerance >= 0.0)) throw InputError("--expect", e.text, "a tolerance of at least 0");
+    // ±inf% (or ±1e400%) would pass every value: a check that cannot fail is refused.
+    if (!(e.tolerance >= 0.0) || !std::isfinite(e.tolerance))
+      throw InputError("--expect", e.text, "a finite tolerance of at least 0, e.g. ±1%");
     e.validated = true;
   }
 }

@@ -10,16 +10,11 @@
 
 namespace napkin::cli {
 
-namespace {
-
-// The value as typed, for messages ("(given)" for a flag without a value).
 std::string given_value(const CLI::Option* o) {
   const auto& r = o->results();
   if (r.empty() || o->get_expected_min() == 0) return "(given)";
   return r.front();
 }
-
-}  // namespace
 
 void check_flag_needs(CommandApp* sub, std::initializer_list<FlagRule> rules, bool architecture, bool train) {
   for (const FlagRule& r : rules) {

@@ -3,12 +3,17 @@
 #pragma once
 
 #include <initializer_list>
+#include <string>
 #include <string_view>
 
 #include "command_app.h"
 #include "sweep.h"
 
 namespace napkin::cli {
+
+/// The value as typed, for messages: "(given)" for a switch (a flag without a value), which
+/// InputError shows as no value at all (never CLI11's "true").
+std::string given_value(const CLI::Option* o);
 
 /// What a flag needs to mean something: a model architecture (not a bare --params count), the
 /// training ledger (--train) or the inference ledger (no --train). A flag given where its need is

@@ -149,21 +149,40 @@ int parse_and_run(int argc, char** argv, const std::string& version, bool typed_
   allow_extras_everywhere(app);
   app.require_subcommand(1);
 
+  // "--m=" with nothing after '=': CLI11 takes the flag without a value and the next words
+  // shift ("unexpected argument '8'"). Named here, as an empty value is everywhere.
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--") break;
+    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.find('=') == a.size() - 1) {
+      const std::string flag(a.substr(0, a.size() - 1));
+      print_stderr(fmt::format("napkin: error: {}: '' is empty; expected a value after '=' ({}=VALUE or {} VALUE)\n",
+                               napkin::sanitize_message(flag), napkin::sanitize_message(flag),
+                               napkin::sanitize_message(flag)));
+      return 2;
+    }
+  }
+  napkin::cli::hold_warnings();  // until the first row: an exit-2 run prints its error alone
   try {
     try {
       app.parse(argc, argv);
+      napkin::cli::release_warnings();
     } catch (const CLI::ParseError&) {
       // Thrown before a command prints: by CLI11, or by reject_extras first thing in a command.
       if (typed_only) return kWholeTree;
       throw;
     }
   } catch (const CLI::CallForHelp& e) {
+    napkin::cli::drop_warnings();
     return print_exit(app, e);
   } catch (const CLI::CallForAllHelp& e) {
+    napkin::cli::drop_warnings();
     return print_exit(app, e);
   } catch (const CLI::CallForVersion& e) {
+    napkin::cli::drop_warnings();
     return print_exit(app, e);
   } catch (const CLI::ParseError& e) {
+    napkin::cli::drop_warnings();
     if (e.get_exit_code() == 0) return print_exit(app, e);
     // An unknown flag or word explains most other parse errors ("--peek" makes "--peak" missing).
     if (const auto extras = app.remaining(true); !extras.empty()) {
@@ -173,19 +192,37 @@ int parse_and_run(int argc, char** argv, const std::string& version, bool typed_
     std::string what = e.what();
     for (auto& ch : what)
       if (ch == '\n') ch = ' ';  // CLI11's own line breaks
+    // A flag that takes one value given twice (--engine vllm --engine llama.cpp): CLI11 says
+    // "--engine: At Most 1 required but received 2"; napkin says which values, as for numbers.
+    if (const auto at = what.find(": At Most 1 required but received "); at != std::string::npos) {
+      const std::string flag = what.substr(0, at);
+      std::string values;
+      if (const CLI::Option* o = deepest_subcommand(app)->get_option_no_throw(flag); o != nullptr)
+        for (const std::string& v : o->results()) values += (values.empty() ? "'" : ", '") + v + "'";
+      constexpr std::string_view kMismatch = ": At Most 1 required but received ";
+      std::string times = what.substr(at + kMismatch.size());
+      times = times.substr(0, times.find_first_not_of("0123456789"));
+      times = times == "2" ? "twice" : times + " times";
+      print_stderr(fmt::format("napkin: error: {}: given {}{}; expected it once\n", napkin::sanitize_message(flag),
+                               times, values.empty() ? "" : " (" + napkin::sanitize_message(values) + ")"));
+      return 2;
+    }
     print_stderr(fmt::format("napkin: error: {} (napkin --help)\n", napkin::sanitize_message(what)));
     return 2;
   } catch (const napkin::InputError& e) {
+    napkin::cli::drop_warnings();
     std::fflush(stdout);  // what was printed comes before the message; exit 2 either way
     // Every message echoes input (flags, paths, tensor names, config strings): one line, no
     // terminal controls, bounded length (sanitize.h).
     print_stderr(fmt::format("napkin: error: {}\n", napkin::sanitize_message(as_flag_message(e))));
     return 2;
   } catch (const napkin::report::OutputError& e) {
+    napkin::cli::drop_warnings();
     // stdout failed: the sweep stopped at the failed write; a --plot file was not replaced.
     print_stderr(fmt::format("napkin: error: {}\n", napkin::sanitize_message(e.what())));
     return 2;
   } catch (const std::exception& e) {
+    napkin::cli::drop_warnings();
     std::fflush(stdout);
     print_stderr(fmt::format("napkin: error: internal: {} (please report this input)\n",
                              napkin::sanitize_message(e.what())));

@@ -45,13 +45,9 @@ ModelFiles resolve_model_files(const std::string& arg, std::string_view as) {
 }
 
 void warn_analogy(const specs::ModelSpec& m) {
-  for (const std::string& what : specs::model_warnings(m)) {
-    if (!first_warning(what)) continue;
-    // model_type comes from the file: sanitized like every echo (one line, no terminal controls).
-    const std::string line = "napkin: warning: " + sanitize_message(what) + "\n";
-    std::fflush(stdout);
-    (void)std::fwrite(line.data(), 1, line.size(), stderr);  // a failed stderr write is not an error
-  }
+  // model_type comes from the file: print_warning sanitizes it like every echo (one line, no
+  // terminal controls), and holds it until the run's first row.
+  for (const std::string& what : specs::model_warnings(m)) print_warning(what);
 }
 
 specs::ModelSpec load_model(const std::string& arg, std::string_view as) {

@@ -84,6 +84,18 @@ constexpr Rule kRules[] = {
      "expected a fraction in (0, 1], e.g. 0.8"},
     {Scope::named, "--token-overhead", Test::plain, 0.0, Verdict::refuse, "has no unit",
      "expected a time with its unit, such as 2ms or 150us"},
+    // Rates, powers and durations have no natural plain unit: a plain 5 on --launch-overhead was
+    // 5 s (not 5 µs), a plain 1 on --power 1 W, on --peak 1 FLOP/s. A unit is required.
+    {Scope::named, "--launch-overhead --graph-overhead", Test::plain, 0.0, Verdict::refuse, "has no unit",
+     "expected a time with its unit, such as 5us"},
+    {Scope::named, "--time", Test::plain, 0.0, Verdict::refuse, "has no unit",
+     "expected a time with its unit, such as 3600s, 12h or 57.7d"},
+    {Scope::named, "--power --node-power", Test::plain, 0.0, Verdict::refuse, "has no unit",
+     "expected a power with its unit, such as 700W or 10.2kW"},
+    {Scope::named, "--peak --throughput --achieved", Test::plain, 0.0, Verdict::refuse, "has no unit",
+     "expected a rate with its unit, such as 989TFLOP/s"},
+    {Scope::named, "--bandwidth", Test::plain, 0.0, Verdict::refuse, "has no unit",
+     "expected a bandwidth with its unit, such as 3.35TB/s"},
     // Below one token there is nothing to count. Fractions above 1 stay legal: a token count
     // can be an average (tokens per expert), and a geometric sweep 1..1000:x1.5 yields 1.5.
     {Scope::named, "--tokens", Test::below, 1.0, Verdict::refuse, "", "expected a token count of at least 1"},

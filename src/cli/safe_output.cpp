@@ -55,7 +55,34 @@ bool use_colour(int fd) noexcept {
   return (no_colour == nullptr || *no_colour == '\0') && isatty(fd) == 1;
 }
 
+namespace {
+bool g_holding = false;
+std::vector<std::string> g_held;
+}  // namespace
+
+void hold_warnings() {
+  g_holding = true;
+  g_held.clear();
+}
+
+void release_warnings() {
+  if (!g_holding) return;
+  g_holding = false;
+  std::vector<std::string> held;
+  held.swap(g_held);
+  for (const std::string& w : held) print_warning(w);
+}
+
+void drop_warnings() noexcept {
+  g_holding = false;
+  g_held.clear();
+}
+
 void print_warning(std::string_view w) {
+  if (g_holding) {
+    g_held.emplace_back(w);  // deduplicated when printed
+    return;
+  }
   if (!first_warning(w)) return;
   report::flush_checked(stdout);  // the table so far comes before the warning
   print_stderr(fmt::format("napkin: {}warning:{} {}\n", use_colour(2) ? "\x1b[33m" : "",

@@ -35,6 +35,12 @@ void print_stderr(std::string_view text) noexcept;
 /// "napkin: warning: <w>" on stderr, after flushing what stdout holds (checked: throws
 /// report::OutputError when stdout has failed).
 void print_warning(std::string_view w);
+/// Warnings wait while held: from the start of a run until its first row is printed
+/// (release_warnings, which prints them in order and stops holding) or the run fails
+/// (drop_warnings: an exit-2 run prints its error line alone).
+void hold_warnings();
+void release_warnings();
+void drop_warnings() noexcept;
 /// While `seen` is set (run_choices: one output for several configurations), a warning already
 /// printed is not printed again: print_warning and warn_analogy ask first_warning first.
 void set_warning_dedupe(std::set<std::string>* seen);

@@ -158,8 +158,9 @@ int run_sweep(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const
     if (plot) plot->add(p, rs);
     if (first_row_value) check_value_key(rs, out.value);  // before the first row is printed
     first_row_value = false;
+    if (!expect.empty()) expect.validate(rs);  // a key or unit error stops the run before its first row
+    release_warnings();  // the first row is good: the warnings held so far come first
     if (!expect.empty()) {
-      expect.validate(rs);  // a key or unit error stops the run before its first row is printed
       renderer->row(rs);
       expect.check(rs, row_label(rs, label, swept));
     } else {

@@ -91,15 +91,7 @@ WeightStorage weight_storage(CommandApp* sub, const std::string& weights_dtype, 
   // A GGUF's tensors are what llama.cpp loads: always their bytes, whatever their types.
   if (const auto stored = checkpoint_in(model_arg);
       stored && (stored->quantized || !m.quant_method.empty() || stored->format == "gguf")) {
-    // Between 1 and 64 bits for each parameter the config declares, or these are not its weights
-    // (an index's metadata.total_size of 5, read with its shards absent, gave a 5-byte model).
-    const std::int64_t declared = count_params(m).total;
-    const auto params = static_cast<double>(declared);
-    const double bits = params > 0 ? 8.0 * static_cast<double>(stored->bytes) / params : 0.0;
-    if (params > 0 && !(bits >= 1.0 && bits <= 64.0))
-      throw InputError(fmt::format("{}: the checkpoint's {} B ({}) are {:.3g} bits for each of the {} parameters "
-                                   "the config declares; expected 1 to 64 bits per parameter",
-                                   model_arg, stored->bytes, stored->detail, bits, declared));
+    specs::check_stored_bits(*stored, count_params(m).total, model_arg);
     w.stored = static_cast<double>(stored->bytes) * units::byte;
     w.stored_source = model_arg;
     w.stored_detail = stored->detail;

@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <string>
 
 #include "napkin/ground/check.h"
 #include "napkin/ground/error.h"
 #include "napkin/memory/ledgers.h"
+#include "napkin/model/context_limit.h"
 #include "napkin/model/ggml_types.h"
 
 namespace napkin {
@@ -56,6 +58,10 @@ constexpr i64 pad(i64 x, i64 n) { return (x + n - 1) / n * n; }
 // sliding-window cache to 256 too ("always padded to 256 for performance", llama.cpp issue 17037).
 constexpr i64 kCtxPad = 256;
 constexpr double kF32 = 4.0;  // every intermediate of the graph is f32
+constexpr i64 kMaxSeq = 256;  // LLAMA_MAX_SEQ (src/llama-cparams.h)
+// The ubatch range of the start-up logs the compute-buffer model was checked against
+// (tests/engine_llamacpp_test.cpp: n_ubatch 256 and 512); outside it the figure is an extrapolation.
+constexpr i64 kCalibratedUbatchLow = 256, kCalibratedUbatchHigh = 512;
 
 i64 as_int(Count c) { return static_cast<i64>(c.in(one)); }
 
@@ -101,11 +107,21 @@ LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in) {
 
   LlamaCppKv kv;
   const i64 n_seq = as_int(in.n_parallel);
+  // src/llama-context.cpp: `if (cparams.n_seq_max > LLAMA_MAX_SEQ) throw std::runtime_error("n_seq_max
+  // must be <= " ...)`, LLAMA_MAX_SEQ 256 (src/llama-cparams.h).
+  if (n_seq > kMaxSeq)
+    throw InputError("--parallel", std::to_string(n_seq),
+                     "at most 256 slots (llama.cpp: n_seq_max must be <= LLAMA_MAX_SEQ, 256)");
+  // src/llama-context.cpp, before n_ctx is padded: `cparams.n_batch = causal_attn ? min(n_ctx,
+  // n_batch) : n_batch; cparams.n_ubatch = min(n_batch, n_ubatch)`; n_batch is llama-server's
+  // default -b 2048 (common/common.h).
+  kv.n_batch = std::min(as_int(in.n_ctx), as_int(in.n_batch));
+  kv.n_ubatch = std::min(kv.n_batch, as_int(in.n_ubatch));
   kv.n_ctx = pad(as_int(in.n_ctx), kCtxPad);
   kv.n_ctx_seq = kv.n_ctx;
   if (n_seq > 1) {
     // A split cache (llama-server with an explicit -np): one stream per slot.
-    kv.n_ctx_seq = pad(kv.n_ctx / n_seq, kCtxPad);
+    kv.n_ctx_seq = pad(kv.n_ctx / n_seq, kCtxPad);  // ≥ 256: n_ctx ≥ 256 ≥ n_seq (llama.cpp throws on 0)
     kv.n_ctx = kv.n_ctx_seq * n_seq;
     kv.streams = n_seq;
   }
@@ -125,7 +141,7 @@ LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in) {
     kv.window = sliding ? m.sliding_window : m.attention_chunk;
     // llama-kv-cache-iswa.cpp: PAD(min(size_base, n_swa·(unified ? n_seq_max : 1) + n_ubatch), 256).
     kv.swa_cells = in.swa_full ? kv.n_ctx_seq
-                               : pad(std::min(kv.n_ctx_seq, kv.window + as_int(in.n_ubatch)), kCtxPad);
+                               : pad(std::min(kv.n_ctx_seq, kv.window + kv.n_ubatch), kCtxPad);
   }
   kv.k_width = m.kv_heads * m.head_dim;
   kv.v_width = m.kv_heads * m.head_dim;
@@ -148,7 +164,7 @@ std::string_view LlamaCppCompute::peak() const {
 }
 
 LlamaCppCompute llamacpp_compute_buffer(const specs::ModelSpec& m, const LlamaCppInput& in, const LlamaCppKv& kv) {
-  const double ub = in.n_ubatch.in(one);
+  const double ub = static_cast<double>(kv.n_ubatch);
   // The longest cache one stream attends over: the full-attention layers', else the window's.
   const double n_kv = static_cast<double>(kv.base_layers > 0 ? kv.base_cells : kv.swa_cells);
   const double d = static_cast<double>(m.hidden), h = static_cast<double>(m.heads);
@@ -184,6 +200,9 @@ namespace {
 // (memory), "llamacpp_runtime_reserve" where no flag does (serve).
 void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& out, std::string_view reserve_key) {
   const LlamaCppKv kv = llamacpp_kv(m, in);
+  // llama.cpp warns "n_ctx_seq (...) > n_ctx_train (...) -- possible training context overflow"
+  // (src/llama-context.cpp) and runs: a warning here too, on the context one slot asked for.
+  check_trained_context(m, std::floor(in.n_ctx.in(one) / in.n_parallel.in(one)), "--context per slot", out);
   const LlamaCppCompute c = llamacpp_compute_buffer(m, in, kv);
   const std::string_view tk = cache_type_name(in.type_k), tv = cache_type_name(in.type_v);
   const Bytes row_k = static_cast<double>(cache_row_bytes(in.type_k, kv.k_width)) * byte;
@@ -206,13 +225,13 @@ void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& 
     out.item("compute_buffer", "compute buffer", value(c.total()),
              "max(attention, feed-forward, output) · 4 B",
              text("max({} attention (mask {}), {} feed-forward, {} output (logits {})) at ubatch {}", c.attention,
-                  c.mask, c.feed_forward, c.output, c.logits, in.n_ubatch));
+                  c.mask, c.feed_forward, c.output, c.logits, static_cast<double>(kv.n_ubatch)));
   else
     out.item("compute_buffer", "compute buffer", value(c.total()),
              "max(attention, feed-forward, output) · 4 B",
              text("max({} attention (scores H·n_kv·ubatch {}, mask {}), {} feed-forward, {} output (logits {})) at "
                   "ubatch {}",
-                  c.attention, c.scores, c.mask, c.feed_forward, c.output, c.logits, in.n_ubatch));
+                  c.attention, c.scores, c.mask, c.feed_forward, c.output, c.logits, static_cast<double>(kv.n_ubatch)));
   out.item("runtime_reserve", "runtime reserve", value(in.cuda_context),
            in.metal ? "GPU runtime reserve (Metal; not a llama.cpp buffer)" : "CUDA context (not a llama.cpp buffer)",
            text("{}", in.cuda_context));
@@ -247,7 +266,17 @@ void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& 
                                 : "sliding layers keep PAD(min(n_ctx_seq, window {} + ubatch), 256) cells per slot "
                                   "(llama-kv-cache-iswa.cpp)",
                     in.swa_full ? static_cast<double>(kv.n_ctx_seq) : static_cast<double>(kv.window)));
-  out.assume("llamacpp_ubatch", text("the graph is reserved for a ubatch of {} tokens, every one an output", in.n_ubatch));
+  if (static_cast<double>(kv.n_ubatch) < in.n_ubatch.in(one))
+    out.assume("llamacpp_ubatch",
+               text("the graph is reserved for a ubatch of {} tokens, every one an output: --ubatch {} clamped as "
+                    "llama.cpp clamps it, n_ubatch = min(n_batch, -ub) with n_batch = min(-c {}, -b 2048)",
+                    static_cast<double>(kv.n_ubatch), in.n_ubatch, in.n_ctx));
+  else
+    out.assume("llamacpp_ubatch",
+               text("the graph is reserved for a ubatch of {} tokens, every one an output", in.n_ubatch));
+  if (kv.n_ubatch < kCalibratedUbatchLow || kv.n_ubatch > kCalibratedUbatchHigh)
+    out.warn(text("llama.cpp's compute buffer at ubatch {} is extrapolated: the model was checked against start-up "
+                  "logs at ubatch 256 to 512 only", static_cast<double>(kv.n_ubatch)));
   out.assume("llamacpp_flash_attention",
              text(in.flash_attention ? "flash attention on (-fa; mainline's default \"auto\" turns it on where the "
                                        "GPU backend has kernels): no H·n_kv·ubatch score matrix"

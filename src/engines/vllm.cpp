@@ -2,8 +2,10 @@
 #include "napkin/engines/vllm.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "napkin/ground/check.h"
 #include "napkin/ground/error.h"
 #include "napkin/memory/ledgers.h"
+#include "napkin/model/context_limit.h"
 
 namespace napkin {
 
@@ -32,6 +35,14 @@ constexpr double kNonTorchParallelGiB = 0.40;
 // logit in the sampler (vLLM's Sampler casts logits to float32).
 constexpr double kActivationBytes = 2.0;
 constexpr double kLogitBytes = 4.0;
+
+constexpr std::array<double, 6> kVllmBlockSizes = {1, 8, 16, 32, 64, 128};
+
+// The profiling batches of the start-up logs the activation model was checked against
+// (tests/engine_vllm_test.cpp): 2048 to 29000 batched tokens, 256 to 1024 sequences. Outside them
+// the activation peak is an extrapolation, and the ledger says so.
+constexpr double kCalibratedTokensLow = 2048, kCalibratedTokensHigh = 29000;
+constexpr double kCalibratedSeqsLow = 256, kCalibratedSeqsHigh = 1024;
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
@@ -58,6 +69,28 @@ std::vector<AttentionType> attention_types(const specs::ModelSpec& m) {
 }
 
 }  // namespace
+
+void validate_vllm_settings(const specs::ModelSpec& m, const VllmInput& in) {
+  // vllm/config/model.py _get_and_verify_max_len: "User-specified max_model_len (...) is greater
+  // than the derived max_model_len (...)" is a ValueError unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.
+  if (const ContextLimit limit = context_limit(m);
+      limit.tokens > 0 && in.context.in(one) > static_cast<double>(limit.tokens) &&
+      !(m.model_max_length > 0 && in.context.in(one) <= static_cast<double>(m.model_max_length)))
+    throw InputError(std::string(in.context_flag), format_plain_number(in.context.in(one)),
+                     "at most vLLM's derived max_model_len " + std::to_string(limit.tokens) + " (" + limit.source +
+                         "); vLLM refuses a longer one unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
+  // vllm/config/cache.py: BlockSize = Literal[1, 8, 16, 32, 64, 128] (the CLI's --block-size
+  // choices; v0.10, earlier vllm/config.py CacheConfig).
+  const double block = in.block_size.in(one);
+  if (std::find(kVllmBlockSizes.begin(), kVllmBlockSizes.end(), block) == kVllmBlockSizes.end())
+    throw InputError("--block-size", format_plain_number(block), "one of vLLM's block sizes 1, 8, 16, 32, 64 or 128");
+  // vllm/config/scheduler.py SchedulerConfig._verify_args: "max_num_batched_tokens (...) must be
+  // greater than or equal to max_num_seqs (...)".
+  if (in.max_num_batched_tokens < in.max_num_seqs)
+    throw InputError("--max-num-batched-tokens", format_plain_number(in.max_num_batched_tokens.in(one)),
+                     "at least --max-num-seqs (" + format_plain_number(in.max_num_seqs.in(one)) +
+                         "): vLLM refuses fewer tokens per step than sequences");
+}
 
 VllmBatchDefaults vllm_batch_defaults(Bytes gpu_memory, std::string_view device_name) {
   std::string lower(device_name);
@@ -95,6 +128,7 @@ VllmBudget vllm_budget(const specs::ModelSpec& m, const VllmInput& in) {
                      "a fraction of the GPU's memory in (0, 1]");
   specs::refuse_encoder_decoder(m, "--engine vllm");
   specs::refuse_mamba_layers(m, "--engine vllm (vLLM's Mamba state blocks are not modelled)");
+  validate_vllm_settings(m, in);
 
   VllmBudget b;
   const double tp = in.tp.in(one);
@@ -111,7 +145,9 @@ VllmBudget vllm_budget(const specs::ModelSpec& m, const VllmInput& in) {
   b.sampler_peak = rows * static_cast<double>(m.vocab) * kLogitBytes * byte;
   b.activation_peak = b.forward_peak + b.sampler_peak;
   b.non_torch = (tp > 1.0 ? kNonTorchParallelGiB : kNonTorchSingleGiB) * GiB;
-  b.kv_pool = b.budget - b.weights - b.activation_peak - b.non_torch;
+  const Bytes left = b.budget - b.weights - b.activation_peak - b.non_torch;
+  b.kv_pool = left > Bytes{} ? left : Bytes{};
+  b.shortfall = left < Bytes{} ? Bytes{} - left : Bytes{};
 
   // vLLM shards KV heads over TP and keeps at least one per GPU (num_kv_heads // tp_size, min 1);
   // an MLA latent is whole on every GPU.
@@ -153,7 +189,7 @@ VllmBudget vllm_budget(const specs::ModelSpec& m, const VllmInput& in) {
 }
 
 VllmFit vllm_fit(const VllmBudget& b) {
-  if (b.kv_pool <= Bytes{} || b.kv_blocks == 0) return VllmFit::no_cache_memory;
+  if (b.shortfall > Bytes{} || b.kv_blocks == 0) return VllmFit::no_cache_memory;
   if (b.max_concurrency < 1.0) return VllmFit::request_too_long;
   return VllmFit::fits;
 }
@@ -184,8 +220,17 @@ void vllm_budget(const specs::ModelSpec& m, const VllmInput& in, ResultSet& out,
                 std::min(in.max_num_seqs.in(one), in.max_num_batched_tokens.in(one)), static_cast<double>(m.vocab)));
   out.item("non_torch", "non-torch memory", value(b.non_torch), tp > 1.0 ? "NCCL + all-reduce buffers (TP ≥ 2)" : "one GPU",
            text("{}", b.non_torch));
-  out.item("kv_pool", "KV pool", value(b.kv_pool), "budget − weights − activation peak − non-torch",
-           text("{} − {} − {} − {}", b.budget, b.weights, b.activation_peak, b.non_torch));
+  if (b.shortfall > Bytes{}) {
+    // Nothing is left for the cache: the pool is empty and the row below says by how much the
+    // share falls short, so that no row is a negative byte count.
+    out.item("kv_pool", "KV pool", value(b.kv_pool), "max(0, budget − weights − activation peak − non-torch)",
+             text("max(0, {} − {} − {} − {})", b.budget, b.weights, b.activation_peak, b.non_torch));
+    out.item("shortfall", "vLLM's share short by", value(b.shortfall), "weights + activation peak + non-torch − budget",
+             text("{} + {} + {} − {}", b.weights, b.activation_peak, b.non_torch, b.budget));
+  } else {
+    out.item("kv_pool", "KV pool", value(b.kv_pool), "budget − weights − activation peak − non-torch",
+             text("{} − {} − {} − {}", b.budget, b.weights, b.activation_peak, b.non_torch));
+  }
   if (ledger) {
     out.item("per_gpu", "per GPU", value(b.weights + b.activation_peak + b.non_torch + b.kv_pool),
              "weights + activation peak + non-torch + KV pool",
@@ -220,6 +265,12 @@ void vllm_budget(const specs::ModelSpec& m, const VllmInput& in, ResultSet& out,
                   "calibrated against vLLM start-up logs within ±0.3 GiB",
                   in.max_num_batched_tokens.in(one), b.per_token_activation * byte,
                   std::min(in.max_num_seqs.in(one), in.max_num_batched_tokens.in(one))));
+  const double tokens = in.max_num_batched_tokens.in(one), seqs = in.max_num_seqs.in(one);
+  if (tokens < kCalibratedTokensLow || tokens > kCalibratedTokensHigh || seqs < kCalibratedSeqsLow ||
+      seqs > kCalibratedSeqsHigh)
+    out.warn(text("vLLM's activation peak at --max-num-batched-tokens {} and --max-num-seqs {} is extrapolated: the "
+                  "model was checked against start-up logs at 2048 to 29000 tokens and 256 to 1024 sequences",
+                  tokens, seqs));
   out.assume("vllm_non_torch", text("non-torch memory {} ({}: NCCL and custom all-reduce buffers at TP ≥ 2)",
                                     b.non_torch, tp > 1.0 ? "TP ≥ 2" : "one GPU, no communicators"));
   out.assume("block_size", text("{} tokens per KV block; {} per block of one layer", in.block_size.in(one), b.page));

@@ -9,6 +9,7 @@
 
 #include "napkin/ground/check.h"
 #include "napkin/ground/error.h"
+#include "napkin/model/context_limit.h"
 #include "napkin/model/parallel.h"
 #include "napkin/model/params.h"
 
@@ -438,9 +439,7 @@ void InferenceReport::shape_assumptions(ResultSet& out) const {
   else
     out.assume("batch_context", text("{} sequence(s) of {} tokens each (prompt + generated), all resident",
                                      in.batch, in.context));
-  if (m.max_context > 0 && in.context.in(one) > static_cast<double>(m.max_context))
-    out.warn(text("--context {} is past the model's maximum context {} (max_position_embeddings): the ledger is "
-                  "arithmetic, the model was not trained for it", in.context, static_cast<double>(m.max_context)));
+  check_trained_context(m, in.context.in(one), "--context", out);
   out.assume("kv_dtype", text("KV cache stored in {} ({} per element)", dtype_name(in.kv_dtype), e));
   if (m.attention == specs::AttentionKind::mla)
     out.assume("kv_layout", text("MLA caches the compressed latent and the RoPE key per layer, not full K and V"));

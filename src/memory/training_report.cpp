@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "napkin/model/context_limit.h"
 #include "training_detail.h"
 
 namespace napkin {
@@ -464,6 +465,7 @@ void TrainingReport::layer_assumptions(ResultSet& out) const {
 void training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in, ResultSet& out) {
   const TrainingParts p = training_detail::compute_training(m, in);
   const TrainingReport report(m, in, p);
+  if (!m.count_only()) check_trained_context(m, in.seq.in(units::one), "--seq", out);
   report.inputs(out);
   report.model_state_items(out);
   report.ledger_rows(out);

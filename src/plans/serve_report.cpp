@@ -8,6 +8,7 @@
 
 #include "napkin/ground/check.h"
 #include "napkin/ground/error.h"
+#include "napkin/model/context_limit.h"
 #include "napkin/model/parallel.h"
 #include "napkin/model/params.h"
 
@@ -389,6 +390,7 @@ void ServeReport::run_assumptions(ResultSet& out) const {
 
 void serve(const specs::ModelSpec& m, const ServeInput& in, bool per_op, ResultSet& out) {
   const ServeReport t(m, in);
+  check_trained_context(m, in.prompt.in(units::one) + in.generate.in(units::one), "--prompt + --generate", out);
   t.inputs(out);
   t.speed_items(out);
   t.decode_items(out);

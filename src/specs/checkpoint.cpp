@@ -476,6 +476,15 @@ bool quantization_tensor(std::string_view name) {
 
 }  // namespace
 
+void check_stored_bits(const StoredWeights& w, std::int64_t declared_params, std::string_view source) {
+  if (declared_params <= 0) return;
+  const double bits = 8.0 * static_cast<double>(w.bytes) / static_cast<double>(declared_params);
+  if (!(bits >= 1.0 && bits <= 64.0))
+    throw InputError(fmt::format("{}: the checkpoint's {} B ({}) are {:.3g} bits for each of the {} parameters "
+                                 "the config declares; expected 1 to 64 bits per parameter",
+                                 source, w.bytes, w.detail, bits, declared_params));
+}
+
 std::optional<StoredWeights> stored_weights(const fs::path& path) {
   fs::path file = path;
   std::error_code ec;

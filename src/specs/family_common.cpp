@@ -96,6 +96,19 @@ void read_llama_like(const Fields& f, ModelSpec& m, bool tied_default) {
   attention_kind(m);
 }
 
+void read_rope_scaling(const Fields& f, ModelSpec& m) {
+  m.model_max_length = f.int_or("model_max_length", 0, kCount);
+  const char* key = f.has("rope_scaling") && !f.raw("rope_scaling").is_null() ? "rope_scaling"
+                    : f.has("rope_parameters") && !f.raw("rope_parameters").is_null() ? "rope_parameters"
+                                                                                        : nullptr;
+  if (key == nullptr) return;
+  const Fields r = f.sub(key);
+  m.rope_type = r.has("rope_type") ? r.str_or("rope_type", "") : r.str_or("type", "");
+  if (m.rope_type.empty()) m.rope_type = "default";
+  m.rope_factor = r.positive_number_or("factor", 1.0, "a positive number (the RoPE scaling factor)");
+  m.rope_original_context = r.int_or("original_max_position_embeddings", 0, kCount);
+}
+
 // The config with `defaults` filled in where it leaves a field out (HF's save_pretrained omits
 // fields equal to the class default); the fields taken from the class are named in a note.
 json with_defaults(const Fields& f, const json& defaults, std::string_view source, ModelSpec& m) {

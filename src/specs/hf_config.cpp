@@ -295,6 +295,7 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
   // Falcon's legacy RefinedWeb names show as falcon.
   m.family = (t == "RefinedWeb" || t == "RefinedWebModel") ? std::string(fam->name) : t;
   fam->read(f, m, t);
+  read_rope_scaling(f, m);
   // Layouts counted from their modeling files that no checkpoint total has yet confirmed
   // (tests/real-configs: the hand computations and the rounded figures published for them).
   static constexpr std::pair<std::string_view, std::string_view> kUnverified[] = {

@@ -37,6 +37,9 @@ void attention_kind(ModelSpec& m);
 void read_layer_types(const Fields& f, ModelSpec& m);
 void slide_by_pattern(ModelSpec& m, i64 pattern);
 void read_llama_like(const Fields& f, ModelSpec& m, bool tied_default);
+/// rope_scaling (or transformers v5's rope_parameters) and model_max_length, for every family:
+/// the type ("type" in older configs), factor and original_max_position_embeddings.
+void read_rope_scaling(const Fields& f, ModelSpec& m);
 json with_defaults(const Fields& f, const json& defaults, std::string_view source, ModelSpec& m);
 void read_moe_layout(const Fields& f, ModelSpec& m);
 

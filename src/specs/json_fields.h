@@ -101,6 +101,13 @@ class JsonFields {
     if (!v.is_number() || !(v.get<double>() >= 0.0 && v.get<double>() <= 1.0)) bad(key, "a probability from 0 to 1");
     return v.get<double>();
   }
+  /// A finite number above zero, `fallback` when absent.
+  double positive_number_or(const char* key, double fallback, const char* what) const {
+    if (!has(key)) return fallback;
+    const json& v = j_.at(key);
+    if (!v.is_number() || !(v.get<double>() > 0.0 && v.get<double>() < 1e300)) bad(key, what);
+    return v.get<double>();
+  }
   std::string str_or(const char* key, std::string fallback) const {
     if (!has(key)) return fallback;
     if (!j_.at(key).is_string()) bad(key, "a string");

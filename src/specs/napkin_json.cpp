@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "hf_family.h"
 #include "json_fields.h"
 #include "napkin/ground/error.h"
 
@@ -46,6 +47,7 @@ ModelSpec from_napkin_json(const json& j, std::string_view file) {
   m.position_offset = r.integer("position_offset", "a non-negative integer", 0, kNone);
   m.position_table = r.integer("position_table", "a non-negative integer", 0,
                                m.positions == PositionKind::learned ? m.max_context + m.position_offset : 0);
+  family::read_rope_scaling(r, m);  // "rope_scaling" and "model_max_length", as config.json spells them
   m.sliding_window = r.integer("sliding_window", "a non-negative integer", 0, kNone);
   m.sliding_every = r.integer("sliding_every", "a non-negative integer", 0, kNone);
   m.attention_chunk = r.integer("attention_chunk", "a non-negative integer", 0, kNone);
@@ -145,6 +147,12 @@ json to_napkin_json(const ModelSpec& m) {
   j["position_table"] = m.position_table;
   j["position_offset"] = m.position_offset;
   j["max_context"] = m.max_context;
+  if (!m.rope_type.empty()) {
+    json rope = {{"rope_type", m.rope_type}, {"factor", m.rope_factor}};
+    if (m.rope_original_context > 0) rope["original_max_position_embeddings"] = m.rope_original_context;
+    j["rope_scaling"] = rope;
+  }
+  if (m.model_max_length > 0) j["model_max_length"] = m.model_max_length;
   j["sliding_window"] = m.sliding_window;
   j["sliding_every"] = m.sliding_every;
   if (m.attention_chunk > 0) j["attention_chunk"] = m.attention_chunk;

@@ -46,6 +46,7 @@ struct LlamaCppInput {
   CacheType type_k = CacheType::f16;    // -ctk
   CacheType type_v = CacheType::f16;    // -ctv
   Count n_ubatch = 512.0 * units::one;  // -ub
+  Count n_batch = 2048.0 * units::one;  // -b (llama-server's default; no napkin flag)
   bool flash_attention = true;          // -fa (mainline default "auto": on where the backend has kernels)
   bool swa_full = false;                // --swa-full
   // The model buffer, as the caller measured it (a GGUF's tensor bytes, or a dtype's arithmetic):
@@ -64,6 +65,8 @@ struct LlamaCppInput {
 struct LlamaCppKv {
   std::int64_t n_ctx = 0;       // after padding (and rounding to the slots)
   std::int64_t n_ctx_seq = 0;   // cells of one slot's stream
+  std::int64_t n_batch = 0;     // min(-c, -b) as llama.cpp clamps it (causal models)
+  std::int64_t n_ubatch = 0;    // min(n_batch, -ub): the ubatch the graph is reserved for
   std::int64_t streams = 1;     // n_stream
   std::int64_t base_layers = 0, swa_layers = 0;
   std::int64_t base_cells = 0;  // per stream
@@ -76,7 +79,8 @@ struct LlamaCppKv {
 };
 
 /// Throws InputError for what llama.cpp's KV arithmetic here does not cover: MLA (DeepSeek's
-/// latent cache), Mamba layers, encoder-decoders, a bare parameter count.
+/// latent cache), Mamba layers, encoder-decoders, a bare parameter count; and for what llama.cpp
+/// refuses: more than 256 slots (LLAMA_MAX_SEQ). The ubatch is clamped as llama.cpp clamps it.
 LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in);
 
 /// The compute buffer on the GPU, modelled as the largest of three moments of the worst-case

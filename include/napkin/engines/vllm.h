@@ -33,6 +33,7 @@ struct VllmInput {
   Count max_num_seqs = 1024.0 * units::one;            // rows of the sampler warm-up
   Count block_size = 16.0 * units::one;                // tokens per KV block (CacheConfig default)
   Count context{};                       // tokens per request (max_model_len), for max_concurrency
+  std::string_view context_flag = "--context";  // the flag(s) that set it, for messages
   Count tp = 1.0 * units::one;
   Dtype kv_dtype = Dtype::bf16;
   Bytes weights{};                       // per GPU, as the inference ledger holds them
@@ -45,7 +46,8 @@ struct VllmBudget {
   Bytes sampler_peak{};     // fp32 logits of the sampler warm-up
   Bytes activation_peak{};  // forward_peak + sampler_peak
   Bytes non_torch{};
-  Bytes kv_pool{};          // budget − weights − activation_peak − non_torch (negative: does not fit)
+  Bytes kv_pool{};          // budget − weights − activation_peak − non_torch, or 0 when that is negative
+  Bytes shortfall{};        // weights + activation_peak + non_torch − budget when positive (vLLM will not start), else 0
   Bytes page{};             // one block of one layer: block_size × K,V bytes per token per layer (per GPU)
   std::int64_t attention_layers = 0;  // layers with a KV cache
   std::int64_t groups = 1;            // KV cache groups (one per attention type, split to group_size layers)
@@ -56,6 +58,13 @@ struct VllmBudget {
   double max_concurrency = 0;           // kv_blocks / blocks_per_request
   double per_token_activation = 0;      // bytes per token of the profiling batch
 };
+
+/// vLLM's own checks of its settings, raised at start-up as vLLM raises them (InputError naming
+/// the flag): in.context at most the model's context_limit (napkin/model/context_limit.h: vLLM's
+/// derived max_model_len; the config's model_max_length may allow more); --block-size one of 1, 8, 16, 32, 64, 128 (vllm/config/cache.py BlockSize);
+/// --max-num-batched-tokens at least --max-num-seqs (vllm/config/scheduler.py
+/// SchedulerConfig._verify_args). vllm_budget calls it.
+void validate_vllm_settings(const specs::ModelSpec& m, const VllmInput& in);
 
 /// The batch defaults vLLM picks for `vllm serve` (UsageContext.OPENAI_API_SERVER) in
 /// EngineArgs.get_batch_defaults (v0.9–v0.10): a GPU of at least 70 GiB whose name does not
@@ -91,7 +100,7 @@ VllmBudget vllm_budget(const specs::ModelSpec& m, const VllmInput& in);
 /// kv_dtype) are left out.
 void vllm_budget(const specs::ModelSpec& m, const VllmInput& in, ResultSet& out, bool ledger = true);
 
-/// Whether vLLM would start: no_cache_memory when the pool is negative or holds no block (vLLM:
+/// Whether vLLM would start: no_cache_memory when the share falls short or the pool holds no block (vLLM:
 /// "No available memory for the cache blocks"), request_too_long when one request of in.context
 /// tokens needs more blocks than the pool holds (vLLM refuses max_model_len).
 enum class VllmFit { fits, no_cache_memory, request_too_long };

@@ -7,8 +7,8 @@
 
 namespace napkin {
 
-/// Bad input: `field` is the flag or JSON pointer, `value` what was given, `expected` what
-/// would have been accepted. what() is the one-line message, without the "napkin: error: "
+/// Bad input: `field` is the flag or JSON pointer, `value` what was given ("(given)" for a switch,
+/// "(with ...)" for a flag refused beside another), `expected` what would have been accepted. what() is the one-line message, without the "napkin: error: "
 /// prefix.
 class InputError : public std::runtime_error {
  public:
@@ -27,13 +27,13 @@ class InputError : public std::runtime_error {
   const std::string& expected() const { return expected_; }
 
  private:
+  // A switch has no value to quote: "(given)" reads "FIELD: expected ...", and a flag refused
+  // beside another ("(with --zero 2)") reads "FIELD (with --zero 2): expected ...".
   static std::string compose(const std::string& f, const std::string& v, const std::string& e) {
-    std::string m = f;
-    m += ": '";
-    m += v;
-    m += "': expected ";
-    m += e;
-    return m;
+    if (v == "(given)") return f + ": expected " + e;
+    if ((v.rfind("(with ", 0) == 0 || v.rfind("(given with ", 0) == 0) && v.back() == ')')
+      return f + " " + v + ": expected " + e;
+    return f + ": '" + v + "': expected " + e;
   }
   std::string field_, value_, expected_;
 };

@@ -106,6 +106,13 @@ struct ModelSpec {
   std::int64_t position_table = 0;   // rows of the learned position table (incl. offset)
   std::int64_t position_offset = 0;  // OPT keeps 2 extra rows
   std::int64_t max_context = 0;      // max_position_embeddings / n_positions
+  // rope_scaling (transformers v5: rope_parameters) as the config states it: rope_type empty when
+  // it has none; the factor (1 when absent) and original_max_position_embeddings (0 when absent).
+  // vLLM derives its longest max_model_len from them (napkin/engines/vllm.h).
+  std::string rope_type;
+  double rope_factor = 1.0;
+  std::int64_t rope_original_context = 0;
+  std::int64_t model_max_length = 0;  // config.json's model_max_length (Command-R), 0 when absent
   std::int64_t sliding_window = 0;   // 0: full attention everywhere
   std::int64_t sliding_every = 0;    // 0: every layer; 2: every other layer (Gemma 2)
 

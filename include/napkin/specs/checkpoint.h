@@ -133,6 +133,13 @@ struct StoredWeights {
 /// total_size. Throws InputError as the readers do.
 std::optional<StoredWeights> stored_weights(const std::filesystem::path& path);
 
+/// The one range check on a checkpoint's stored bytes, whoever reads them (the index's
+/// metadata.total_size with its shards absent, the shards' headers, a GGUF's tensors): between 1
+/// and 64 bits for each of the `declared_params` the config declares, or these are not its
+/// weights (a total_size of 5 was a 5-byte model). InputError naming `source` otherwise; nothing
+/// to check when declared_params is 0.
+void check_stored_bits(const StoredWeights& w, std::int64_t declared_params, std::string_view source);
+
 /// Architecture facts a GGUF file states in its metadata, under llama.cpp's key names
 /// (ggml docs/gguf.md, "LLM"): `<arch>.block_count` and so on, with `<arch>` the value of
 /// general.architecture. A key the file lacks, or holds as anything but one non-negative
