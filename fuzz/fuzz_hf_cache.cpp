@@ -19,6 +19,7 @@
 // InputError is the expected answer to bad input; anything else escapes. Invariants: an id that
 // parses reparses to itself from "org/name@revision"; a snapshot found is a directory
 // snapshots/<40 hex digits> of the folder that spells the id without regard to case.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -178,17 +179,35 @@ void build_tree(const fs::path& hub, std::string_view entries) {
   }
 }
 
-// The hub, 6 directories below the scratch directory, made once; the working directory is the hub.
+// The hub, 6 directories below the scratch directory, made once; HF_HUB_CACHE names it.
 const fs::path& hub_dir() {
   static const fs::path hub = [] {
     const fs::path h = fuzz::scratch_dir() / "t" / "p" / "p" / "p" / "p" / "p" / "hub";
     fs::create_directories(h);
-    NAPKIN_FUZZ_CHECK(::chdir(h.c_str()) == 0);
     NAPKIN_FUZZ_CHECK(::setenv("HF_HUB_CACHE", h.c_str(), 1) == 0);
     return h;
   }();
   return hub;
 }
+
+// The hub as the working directory while it lives, so that a relative MODEL names a path in the
+// tree; the previous one back after (libFuzzer and the replay driver name their files relative
+// to it).
+class InHub {
+ public:
+  explicit InHub(const fs::path& hub) : previous_(::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    NAPKIN_FUZZ_CHECK(previous_ >= 0 && ::chdir(hub.c_str()) == 0);
+  }
+  ~InHub() {
+    NAPKIN_FUZZ_CHECK(::fchdir(previous_) == 0);
+    ::close(previous_);
+  }
+  InHub(const InHub&) = delete;
+  InHub& operator=(const InHub&) = delete;
+
+ private:
+  int previous_;
+};
 
 void clear(const fs::path& hub) {
   std::error_code ec;
@@ -236,16 +255,9 @@ void check_snapshot(const fs::path& hub, const specs::RepoRef& r, const fs::path
   NAPKIN_FUZZ_CHECK(lower(folder.filename().string()) == lower(want));
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const fs::path& hub = hub_dir();
-  const std::string_view text = fuzz::as_text(data, size);
-  const std::size_t newline = text.find('\n');
-  const std::string arg(text.substr(0, newline));
-  clear(hub);
-  if (newline != std::string_view::npos) build_tree(hub, text.substr(newline + 1));
-
+// What the CLI does with MODEL, against the tree.
+void resolve(const fs::path& hub, const std::string& arg) {
+  const InHub in_hub(hub);
   std::optional<specs::RepoRef> ref;
   try {
     ref = specs::parse_repo_id(arg);
@@ -281,6 +293,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const InputError&) {
     }
   }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const fs::path& hub = hub_dir();
+  const std::string_view text = fuzz::as_text(data, size);
+  const std::size_t newline = text.find('\n');
+  const std::string arg(text.substr(0, newline));
+  clear(hub);
+  if (newline != std::string_view::npos) build_tree(hub, text.substr(newline + 1));
+  resolve(hub, arg);
   clear(hub);
   return 0;
 }
