@@ -10,16 +10,17 @@
 // Parents of a path are made as directories. Entries that could reach outside the tree are
 // skipped: path components are [A-Za-z0-9._@-] (not "." or ".."), none of a path's existing
 // parents may be a link, and a target is relative with its ".." (at most 4) leading. The hub sits
-// 6 directories deep in the scratch directory, so no chain of links climbs out of it, and the
-// load path is tried only for an argument that is relative and has no "..".
+// 6 directories deep in the scratch directory, so no chain of links climbs out of it; the argument
+// is read as a path in the tree only when it is relative and has no "..", and as typed only when
+// nothing is at that path in the working directory.
 //
 // Each input: parse_repo_id; find_in_hub_cache with a HubEnv naming the hub; load_model (the
-// CLI's MODEL resolution, HF_HUB_CACHE set to the hub and the working directory the hub); and,
-// for a snapshot found, stored_weights and read_checkpoint (what memory and params read).
+// CLI's MODEL resolution, HF_HUB_CACHE set to the hub) of the argument and of the argument as a
+// path in the tree; and, for a snapshot found, stored_weights and read_checkpoint (what memory and
+// params read).
 // InputError is the expected answer to bad input; anything else escapes. Invariants: an id that
 // parses reparses to itself from "org/name@revision"; a snapshot found is a directory
 // snapshots/<40 hex digits> of the folder that spells the id without regard to case.
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -190,25 +191,6 @@ const fs::path& hub_dir() {
   return hub;
 }
 
-// The hub as the working directory while it lives, so that a relative MODEL names a path in the
-// tree; the previous one back after (libFuzzer and the replay driver name their files relative
-// to it).
-class InHub {
- public:
-  explicit InHub(const fs::path& hub) : previous_(::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
-    NAPKIN_FUZZ_CHECK(previous_ >= 0 && ::chdir(hub.c_str()) == 0);
-  }
-  ~InHub() {
-    NAPKIN_FUZZ_CHECK(::fchdir(previous_) == 0);
-    ::close(previous_);
-  }
-  InHub(const InHub&) = delete;
-  InHub& operator=(const InHub&) = delete;
-
- private:
-  int previous_;
-};
-
 void clear(const fs::path& hub) {
   std::error_code ec;
   std::vector<fs::path> entries;
@@ -257,7 +239,6 @@ void check_snapshot(const fs::path& hub, const specs::RepoRef& r, const fs::path
 
 // What the CLI does with MODEL, against the tree.
 void resolve(const fs::path& hub, const std::string& arg) {
-  const InHub in_hub(hub);
   std::optional<specs::RepoRef> ref;
   try {
     ref = specs::parse_repo_id(arg);
@@ -276,10 +257,18 @@ void resolve(const fs::path& hub, const std::string& arg) {
     } catch (const InputError&) {
     }
   }
-  // The CLI's resolution of MODEL, which reads the paths it names: only inside the tree.
-  if (!arg.empty() && arg.front() != '/' && arg.find("..") == std::string::npos) {
+  // The CLI's resolution of MODEL: as typed when nothing is at that path in the working directory
+  // (libFuzzer's, left as it is: it writes the corpus and crash inputs there), so that it is read
+  // as a preset or an id of the tree; and as a path in the tree when it is relative without "..".
+  if (!arg.empty() && specs::file_status(arg).kind == specs::FileKind::missing) {
     try {
       (void)specs::load_model(arg);
+    } catch (const InputError&) {
+    }
+  }
+  if (!arg.empty() && arg.front() != '/' && arg.find("..") == std::string::npos) {
+    try {
+      (void)specs::load_model((hub / arg).string());
     } catch (const InputError&) {
     }
   }

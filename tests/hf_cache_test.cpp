@@ -379,6 +379,10 @@ TEST_CASE("a Hugging Face URL that names something other than a model repository
   refused("hf.co/acme/m@main", "'@' in a URL (a URL names a revision as /tree/<revision>)");
   refused("hf.co/acme/..m", "'acme/..m' is not a repository id");
   refused("hf.co/acme/m/tree/a..b", "'a..b' is not a revision");
+  // Found by fuzz_hf_cache: the URL was read as the id that "ao/acmeig.json" typed plainly is not.
+  refused("https://huggingface.co/ao/acmeig.json",
+          "'ao/acmeig.json' ends like a file name, which napkin reads as a path, never as a repository id");
+  CHECK_FALSE(specs::parse_repo_id("ao/acmeig.json@main"));
   // Not URLs of the Hub: left to the path and preset lookups, as before.
   CHECK_FALSE(specs::parse_repo_id("https://example.com/acme/m"));
   CHECK_FALSE(specs::parse_repo_id("acme/m//"));

@@ -34,6 +34,11 @@ bool valid_part(std::string_view s) {
   return true;
 }
 
+// A name napkin reads as a file's: "org/config.json" is a path that is not there, not an id.
+bool file_like(std::string_view s) {
+  return ends_with(s, ".json") || ends_with(s, ".gguf") || ends_with(s, ".safetensors");
+}
+
 // A revision: a branch, tag or commit hash (letters, digits, '-', '_', '.', '/' for "refs/pr/1"
 // style names; no "..", no leading '/').
 bool valid_revision(std::string_view s) {
@@ -134,6 +139,8 @@ RepoRef parse_hub_url(std::string_view arg, std::string_view path) {
   r.repo = std::string(parts[0]) + "/" + std::string(parts[1]);
   r.revision = "main";
   if (!valid_part(parts[0]) || !valid_part(parts[1])) refuse_url(arg, "'" + r.repo + "' is not a repository id");
+  if (file_like(parts[1]))
+    refuse_url(arg, "'" + r.repo + "' ends like a file name, which napkin reads as a path, never as a repository id");
   if (parts.size() == 2) return r;
   if (parts[2] != "tree")
     refuse_url(arg, "a URL of the repository's '" + std::string(parts[2]) +
@@ -210,7 +217,7 @@ std::optional<RepoRef> parse_repo_id(std::string_view arg) {
   }
   const auto slash = id.find('/');
   if (slash == std::string_view::npos || id.find('/', slash + 1) != std::string_view::npos) return std::nullopt;
-  if (ends_with(id, ".json") || ends_with(id, ".gguf") || ends_with(id, ".safetensors")) return std::nullopt;
+  if (file_like(id)) return std::nullopt;
   if (!valid_part(id.substr(0, slash)) || !valid_part(id.substr(slash + 1))) return std::nullopt;
   r.repo = std::string(id);
   return r;

@@ -46,7 +46,8 @@ struct HubEnv {
 /// a Space (/datasets/..., /spaces/...), a file or page of the repository (/blob/, /resolve/,
 /// /raw/, /commit/, /discussions, ...), a single path part (a legacy id such as gpt2, which the
 /// Hub redirects to an org napkin cannot know offline), '@' in a URL (a URL names its revision
-/// as /tree/<rev>), a query or fragment, or parts that are not a valid id or revision.
+/// as /tree/<rev>), a query or fragment, parts that are not a valid id or revision, or a name
+/// ending in .json, .gguf or .safetensors (not an id when typed plainly either: a path).
 std::optional<RepoRef> parse_repo_id(std::string_view arg);
 
 /// The hub directory and the variable that chose it ("HF_HUB_CACHE", "HF_HOME",
