@@ -454,10 +454,10 @@ std::optional<fs::path> find_checkpoint(const fs::path& dir) {
   // among the others would count a different set of weights.
   if (!dangling.empty()) {
     std::sort(dangling.begin(), dangling.end());
+    const std::string more =
+        dangling.size() > 1 ? " (" + std::to_string(dangling.size() - 1) + " more such link(s) beside it)" : "";
     throw InputError(dangling[0].string() + ": " + describe(file_status(dangling[0])) +
-                     "; expected the checkpoint file it names" +
-                     (dangling.size() > 1 ? " (" + std::to_string(dangling.size() - 1) + " more such link(s) beside it)"
-                                          : std::string()));
+                     "; expected the checkpoint file it names" + more);
   }
   std::sort(indexes.begin(), indexes.end());
   std::sort(safetensors.begin(), safetensors.end());

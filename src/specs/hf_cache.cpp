@@ -140,7 +140,8 @@ RepoRef parse_hub_url(std::string_view arg, std::string_view path) {
   r.revision = "main";
   if (!valid_part(parts[0]) || !valid_part(parts[1])) refuse_url(arg, "'" + r.repo + "' is not a repository id");
   if (file_like(parts[1]))
-    refuse_url(arg, "'" + r.repo + "' ends like a file name, which napkin reads as a path, never as a repository id");
+    refuse_url(arg, "'" + r.repo + "' ends like a file name, which napkin reads as a path, never as a "
+                                  "repository id");
   if (parts.size() == 2) return r;
   if (parts[2] != "tree")
     refuse_url(arg, "a URL of the repository's '" + std::string(parts[2]) +
@@ -158,15 +159,19 @@ void refuse_ref_in_other_case(const RepoRef& ref, const fs::path& repo_dir) {
   const fs::path refs = repo_dir / "refs";
   if (file_status(refs).kind != FileKind::directory) return;
   std::error_code ec;
-  std::size_t seen = 0;
+  std::size_t seen = 0;  // a cache has a few refs; a tree of thousands is not walked further
   const std::string want = lower(ref.revision);
+  std::vector<std::string> others;
   for (fs::recursive_directory_iterator it(refs, ec), end; !ec && it != end && seen < 10000; it.increment(ec), ++seen) {
-    const std::string rel = it->path().lexically_relative(refs).generic_string();
+    std::string rel = it->path().lexically_relative(refs).generic_string();
     if (lower(rel) == want && rel != ref.revision && file_status(it->path()).kind != FileKind::directory)
-      throw InputError(ref.repo + "@" + ref.revision + ": no ref '" + ref.revision + "' in " + repo_dir.string() +
-                       ", but refs/" + rel + "; expected the revision as the ref spells it (branch and tag names "
-                       "are case-sensitive)");
+      others.push_back(std::move(rel));
   }
+  if (others.empty()) return;
+  std::sort(others.begin(), others.end());
+  throw InputError(ref.repo + "@" + ref.revision + ": no ref '" + ref.revision + "' in " + repo_dir.string() +
+                   ", but refs/" + others[0] +
+                   "; expected the revision as the ref spells it (branch and tag names are case-sensitive)");
 }
 
 // Names in `dir` for which `keep` holds, sorted. A missing directory has none; one that is not a
