@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes the seed inputs of the fuzz harnesses into fuzz/seeds/<harness>/ (not committed:
 scripts/fuzz merges them into fuzz/corpus/<harness>/, which is). Sources: the model and
-hardware presets, the examples' flag values, and synthetic safetensors and GGUF headers built
-like tests/checkpoint_files.h builds them."""
+hardware presets, the examples' flag values, synthetic safetensors and GGUF headers built
+like tests/checkpoint_files.h builds them, and Hugging Face cache trees as huggingface_hub
+leaves them, with the ways they break (a link to a blob that is gone, a loop, a bad ref)."""
 import json, os, pathlib, struct, sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
@@ -114,4 +115,64 @@ put("gguf", "llama", gguf([
 put("gguf", "v2-empty", gguf([], [], version=2))
 put("gguf", "minimal", gguf([kv("general.architecture", STRING, s("qwen2"))],
                             [("output.weight", [32, 1], 39, 17)]))
+# hf_cache: the model argument, then one cache entry a line (see fuzz_hf_cache.cpp).
+H1, H2, H3 = "a" * 40, "abcdef0123456789abcdef0123456789abcdef01", "abcdef9999999999999999999999999999999999"
+def repo(folder="models--acme--m", h=H1, files=(("config.json", "cfg", "@config"),), ref="main"):
+    lines = [f"f {folder}/refs/{ref} {h}", f"d {folder}/snapshots/{h}"]
+    for name, blob, content in files:
+        if content is not None:
+            lines.append(f"f {folder}/blobs/{blob} {content}")
+        lines.append(f"l {folder}/snapshots/{h}/{name} ../../blobs/{blob}")
+    return lines
+hf_seeds = {
+    "plain": ["acme/m"] + repo(),
+    "weights": ["acme/m"] + repo(files=(("config.json", "cfg", "@config"), ("model.safetensors", "w", "@sa"))),
+    "index": ["acme/m"] + repo(files=(("config.json", "cfg", "@config"), ("model.safetensors.index.json", "i", "@index"),
+                                     ("a.safetensors", "wa", "@sa"), ("b.safetensors", "wb", "@sb"))),
+    "gguf": ["acme/m"] + repo(files=(("model-Q4_K_M.gguf", "g", "@gguf"),)),
+    "dangling-config": ["acme/m"] + repo(files=(("config.json", "cfg", None),)),
+    "dangling-weights": ["acme/m"] + repo(files=(("config.json", "cfg", "@config"), ("model.safetensors", "w", None))),
+    "dangling-shards": ["acme/m"] + repo(files=(("config.json", "cfg", "@config"),
+                                                ("model.safetensors.index.json", "i", "@index"),
+                                                ("a.safetensors", "wa", None), ("b.safetensors", "wb", None))),
+    "dangling-index": ["acme/m"] + repo(files=(("model.safetensors.index.json", "i", None),)),
+    "dangling-gguf": ["acme/m"] + repo(files=(("x.gguf", "g", None),)),
+    "dangling-ref": ["acme/m", "d models--acme--m/refs", "l models--acme--m/refs/main ../../blobs/gone"],
+    "dangling-snapshot": ["acme/m", f"f models--acme--m/refs/main {H1}", "d models--acme--m/snapshots",
+                          f"l models--acme--m/snapshots/{H1} ../gone"],
+    "dangling-folder": ["acme/m", "l models--acme--m gone"],
+    "loop": ["acme/m"] + repo(files=()) + [f"l models--acme--m/snapshots/{H1}/config.json config.json"],
+    "loop-pair": ["acme/m"] + repo(files=()) + [f"l models--acme--m/snapshots/{H1}/config.json x",
+                                                f"l models--acme--m/snapshots/{H1}/x config.json"],
+    "dir-link": ["acme/m"] + repo() + [f"l models--acme--m/snapshots/{H1}/sub ."],
+    "ref-newline": ["acme/m", f"f models--acme--m/refs/main {H1}\\n", f"d models--acme--m/snapshots/{H1}",
+                    f"f models--acme--m/snapshots/{H1}/config.json @config"],
+    "ref-bad": ["acme/m", "f models--acme--m/refs/main not-a-hash"],
+    "ref-dir": ["acme/m", "d models--acme--m/refs/main"],
+    "snapshot-file": ["acme/m", f"f models--acme--m/refs/main {H1}", f"f models--acme--m/snapshots/{H1} x"],
+    "trailing-slash": ["acme/m/"] + repo(),
+    "url": ["https://huggingface.co/acme/m"] + repo(),
+    "url-hf": ["hf.co/acme/m"] + repo(),
+    "url-tree": ["huggingface.co/acme/m/tree/v1"] + repo(ref="v1"),
+    "url-tree-pr": ["https://huggingface.co/acme/m/tree/refs%2Fpr%2F1"] + repo(ref="refs/pr/1"),
+    "url-dataset": ["https://huggingface.co/datasets/acme/m"],
+    "url-blob": ["https://huggingface.co/acme/m/blob/main/config.json"],
+    "url-one-part": ["https://hf.co/gpt2"],
+    "case": ["ACME/M"] + repo(),
+    "case-two": ["ACME/M"] + repo() + repo(folder="models--Acme--M", h=H2),
+    "full-hash": [f"acme/m@{H2}"] + repo(h=H2),
+    "full-hash-upper": [f"acme/m@{H2.upper()}"] + repo(h=H2),
+    "short-hash": ["acme/m@abcdef0"] + repo(h=H2) + repo(h=H3, ref="v1"),
+    "short-hash-ambiguous": ["acme/m@abcdef"] + repo(h=H2) + repo(h=H3, ref="v1"),
+    "ref-case": ["acme/m@Main"] + repo(),
+    "revision-missing": ["acme/m@v9"] + repo(),
+    "directory-arg": [f"models--acme--m/snapshots/{H1}"] + repo(),
+    "config-arg": [f"models--acme--m/snapshots/{H1}/config.json"] + repo(),
+    "preset": ["meta-llama/Llama-3.1-8B"],
+    "preset-url": ["https://huggingface.co/meta-llama/Llama-3.1-8B/tree/main"],
+    "escapes": ["acme/m"] + repo(files=(("config.json", "cfg", "{\\x22model_type\\x22:\\t1}"),)),
+}
+for name, lines in hf_seeds.items():
+    put("hf_cache", name, "\n".join(lines) + "\n")
+
 print(f"seeds written to {out}")

@@ -78,11 +78,25 @@ std::optional<FileRead> file_read(std::uint64_t device, std::uint64_t inode) {
   return std::nullopt;
 }
 
+void forget_file_reads() {
+  ReadFiles& r = read_files();
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  r.files.clear();
+}
+
 FileStatus file_status(const fs::path& path) {
   FileStatus s;
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     const int err = errno;
+    struct stat link {};
+    if (err == ENOENT && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+      s.kind = FileKind::dangling_link;
+      std::array<char, 4096> target{};
+      const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+      if (n > 0) s.link_target.assign(target.data(), static_cast<std::size_t>(n));
+      return s;
+    }
     if (err == ENOENT || err == ENOTDIR) s.kind = FileKind::missing;
     else if (err == ELOOP) s.kind = FileKind::symlink_loop;
     else {
@@ -106,6 +120,13 @@ std::string describe(const FileStatus& s) {
     case FileKind::block_device: return "a block device, not a file";
     case FileKind::socket: return "a socket, not a file";
     case FileKind::symlink_loop: return "too many levels of symbolic links";
+    case FileKind::dangling_link: {
+      const std::string& target = s.link_target;
+      // huggingface_hub's snapshot links point at ../../blobs/<sha256 or git sha1>.
+      if (fs::path(s.link_target).parent_path().filename() == "blobs")
+        return "a link to " + target + " which does not exist (the blob was not downloaded)";
+      return "a symbolic link to " + target + " which does not exist";
+    }
     case FileKind::other: return "not a regular file";
     case FileKind::unreadable: return "cannot be read: " + s.error;
   }
@@ -151,6 +172,7 @@ std::string_view sniff_weights_file(const fs::path& path) {
 
 InputFile::InputFile(const fs::path& path, std::string label) : label_(std::move(label)) {
   const FileStatus s = file_status(path);
+  if (s.kind == FileKind::dangling_link) refuse(path.string(), describe(s) + "; expected a file");
   if (s.kind != FileKind::regular) refuse(label_, describe(s));
   fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd_ < 0) refuse(label_, fmt::format("cannot be opened: {}", std::strerror(errno)));
@@ -414,16 +436,29 @@ double DtypeTotal::bits_per_weight() const { return bits_per(bytes, elements); }
 double Checkpoint::bits_per_weight() const { return bits_per(total_bytes, total_elements); }
 
 std::optional<fs::path> find_checkpoint(const fs::path& dir) {
-  std::vector<fs::path> indexes, safetensors, ggufs;
+  std::vector<fs::path> indexes, safetensors, ggufs, dangling;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (!it->is_regular_file(ec)) continue;
     const std::string name = it->path().filename().string();
-    if (ends_with(name, ".safetensors.index.json")) indexes.push_back(it->path());
-    else if (ends_with(name, ".safetensors")) safetensors.push_back(it->path());
-    else if (ends_with(name, ".gguf")) ggufs.push_back(it->path());
+    std::vector<fs::path>* list = ends_with(name, ".safetensors.index.json") ? &indexes
+                                  : ends_with(name, ".safetensors")          ? &safetensors
+                                  : ends_with(name, ".gguf")                 ? &ggufs
+                                                                             : nullptr;
+    if (list == nullptr) continue;
+    const FileKind kind = file_status(it->path()).kind;
+    if (kind == FileKind::regular) list->push_back(it->path());
+    else if (kind == FileKind::dangling_link) dangling.push_back(it->path());
   }
   if (ec) throw InputError(dir.string() + ": cannot list the directory: " + ec.message());
+  // A checkpoint file whose link dangles is part of the checkpoint that is not there: choosing
+  // among the others would count a different set of weights.
+  if (!dangling.empty()) {
+    std::sort(dangling.begin(), dangling.end());
+    const std::string more =
+        dangling.size() > 1 ? " (" + std::to_string(dangling.size() - 1) + " more such link(s) beside it)" : "";
+    throw InputError(dangling[0].string() + ": " + describe(file_status(dangling[0])) +
+                     "; expected the checkpoint file it names" + more);
+  }
   std::sort(indexes.begin(), indexes.end());
   std::sort(safetensors.begin(), safetensors.end());
   std::sort(ggufs.begin(), ggufs.end());
@@ -502,8 +537,15 @@ std::optional<StoredWeights> stored_weights(const fs::path& path) {
       bool any_shard = false;
       for (const auto& [tensor, shard] : index.at("weight_map").items()) {
         if (quantization_tensor(tensor)) w.quantized = true;
-        if (shard.is_string() && file_status(file.parent_path() / shard.get<std::string>()).kind != FileKind::missing)
-          any_shard = true;
+        if (!shard.is_string()) continue;
+        const fs::path shard_path = file.parent_path() / shard.get<std::string>();
+        const FileStatus status = file_status(shard_path);
+        // A shard whose link dangles was downloaded once and lost its blob: not an absent shard
+        // that metadata.total_size stands in for.
+        if (status.kind == FileKind::dangling_link)
+          throw InputError(shard_path.string() + ": " + describe(status) + "; expected the shard " +
+                           file.filename().string() + " names");
+        if (status.kind != FileKind::missing) any_shard = true;
       }
       if (!any_shard) {
         if (!index.contains("metadata") || !index.at("metadata").is_object() ||

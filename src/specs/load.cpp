@@ -41,7 +41,8 @@ constexpr std::string_view kExpected =
     "expected a preset name (napkin presets models), a config.json, a model directory or napkin model JSON";
 
 // config.json in `dir`, when there is one. One that is there but is not a file (a FIFO, a link
-// loop) is refused rather than passed over.
+// loop, a link whose target is gone: a Hugging Face cache blob never downloaded) is refused rather
+// than passed over.
 std::optional<ModelSpec> config_in(const fs::path& dir, std::string_view as) {
   const fs::path config = dir / "config.json";
   const FileStatus status = file_status(config);
@@ -94,7 +95,7 @@ ModelFiles resolve_model_files(std::string_view arg_view, std::string_view as) {
     f.spec = spec_from_json(j, arg, as);
     return f;
   }
-  if (status.kind != FileKind::missing)  // a FIFO, a device, a socket, a link loop
+  if (status.kind != FileKind::missing)  // a FIFO, a device, a socket, a link loop, a dangling link
     throw InputError(arg + ": " + describe(status) + "; " + std::string(kExpected));
   if (!as.empty() && is_model_preset(arg))
     throw InputError("--as", std::string(as), "a config.json with an unknown model_type (" + arg +
@@ -104,8 +105,8 @@ ModelFiles resolve_model_files(std::string_view arg_view, std::string_view as) {
     return f;
   }
   if (const std::optional<RepoRef> ref = parse_repo_id(arg)) {
-    // A Hugging Face repository id: its snapshot in the local hub cache, else the preset of that
-    // repository. Never the network.
+    // A Hugging Face repository id (or a spelling of one: napkin/specs/hf_cache.h): its snapshot
+    // in the local hub cache, else the preset of that repository. Never the network.
     const HubLookup found = find_in_hub_cache(*ref, HubEnv::from_environment());
     if (found.snapshot) {
       ModelFiles snap = resolve_model_files(found.snapshot->string(), as);
@@ -115,7 +116,7 @@ ModelFiles resolve_model_files(std::string_view arg_view, std::string_view as) {
       }
       return snap;
     }
-    if (ref->revision == "main" && arg.find('@') == std::string::npos) {
+    if (!ref->revision_given) {  // a preset is the repository's main revision, never another
       if (const std::optional<std::string> preset = model_preset_for_repo(ref->repo)) {
         if (!as.empty())
           throw InputError("--as", std::string(as), "a config.json with an unknown model_type (" + arg +

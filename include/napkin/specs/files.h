@@ -3,6 +3,9 @@
 // JSON, hardware JSON, safetensors, GGUF) goes through here, so that:
 //   - a FIFO, a device, a socket or a symbolic-link loop is named as what it is, and never opened
 //     in a way that blocks (stat first; the open is O_NONBLOCK and checked again with fstat);
+//   - a symbolic link whose target does not exist (a Hugging Face cache snapshot's link to a blob
+//     that was never downloaded or was deleted) is named as that, with its target, and is never
+//     taken for an absent file;
 //   - a JSON file is read once, up to a cap (64 MiB), and a bigger one is refused with its size
 //     before a byte is read;
 //   - a weights file given where JSON is expected (pytorch_model.bin, a .safetensors or .gguf
@@ -29,6 +32,7 @@ enum class FileKind {
   block_device,
   socket,
   symlink_loop,      // ELOOP
+  dangling_link,     // a symbolic link at the path itself whose target does not exist: see `link_target`
   other,             // a type stat reports that none of the above is
   unreadable,        // stat failed otherwise (EACCES, ENAMETOOLONG, ...): see `error`
 };
@@ -37,14 +41,21 @@ struct FileStatus {
   FileKind kind = FileKind::missing;
   std::uint64_t size = 0;  // of a regular file
   std::string error;       // strerror text when kind is unreadable
+  std::string link_target; // what the link holds (readlink(2)), when kind is dangling_link
 };
 
+/// stat(2) of `path`; when that finds nothing (ENOENT) but lstat(2) finds a symbolic link at the
+/// path itself, dangling_link with the link's text. A path whose missing part is a directory above
+/// it (a/b when a is a dangling link) is `missing`: the caller that looks at `a` names it.
 FileStatus file_status(const std::filesystem::path& path);
 
 /// What a status is, for a message after "<path>: ": "a FIFO, not a file", "a character device,
 /// not a file", "a block device, not a file", "a socket, not a file", "too many levels of symbolic
 /// links", "no such file or directory", "a directory, not a file", "cannot be read: Permission
-/// denied"; "a regular file" for one.
+/// denied"; "a regular file" for one. A dangling link: "a link to ../../blobs/<sha> which does not
+/// exist (the blob was not downloaded)" when the target names a file in a `blobs` directory (a
+/// Hugging Face cache), else "a symbolic link to <target> which does not exist" (the target as
+/// readlink(2) gives it).
 std::string describe(const FileStatus& status);
 
 /// The most bytes a config, model or hardware JSON may hold. Real config.json files are a few kB
@@ -78,9 +89,17 @@ struct FileRead {
 /// Thread-safe.
 std::optional<FileRead> file_read(std::uint64_t device, std::uint64_t inode);
 
+/// Forgets every file file_read() knows. For a long-running caller that reads files it then
+/// deletes (the fuzz harness of the Hugging Face cache resolver), whose inodes would otherwise
+/// pile up; a run of the CLI never calls it.
+void forget_file_reads();
+
 /// A regular file open for buffered reading. The constructor refuses anything else (InputError
 /// "<label>: a FIFO, not a file"), first by stat and then on the open descriptor, which is opened
-/// O_NONBLOCK so that a FIFO swapped in between cannot block.
+/// O_NONBLOCK so that a FIFO swapped in between cannot block. A dangling link is refused naming
+/// its full path rather than `label` ("<dir>/model-00001-of-00002.safetensors: a link to
+/// ../../blobs/<sha> which does not exist (the blob was not downloaded); expected a file"): which
+/// directory holds it is what the user has to fix.
 class InputFile {
  public:
   /// `label` starts every message about the file ("model.safetensors", "./config.json"). The
