@@ -1,11 +1,15 @@
 // The CLI as a user meets it: exit codes and one-line messages, run through the real binary.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <regex>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "assumption_flags.h"
+#include "numeric_flags.h"
 #include "run_napkin.h"
 #include "napkin/memory/ledgers.h"
 #include "napkin/model/flops.h"
@@ -183,12 +187,12 @@ TEST_CASE("a numeric flag given twice is refused by name", "[cli]") {
   CHECK(r.out.find("napkin: error: --max-rows: given twice") == 0);
 }
 
-TEST_CASE("a sweep is capped at --max-rows rows, 4000000 unless raised", "[cli][sweep]") {
+TEST_CASE("a sweep is capped at --max-rows rows, the command's default unless raised", "[cli][sweep]") {
   using napkin_test::run_napkin;
   auto r = run_napkin("flops matmul --m 1..1e9 --k 8 --n 8");
   CHECK(r.code == 2);
   CHECK(r.out ==
-        "napkin: error: --m: '1..1e9' gives 1000000000 rows; expected at most 4000000 (raise with --max-rows)\n");
+        "napkin: error: --m: '1..1e9' gives 1000000000 rows; expected at most 2000000 (raise with --max-rows)\n");
   r = run_napkin("flops matmul --m 1,2,4 --k 8 --n 8 --max-rows 2");
   CHECK(r.out == "napkin: error: --m: '1,2,4' gives 3 rows; expected at most 2 (raise with --max-rows)\n");
   r = run_napkin("flops matmul --m 1,2,4 --k 8 --n 8 --max-rows 3 --csv");
@@ -253,4 +257,141 @@ TEST_CASE("a short hardware name is stated in the hardware assumption; model pre
   CHECK(r.code == 0);
   CHECK(r.out.find("--hw h100 read as h100-sxm, the SXM5 80 GB part") != std::string::npos);
   CHECK(r.out.find("\"model\":\"llama-3.1-8b\"") != std::string::npos);
+}
+
+// Issue 35: one default cap of 4,000,000 rows admitted sweeps of far more than 5 s on a 2-core VM
+// (main at 7c75241: memory llama-3.1-8b --batch 1..4000000 19.5 s; serve and train --batch or
+// --gpus 1..4000000 past 40 s; memory --min-gpus 7.8 ms a row). Each command now has its own.
+TEST_CASE("the default row cap is the command's, lower with a flag that searches per row", "[cli][sweep]") {
+  using napkin_test::run_napkin;
+  struct Case {
+    std::string args, message;
+  };
+  const std::vector<Case> cases = {
+      {"flops matmul --m 1..2000001 --k 8 --n 8", "--m: '1..2000001' gives 2000001 rows; expected at most 2000000 "},
+      {"kernel waves --scan 1..1000001 --tile 128x128 --sms 108",
+       "--scan: '1..1000001' gives 1000001 rows; expected at most 1000000 "},
+      {"roofline --peak 1TFLOP/s --bandwidth 1TB/s --intensity 1..500001",
+       "--intensity: '1..500001' gives 500001 rows; expected at most 500000 "},
+      {"params --layers 1..100001 --hidden 64 --heads 1 --ffn 128 --vocab 100",
+       "--layers: '1..100001' gives 100001 rows; expected at most 100000 "},
+      {"memory llama-3.1-8b --batch 1..100001", "--batch: '1..100001' gives 100001 rows; expected at most 100000 "},
+      {"memory llama-3.1-8b --hw h100-sxm --min-gpus --batch 1..201",
+       "--batch: '1..201' gives 201 rows; expected at most 200 with --min-gpus, a layout search per row "},
+      {"memory llama-3.1-8b --max batch --gpu-memory 1GiB..10001GiB:+1GiB",
+       "--gpu-memory: '1GiB..10001GiB:+1GiB' gives 10001 rows; expected at most 10000 with --max, a solve per row "},
+      {"serve llama-3.1-8b --hw h100-sxm --batch 1..20001",
+       "--batch: '1..20001' gives 20001 rows; expected at most 20000 "},
+      {"train llama-3.1-8b --tokens 15T --hw h100-sxm --gpus 1..20001",
+       "--gpus: '1..20001' gives 20001 rows; expected at most 20000 "},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    const auto r = run_napkin(c.args);
+    CHECK(r.code == 2);
+    CHECK(r.out == "napkin: error: " + c.message + "(raise with --max-rows)\n");
+  }
+  // At the cap, and past it with --max-rows.
+  CHECK(run_napkin("serve llama-3.1-8b --hw h100-sxm --batch 19991..20000 --csv").code == 0);
+  CHECK(run_napkin("memory llama-3.1-8b --hw h100-sxm --min-gpus --batch 1..201 --max-rows 201 --csv").code == 0);
+  // --help states the command's default.
+  CHECK(run_napkin("memory --help").out.find("At most N rows in a sweep (default 100000; 10000 with --max, 200 with "
+                                             "--min-gpus)") != std::string::npos);
+  CHECK(run_napkin("serve --help").out.find("At most N rows in a sweep (default 20000)") != std::string::npos);
+}
+
+TEST_CASE("default_row_cap: a command's own cap, the lowest of the flags given, 4000000 for another", "[cli][sweep]") {
+  using napkin::cli::default_row_cap;
+  const auto none = [](std::string_view) { return false; };
+  const auto all = [](std::string_view) { return true; };
+  CHECK(default_row_cap("memory", none).rows == 100000);
+  CHECK(default_row_cap("memory", none).why.empty());
+  CHECK(default_row_cap("memory", all).rows == 200);
+  CHECK(default_row_cap("memory", all).why == " with --min-gpus, a layout search per row");
+  CHECK(default_row_cap("memory", [](std::string_view f) { return f == "--max"; }).rows == 10000);
+  CHECK(default_row_cap("serve", all).rows == 20000);
+  CHECK(default_row_cap("no such command", all).rows == napkin::cli::kDefaultMaxRows);
+}
+
+// Issue 35: a fraction's parse error offered a count ("--gpu-memory-utilization: '2x' ...;
+// expected a count such as 4096, 8k or 8Ki", main at 7c75241).
+TEST_CASE("a fraction, factor, PUE, probability or rate flag's parse error offers examples of its kind",
+          "[cli][numeric]") {
+  using napkin_test::run_napkin;
+  const std::string train = "train llama-3.1-8b --tokens 15T --hw h100-sxm --gpus 8 ";
+  const std::string serve = "serve llama-3.1-8b --hw h100-sxm ";
+  struct Case {
+    std::string args, flag, expected;
+  };
+  const std::vector<Case> cases = {
+      {"memory llama-3.1-8b --engine vllm --hw h100-sxm", "--gpu-memory-utilization", "a fraction such as 0.9"},
+      {serve + "--engine vllm", "--gpu-memory-utilization", "a fraction such as 0.9"},
+      {"memory llama-3.1-8b --train", "--fragmentation", "a fraction such as 0.05"},
+      {train, "--fragmentation", "a fraction such as 0.05"},
+      {train, "--mfu", "a fraction such as 0.4 or 0.8"},
+      {serve, "--efficiency-bandwidth", "a fraction such as 0.4 or 0.8"},
+      {serve, "--efficiency-compute", "a fraction such as 0.4 or 0.8"},
+      {"flops train --params 8B --tokens 15T", "--backward-factor", "a factor such as 2"},
+      {"energy --flops 1e18 --throughput 100TFLOP/s --power 1kW", "--pue",
+       "a PUE (facility / IT energy) such as 1.1 or 1.58"},
+      {train, "--pue", "a PUE (facility / IT energy) such as 1.1 or 1.58"},
+      {train, "--dropout", "a probability such as 0.1 or 0"},
+      {"memory llama-3.1-8b --train", "--dropout", "a probability such as 0.1 or 0"},
+      {train, "--gpu-hours", "a number of GPU-hours such as 1000 or 30.84M"},
+      {"energy --power 1kW", "--gpu-hours", "GPU-hours (a plain number is hours) such as 1000, 30.84e6 or 57.7d"},
+      {train, "--tokens-per-second", "a rate in tokens per second such as 238.3k or 3000"},
+      {"roofline --op relu --dtype bf16 --hw h100-sxm", "--ops-per-element",
+       "a count of operations per element such as 1 or 4"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args << c.flag);
+    const auto r = run_napkin(c.args + " " + c.flag + " 2x");
+    CHECK(r.code == 2);
+    CHECK(r.out == "napkin: error: " + c.flag + ": '2x' has an unknown unit 'x'; expected " + c.expected + "\n");
+  }
+  // Every flag whose --help type is one of these kinds is in the list above: a new one is checked too.
+  for (const char* command : {"flops matmul", "flops ffn", "flops attention", "flops train", "roofline", "energy",
+                              "params", "memory", "serve", "train", "kernel grid", "kernel waves", "kernel tiling",
+                              "kernel flash-io"}) {
+    const std::string help = run_napkin(std::string(command) + " --help").out;
+    static const std::regex option(
+        R"(^ +(?:-\w, )?(--[a-z0-9-]+)(?:,--[a-z0-9-]+)? (RATIO|P|GPU-H|GPU-h|TOKENS/S|OPS) )");
+    std::istringstream lines(help);
+    for (std::string line; std::getline(lines, line);) {
+      std::smatch m;
+      if (!std::regex_search(line, m, option)) continue;
+      const std::string flag = m[1], cmd = command;
+      const bool listed = std::any_of(cases.begin(), cases.end(), [&](const Case& c) {
+        return c.flag == flag && c.args.compare(0, cmd.size() + 1, cmd + " ") == 0;
+      });
+      INFO(command << " " << flag << " " << m[2]);
+      CHECK(listed);
+    }
+  }
+}
+
+// Issue 35: serve's --parallel help said "--context is their total ... (default 1)"; serve has no
+// --context and the slots default to --batch (cmd_serve.cpp llamacpp_row).
+TEST_CASE("serve --help says what --parallel does in napkin: llama.cpp's slots, --batch by default", "[cli][serve]") {
+  using napkin_test::run_napkin;
+  const std::string help = run_napkin("serve --help").out;
+  const std::size_t at = help.find("  --parallel ");
+  REQUIRE(at != std::string::npos);
+  const std::string line = help.substr(at, help.find('\n', at) - at);
+  CHECK(line.find("With --engine llama.cpp") != std::string::npos);
+  CHECK(line.find("default --batch") != std::string::npos);
+  CHECK(line.find("--prompt + --generate") != std::string::npos);
+  CHECK(line.find("--context") == std::string::npos);
+  // What it says: the slots are the ledger's KV cells, not the decode batch.
+  const auto cells = [&](const std::string& extra) {
+    const std::string out =
+        run_napkin("serve llama-3.1-8b --hw h100-sxm --engine llama.cpp --batch 4 --prompt 1000 --generate 24 " + extra)
+            .out;
+    const std::size_t k = out.find("kv_cells");
+    return k == std::string::npos ? std::string() : out.substr(k, out.find('\n', k) - k);
+  };
+  CHECK(cells("").find("4 slot(s) of 1024 cells") != std::string::npos);
+  CHECK(cells("--parallel 8").find("8 slot(s) of 1024 cells") != std::string::npos);
+  CHECK(run_napkin("serve llama-3.1-8b --hw h100-sxm --engine llama.cpp --batch 4 --parallel 2").out ==
+        "napkin: error: --parallel: '2': expected at least --batch slots (4 sequences)\n");
 }

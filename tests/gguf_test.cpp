@@ -1,5 +1,10 @@
 // GGUF header reading (src/specs/gguf.cpp): synthetic files written by the tests.
+#include <algorithm>
+#include <functional>
 #include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -43,7 +48,8 @@ GgufBuilder llama_file() {
   g.kv("test.flag", BOOL).u8(1);
   auto& tokens = g.kv("tokenizer.ggml.tokens", ARRAY).u32(STRING).u64(10);
   for (const char* t : {"<unk>", "<s>", "</s>", "a", "b", "c", "d", "e", "f", "g"}) tokens.str(t);
-  g.kv("tokenizer.ggml.scores", ARRAY).u32(F32V).u64(3).f32(0.0f).f32(0.5f).f32(-1.0f);
+  auto& scores = g.kv("tokenizer.ggml.scores", ARRAY).u32(F32V).u64(10).f32(0.0f).f32(0.5f).f32(-1.0f);
+  for (int i = 3; i < 10; ++i) scores.f32(0.0f);  // one per token
   g.kv("test.nested", ARRAY).u32(ARRAY).u64(2).u32(U8).u64(2).u8(1).u8(2).u32(U8).u64(2).u8(3).u8(4);
 
   g.tensor("token_embd.weight", {256, 10}, F16, 5120);             // 2560 × 2 B
@@ -136,7 +142,7 @@ TEST_CASE("a .gguf file's metadata of every value type is summarised as text",
   CHECK(text("tokenizer.ggml.tokens") == "[\"<unk>\", \"<s>\", \"</s>\", \"a\", … 10 items]");
   CHECK(m.at("tokenizer.ggml.tokens").type == "array[string]");
   CHECK(m.at("tokenizer.ggml.tokens").array_length == 10);
-  CHECK(text("tokenizer.ggml.scores") == "[0, 0.5, -1]");
+  CHECK(text("tokenizer.ggml.scores") == "[0, 0.5, -1, 0, … 10 items]");
   CHECK(text("test.nested") == "[[1, 2], [3, 4]]");
   CHECK(m.at("test.nested").type == "array[array]");
 }
@@ -444,4 +450,148 @@ TEST_CASE("a GGUF file whose expert_used_count is above expert_count, or 0, is r
         "token");
   write_file(path, file(8, 8));
   CHECK(read_gguf(path).total_elements == 32 * 4 * 8);
+}
+
+// ---- issue 35: metadata values that passed silently -------------------------------------------
+// Before (main at 7c75241) read_gguf, and with it `napkin params FILE.gguf`, took each of these
+// files without a word: gguf_model_facts skipped a value of the wrong type, and nothing compared
+// an array with block_count or the tokenizer's arrays with each other.
+
+namespace {
+
+// One key-value: its key, and what writes it (an empty writer drops the key).
+using Kv = std::pair<std::string, std::function<void(GgufBuilder&)>>;
+
+// `key` of GGUF type `type`, its value written by `value`.
+Kv kv(const std::string& key, std::uint32_t type, std::function<void(Bytes&)> value) {
+  return {key, [=](GgufBuilder& g) { value(g.kv(key, type)); }};
+}
+Kv u32_kv(const std::string& key, std::uint32_t v) {
+  return kv(key, U32, [v](Bytes& b) { b.u32(v); });
+}
+Kv str_kv(const std::string& key, const std::string& v) {
+  return kv(key, STRING, [v](Bytes& b) { b.str(v); });
+}
+
+// A llama GGUF's metadata (2 layers, D 64, F 128, 4 heads, 2 KV heads, 8 tokens) around one F32
+// tensor; `changes` replaces a key's writer (an empty one drops the key) or adds a key.
+std::string llama_with(const std::vector<Kv>& changes) {
+  const std::vector<Kv> base = {
+      str_kv("general.architecture", "llama"),
+      u32_kv("llama.block_count", 2),
+      u32_kv("llama.embedding_length", 64),
+      u32_kv("llama.feed_forward_length", 128),
+      u32_kv("llama.context_length", 8192),
+      u32_kv("llama.attention.head_count", 4),
+      u32_kv("llama.attention.head_count_kv", 2),
+      kv("tokenizer.ggml.tokens", ARRAY,
+         [](Bytes& b) {
+           b.u32(STRING).u64(8);
+           for (const char* t : {"a", "b", "c", "d", "e", "f", "g", "h"}) b.str(t);
+         }),
+  };
+  const auto find = [](const std::vector<Kv>& in, const std::string& key) {
+    return std::find_if(in.begin(), in.end(), [&](const Kv& k) { return k.first == key; });
+  };
+  GgufBuilder g;
+  for (const Kv& b : base) {
+    const auto c = find(changes, b.first);
+    if (c == changes.end()) b.second(g);
+    else if (c->second) c->second(g);
+  }
+  for (const Kv& c : changes)
+    if (find(base, c.first) == base.end() && c.second) c.second(g);
+  g.tensor("token_embd.weight", {32}, F32, 128);
+  return g.build();
+}
+
+// The message read_gguf throws for the file, or "" when it reads it.
+std::string read_error(const std::vector<Kv>& changes) {
+  TempDir dir;
+  const auto path = dir / "model.gguf";
+  write_file(path, llama_with(changes));
+  return input_error([&] { read_gguf(path); });
+}
+
+}  // namespace
+
+TEST_CASE("a GGUF hyperparameter of a non-integer type, negative, or 0 where a model needs 1 is refused",
+          "[checkpoint][specs]") {
+  CHECK(read_error({}).empty());
+  CHECK(read_error({u32_kv("llama.context_length", 0)}) ==
+        "model.gguf: llama.context_length is 0; expected at least 1");
+  CHECK(read_error({str_kv("llama.block_count", "2")}) ==
+        "model.gguf: llama.block_count is '2' (string); expected a non-negative integer");
+  CHECK(read_error({kv("llama.attention.head_count", F32V, [](Bytes& b) { b.f32(4.0f); })}) ==
+        "model.gguf: llama.attention.head_count is '4' (f32); expected a non-negative integer");
+  CHECK(read_error({kv("llama.attention.head_count_kv", I32, [](Bytes& b) { b.u32(0xfffffffe); })}) ==
+        "model.gguf: llama.attention.head_count_kv is '-2' (i32); expected a non-negative integer");
+  CHECK(read_error({str_kv("llama.expert_count", "8")}) ==
+        "model.gguf: llama.expert_count is '8' (string); expected a non-negative integer");
+  CHECK(read_error({kv("llama.rope.dimension_count", F64V, [](Bytes& b) { b.f64(16.0); })}) ==
+        "model.gguf: llama.rope.dimension_count is '16' (f64); expected a non-negative integer");
+  CHECK(read_error({kv("llama.embedding_length", BOOL, [](Bytes& b) { b.u8(1); })}) ==
+        "model.gguf: llama.embedding_length is 'true' (bool); expected a non-negative integer");
+  // Any integer width holds the same number; an SSM's 0 heads (mamba) stays legal.
+  CHECK(read_error({kv("llama.context_length", U64, [](Bytes& b) { b.u64(8192); }),
+                    kv("llama.attention.head_count", I32, [](Bytes& b) { b.u32(0); }),
+                    kv("llama.attention.head_count_kv", U8, [](Bytes& b) { b.u8(0); })})
+            .empty());
+}
+
+TEST_CASE("GGUF head counts: more KV heads than heads, or a per-layer array of another length, is refused",
+          "[checkpoint][specs]") {
+  CHECK(read_error({u32_kv("llama.attention.head_count_kv", 8)}) ==
+        "model.gguf: llama.attention.head_count_kv is 8, more than llama.attention.head_count 4; expected at most as "
+        "many KV heads as query heads");
+  CHECK(read_error({kv("llama.feed_forward_length", ARRAY,
+                       [](Bytes& b) { b.u32(U32).u64(3).u32(128).u32(128).u32(128); })}) ==
+        "model.gguf: llama.feed_forward_length has 3 entries for 2 layers (llama.block_count); expected one per layer");
+  CHECK(read_error({kv("llama.attention.head_count", ARRAY, [](Bytes& b) { b.u32(F32V).u64(2).f32(4).f32(4); })}) ==
+        "model.gguf: llama.attention.head_count is an array[f32]; expected one integer, or an array of integers (one "
+        "per layer)");
+  CHECK(read_error({kv("llama.block_count", ARRAY, [](Bytes& b) { b.u32(U32).u64(2).u32(1).u32(1); })}) ==
+        "model.gguf: llama.block_count is an array[u32]; expected one integer");
+  // One entry per layer is what llama.cpp reads (get_key_or_arr).
+  CHECK(read_error({kv("llama.attention.head_count_kv", ARRAY, [](Bytes& b) { b.u32(I32).u64(2).u32(2).u32(1); })})
+            .empty());
+}
+
+TEST_CASE("a GGUF general.architecture that is no string, not UTF-8, or without its keys is refused",
+          "[checkpoint][specs]") {
+  CHECK(read_error({u32_kv("general.architecture", 7)}) ==
+        "model.gguf: general.architecture is '7' (u32); expected a string such as 'llama'");
+  CHECK(read_error({str_kv("general.architecture", "ll\xff" "ma")}) ==
+        "model.gguf: general.architecture is 'll\\xffma', which is not UTF-8; expected a UTF-8 string");
+  CHECK(read_error({str_kv("general.architecture", "qwen2")}) ==
+        "model.gguf: general.architecture is 'qwen2' but no 'qwen2.' key is present; expected the architecture's "
+        "hyperparameters (qwen2.block_count, qwen2.embedding_length, ...)");
+  // A LoRA adapter states the architecture it adapts and none of its hyperparameters.
+  CHECK(read_error({str_kv("general.architecture", "qwen2"), str_kv("general.type", "adapter")}).empty());
+  CHECK(read_error({kv("test.a\xff", U8, [](Bytes& b) { b.u8(1); })}) ==
+        "model.gguf: key 'test.a\\xff' is not UTF-8; expected a UTF-8 key");
+}
+
+TEST_CASE("GGUF tokenizer arrays of another type or length, and token ids past the vocabulary, are refused",
+          "[checkpoint][specs]") {
+  CHECK(read_error({kv("tokenizer.ggml.tokens", ARRAY, [](Bytes& b) { b.u32(U32).u64(2).u32(1).u32(2); })}) ==
+        "model.gguf: tokenizer.ggml.tokens is array[u32]; expected an array of strings (one per token)");
+  CHECK(read_error({kv("tokenizer.ggml.scores", ARRAY, [](Bytes& b) { b.u32(F32V).u64(3).f32(0).f32(0).f32(0); })}) ==
+        "model.gguf: tokenizer.ggml.scores has 3 entries for the 8 of tokenizer.ggml.tokens; expected one per token");
+  CHECK(read_error({kv("tokenizer.ggml.token_type", ARRAY, [](Bytes& b) { b.u32(U32).u64(1).u32(1); })}) ==
+        "model.gguf: tokenizer.ggml.token_type is array[u32]; expected an array of i32 (one per token)");
+  CHECK(read_error({u32_kv("tokenizer.ggml.bos_token_id", 8)}) ==
+        "model.gguf: tokenizer.ggml.bos_token_id is 8, past the 8 tokens of tokenizer.ggml.tokens; expected a token "
+        "id below 8");
+  CHECK(read_error({str_kv("tokenizer.ggml.eos_token_id", "</s>")}) ==
+        "model.gguf: tokenizer.ggml.eos_token_id is '</s>' (string); expected a token id (u32)");
+  CHECK(read_error({u32_kv("tokenizer.ggml.eos_token_id", 7)}).empty());
+}
+
+TEST_CASE("a GGUF general.file_type that is no integer, or an alignment below 8, is refused", "[checkpoint][specs]") {
+  CHECK(read_error({str_kv("general.file_type", "Q8_0")}) ==
+        "model.gguf: general.file_type is 'Q8_0' (string); expected an integer (u32)");
+  CHECK(read_error({u32_kv("general.alignment", 4)}) == "model.gguf: general.alignment is 4; expected a multiple of 8");
+  CHECK(read_error({u32_kv("general.alignment", 0)}) == "model.gguf: general.alignment is 0; expected a power of two");
+  CHECK(read_error({u32_kv("general.file_type", 7)}).empty());
 }

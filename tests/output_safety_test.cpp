@@ -300,7 +300,8 @@ TEST_CASE("a run ended by SIGTERM leaves the old --plot file intact and no tempo
   spit(d / "x.svg", "keep\n");
   // A sweep of many seconds, ended after one.
   const Sh r = sh(d.path, "timeout -s TERM 1 " + kNapkin +
-                              " serve llama-3.1-8b --hw h100-sxm --batch 1..100000:+1 --csv --plot x.svg >/dev/null 2>&1; "
+                              " serve llama-3.1-8b --hw h100-sxm --batch 1..100000:+1 --max-rows 100000 --csv --plot x.svg "
+                              ">/dev/null 2>&1; "
                               "echo $?");
   CHECK(r.out == "124\n");
   CHECK(slurp(d / "x.svg") == "keep\n");
@@ -378,4 +379,43 @@ TEST_CASE("ReplaceFile replaces the target only on commit and removes only its o
   CHECK_THROWS_WITH(napkin::cli::ReplaceFile("--plot", (d / "a.svg").string(), {(d / "a.svg").string()}),
                     "--plot: '" + (d / "a.svg").string() + "': is the input file '" + (d / "a.svg").string() +
                         "'; expected another file name");
+}
+
+// Issue 35: --plot spellings no one means as a chart's file. Before (main at 7c75241) '-',
+// 'chart', 'chart.png', '.svg', 'x.svg ' and ' x.svg' were each written as a file of that name,
+// exit 0, and '~/x.svg' said only "cannot create a file in '~'".
+TEST_CASE("a --plot path spelled as no chart's file is refused and nothing is written", "[output]") {
+  Dir d;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"-", "expected a file name (FILE.svg): the chart goes to a file, never to stdout, which carries the table"},
+      {"chart", "expected a file name ending in .svg, such as chart.svg (napkin writes SVG only)"},
+      {"chart.png", "expected a file name ending in .svg, such as chart.svg (napkin writes SVG only)"},
+      {".svg", "expected a name before the extension, such as chart.svg"},
+      {"sub/.SVG", "expected a name before the extension, such as chart.svg"},
+      {"x.svg ", "ends with white space; expected a file name without white space around it (FILE.svg)"},
+      {" x.svg", "starts with white space; expected a file name without white space around it (FILE.svg)"},
+      {"~/x.svg", "starts with a '~' the shell did not expand (inside quotes, or after --plot=); expected the path "
+                  "written out, such as $HOME/x.svg"},
+      {"out/", "expected a file name (FILE.svg), not a directory"},
+  };
+  for (const auto& [path, why] : cases) {
+    INFO(path);
+    const Sh r = sh(d.path, kNapkin + kSweep + " --plot " + quote(path) + " 2>err; echo \"[$?]\"; cat err");
+    const std::string sep = why.starts_with("expected") ? "': " : "' ";
+    CHECK(r.out == "[2]\nnapkin: error: --plot: '" + path + sep + why + "\n");
+  }
+  CHECK(names(d.path) == std::vector<std::string>{"err"});
+  // A file the run reads is named as such, whatever its name (the .svg check comes after).
+  spit(d / "m.json", kConfig);
+  const Sh r = sh(d.path, kNapkin + " memory m.json --batch 1,2 --plot m.json 2>&1");
+  CHECK(r.out == "napkin: error: --plot: 'm.json': is the input file 'm.json'; expected another file name\n");
+}
+
+TEST_CASE("a --plot name ending in .svg in any case is written", "[output]") {
+  Dir d;
+  for (const char* name : {"A.SVG", "b.Svg", "c.svg"}) {
+    INFO(name);
+    CHECK(sh(d.path, kNapkin + kSweep + " --plot " + name + " >/dev/null 2>&1").code == 0);
+    CHECK(slurp(d / name).rfind("<svg", 0) == 0);
+  }
 }

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "napkin/report/svg.h"
@@ -420,4 +422,46 @@ TEST_CASE("default plot keys exist for the commands that sweep", "[plot]") {
   CHECK(napkin::cli::default_plot_key("memory") == "per_gpu");
   CHECK(napkin::cli::default_plot_key("kernel waves") == "wave_efficiency");
   CHECK(napkin::cli::default_plot_key("no such command").empty());
+}
+
+// Issue 35: a log axis ticked every decade: a roofline over 600 decades printed 603 labels under
+// its x axis (main at 7c75241).
+TEST_CASE("a log axis over hundreds of decades has at most 12 ticks, at decades a round step apart", "[plot]") {
+  using napkin::report::kMaxLogTicks;
+  using napkin::report::nice_ticks;
+  for (const auto& [lo, hi] : std::vector<std::pair<double, double>>{
+           {1e-301, 1e302}, {1e-300, 1e-288}, {1, 1e11}, {1, 1e12}, {1e-5, 1e30}, {3e-308, 1e308}}) {
+    INFO(lo << " .. " << hi);
+    const auto t = nice_ticks(lo, hi, true);
+    CHECK(t.size() >= 2);
+    CHECK(static_cast<int>(t.size()) <= kMaxLogTicks);
+    for (double v : t) {
+      CHECK(v >= lo * (1 - 1e-9));
+      CHECK(v <= hi * (1 + 1e-9));
+    }
+    // Evenly spaced decades.
+    for (std::size_t i = 2; i < t.size(); ++i)
+      CHECK(std::round(std::log10(t[i] / t[i - 1])) == std::round(std::log10(t[1] / t[0])));
+  }
+  // Up to 12 decades: every one, as before.
+  CHECK(nice_ticks(1, 1e11, true).size() == 12);
+  CHECK(nice_ticks(1, 1e12, true) == std::vector<double>{1, 1e2, 1e4, 1e6, 1e8, 1e10, 1e12});
+  CHECK(nice_ticks(1e-7, 1e5, true) == std::vector<double>{1e-6, 1e-4, 1e-2, 1, 1e2, 1e4});
+}
+
+TEST_CASE("a roofline over 600 decades labels at most 12 ticks on each axis", "[plot]") {
+  TempDir d;
+  const Run r = napkin_test::run_napkin("roofline --peak 1e-300TFLOP/s --bandwidth 1TB/s --intensity 1e300 --plot " +
+                                        d.file("r.svg"));
+  REQUIRE(r.code == 0);
+  const std::string svg = read(d.file("r.svg"));
+  CHECK(xml_problem(svg).empty());
+  for (const std::string axis : {"x-ticks", "y-ticks"}) {
+    const std::size_t from = svg.find("class=\"" + axis + "\"");
+    REQUIRE(from != std::string::npos);
+    const std::string group = svg.substr(from, svg.find("</g>", from) - from);
+    INFO(axis << "\n" << group);
+    CHECK(count(group, "<text") >= 2);
+    CHECK(count(group, "<text") <= 12);
+  }
 }

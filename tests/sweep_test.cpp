@@ -114,3 +114,89 @@ TEST_CASE("probe visits every value of every swept flag once, in sweep order", "
   CHECK(probing);
   s.run([&](const Point& p) { CHECK_FALSE(p.probing()); });
 }
+
+// ---- issue 35: the list and range grammar refuses what no one writes on purpose ---------------
+// Before (main at 7c75241), each of these was read: ' 1, 2' as 1,2; '+1' as 1; '1..8:x+2' as
+// 1..8:x2; '1..10:+2' as 1,3,5,7,9 (its end left out); '1,2,2' as three rows, two the same.
+
+TEST_CASE("a value with white space around it, in a list or a range, is refused", "[cli][sweep]") {
+  const auto refused = [](const char* raw, const std::string& around) {
+    INFO(raw);
+    CHECK_THROWS_WITH(parse_axis(count_flag(raw)),
+                      std::string("--m: '") + raw + "' has white space around '" + around +
+                          "'; expected no spaces around a value: a list 1,2,4 or a range 1..64:x2");
+  };
+  refused(" 1, 2", "1");
+  refused("1, 2", "2");
+  refused("1 ,2", "1");
+  refused(" 4", "4");
+  refused("4\t", "4");
+  refused("1 .. 4", "1");
+  refused("1..4 :+1", "4");
+  refused("1..4:+ 1", "1");
+  refused("1..4:x 2", "2");
+}
+
+TEST_CASE("a space between a number and its unit is still read", "[cli][sweep]") {
+  NumericFlag b = count_flag("80 GiB,96 GiB");
+  b.dim = dim_rt<Bytes::dim>();
+  b.constraint = Constraint::positive;
+  CHECK(values(parse_axis(b)) == std::vector<double>{80.0 * 1073741824.0, 96.0 * 1073741824.0});
+}
+
+TEST_CASE("a '+' sign on a value, a step or a factor is refused", "[cli][sweep]") {
+  CHECK_THROWS_WITH(parse_axis(count_flag("+1")),
+                    "--m: '+1' has a '+' sign; expected a number without a sign, such as 1");
+  CHECK_THROWS_WITH(parse_axis(count_flag("1,+2")),
+                    "--m: '1,+2' has a '+' sign; expected a number without a sign, such as 2");
+  CHECK_THROWS_WITH(parse_axis(count_flag("1..8:x+2")),
+                    "--m: '1..8:x+2' has a '+' sign; expected a number without a sign, such as 2");
+  CHECK_THROWS_WITH(parse_axis(count_flag("1..8:++2")),
+                    "--m: '1..8:++2' has a '+' sign; expected a number without a sign, such as 2");
+}
+
+TEST_CASE("a list with an empty item is refused naming the whole list", "[cli][sweep]") {
+  for (const char* raw : {"1,,2", "1,", ",1", ","}) {
+    INFO(raw);
+    CHECK_THROWS_WITH(parse_axis(count_flag(raw)),
+                      std::string("--m: '") + raw + "' has an empty item; expected a list such as 1,2,4");
+  }
+  CHECK_THROWS_WITH(parse_axis(count_flag("")), Catch::StartsWith("--m: '' is empty"));
+}
+
+TEST_CASE("a list that gives one value twice is refused", "[cli][sweep]") {
+  CHECK_THROWS_WITH(parse_axis(count_flag("1,2,2")), "--m: '1,2,2' lists 2 twice; expected each value once");
+  CHECK_THROWS_WITH(parse_axis(count_flag("1k,1000")),
+                    "--m: '1k,1000' lists one value twice ('1k' and '1000'); expected each value once");
+  // A descending list is the order the user chose.
+  CHECK(values(parse_axis(count_flag("8,4,2"))) == std::vector<double>{8, 4, 2});
+}
+
+TEST_CASE("a range whose step or factor does not reach its end is refused", "[cli][sweep]") {
+  CHECK_THROWS_WITH(parse_axis(count_flag("1..10:+2")),
+                    "--m: '1..10:+2' stops at 9, short of its end 10; expected an end the step reaches: a..b:+step "
+                    "with b - a a multiple of the step");
+  CHECK_THROWS_WITH(parse_axis(count_flag("1..1000:x2")),
+                    "--m: '1..1000:x2' stops at 512, short of its end 1000; expected an end the factor reaches: "
+                    "a..b:xfactor with b = a · factor^k");
+  CHECK_THROWS_WITH(parse_axis(count_flag("1..4:+1k")),
+                    Catch::StartsWith("--m: '1..4:+1k' stops at 1, short of its end 4"));
+  // Ends the steps reach, fractional ones included.
+  CHECK(values(parse_axis(count_flag("1..10:+3"))) == std::vector<double>{1, 4, 7, 10});
+  CHECK(parse_axis(count_flag("1..1024:x2")).size() == 11);
+  NumericFlag r = count_flag("0.1..1:+0.1", Constraint::positive);
+  CHECK(parse_axis(r).size() == 10);
+  r.raw = "0.1..1000:x10";
+  CHECK(parse_axis(r).size() == 5);
+  r.raw = "4..4";
+  CHECK(parse_axis(r).size() == 1);
+}
+
+TEST_CASE("a factor of 1, a step of 0 and a descending range stay refused", "[cli][sweep]") {
+  CHECK_THROWS_WITH(parse_axis(count_flag("1..64:x1")),
+                    "--m: '1..64:x1': expected a plain factor above 1 after ':x' (a..b:x2)");
+  CHECK_THROWS_WITH(parse_axis(count_flag("1..8:+0")),
+                    "--m: '1..8:+0': expected a positive step after ':+' (a..b:+step)");
+  CHECK_THROWS_WITH(parse_axis(count_flag("8..1")),
+                    Catch::StartsWith("--m: '8..1': expected a range whose end is not below"));
+}

@@ -224,6 +224,12 @@ void add_engine_and_output_options(CommandApp* sub, ServeCmd& c) {
       ->group("Hardware");
   add_engine_option(sub, c.engine);
   add_llamacpp_flags(sub, c.nf, c.llama, true);
+  // serve has no --context: its llama.cpp ledger sizes -c from the slots (llamacpp_row).
+  if (CLI::Option* parallel = sub->get_option("--parallel"); sub->added(parallel))
+    parallel->description("With --engine llama.cpp: llama-server's slots (-np) in the llama.cpp memory ledger, "
+                          "each holding --prompt + --generate cells (-c = slots × (prompt + generate)); at least "
+                          "--batch (default --batch, one slot per sequence). The speed figures decode --batch "
+                          "sequences whatever it is");
   c.vllm = add_vllm_flags(sub, c.nf);
   add_output_flags(sub, c.out);
 }

@@ -6,6 +6,7 @@
 
 #include "napkin/ground/error.h"
 #include "napkin/report/human_units.h"
+#include "plot.h"
 
 namespace napkin::cli {
 
@@ -20,7 +21,8 @@ void add_output_flags(CommandApp* sub, OutputOptions& o) {
       ->group("Output");
   sub->add_flag("--explain", o.explain, "The derivation step by step, units first")->group("Output");
   o.plot_option = sub->add_option("--plot", o.plot, "Also write a chart as SVG: the roofline, the memory ledger per GPU, or a "
-                                   "sweep's first swept flag against --plot-y")
+                                   "sweep's first swept flag against --plot-y. FILE ends in .svg (any case), in an "
+                                   "existing directory; replaced only when the run succeeds, never stdout ('-')")
       ->type_name("FILE.svg")
       ->group("Output");
   sub->add_option("--plot-y", o.plot_y, "The result key a sweep's chart shows (default per command: per_gpu, "
@@ -48,8 +50,7 @@ report::Format output_format(const OutputOptions& o) {
   if (n > 1) throw InputError("--json/--jsonl/--csv/--explain/--value", "(several)", "at most one output format");
   if (o.compact && !o.jsonl)
     throw InputError("--compact", "(given)", "--jsonl with it (the compact form is JSON lines: a header, then values)");
-  if (o.plot.empty() && o.plot_option != nullptr && o.plot_option->count() > 0)
-    throw InputError("--plot", "", "a file name (FILE.svg)");
+  if (o.plot_option != nullptr && o.plot_option->count() > 0) check_plot_name(o.plot);
   if (!o.plot_y.empty() && o.plot.empty())
     throw InputError("--plot-y", o.plot_y, "--plot FILE.svg with it (the key a chart shows)");
   int digits = 0;

@@ -22,7 +22,8 @@ struct OutputOptions {
   const CLI::Option* plot_option = nullptr;  // tells `--plot ''` (refused) from no --plot
 };
 void add_output_flags(CommandApp* sub, OutputOptions& o);
-/// Throws InputError when more than one format flag is given, or --plot is given an empty name.
+/// Throws InputError when more than one format flag is given, or --plot a name check_plot_name
+/// refuses (plot.h).
 /// Applies --digits (report::set_display_digits) for the renderers.
 report::Format output_format(const OutputOptions& o);
 

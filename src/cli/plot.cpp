@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <utility>
 
@@ -44,7 +45,30 @@ const Series* ops_series(const ResultSet& rs) {
   return nullptr;
 }
 
+bool is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f'; }
+
+// The name's last four characters are ".svg" in any case.
+bool ends_in_svg(std::string_view name) {
+  if (name.size() < 4) return false;
+  const std::string_view ext = name.substr(name.size() - 4);
+  return ext[0] == '.' && (ext[1] | 0x20) == 's' && (ext[2] | 0x20) == 'v' && (ext[3] | 0x20) == 'g';
+}
+
 }  // namespace
+
+void check_plot_name(const std::string& path) {
+  if (path.empty()) throw InputError("--plot", path, "a file name (FILE.svg)");
+  if (is_space(path.front()) || is_space(path.back()))
+    throw InputError("--plot", path, "a file name without white space around it (FILE.svg)",
+                     is_space(path.back()) ? "ends with white space" : "starts with white space");
+  if (path == "-")
+    throw InputError("--plot", path, "a file name (FILE.svg): the chart goes to a file, never to stdout, which "
+                                     "carries the table");
+  if (path.back() == '/') throw InputError("--plot", path, "a file name (FILE.svg), not a directory");
+  const std::string_view name = std::string_view(path).substr(path.rfind('/') + 1);  // npos + 1 = 0
+  if (name.size() == 4 && ends_in_svg(name))
+    throw InputError("--plot", path, "a name before the extension, such as chart.svg");
+}
 
 std::string_view default_plot_key(std::string_view command) {
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 14> kKeys{{
@@ -113,6 +137,7 @@ Plot::Plot(std::string path, std::string y_key, std::string command, std::string
            const std::vector<NumericFlag>& flags, const Sweep& sweep, const std::vector<std::string>& inputs)
     : path_(std::move(path)), y_key_(std::move(y_key)), command_(std::move(command)), title_(std::move(title)),
       flags_(flags), rows_(sweep.rows()) {
+  check_plot_name(path_);
   for (const auto& name : sweep.swept_names())
     for (std::size_t i = 0; i < flags_.size(); ++i)
       if (flags_[i].name == name) swept_.push_back(i);
@@ -153,7 +178,18 @@ Plot::Plot(std::string path, std::string y_key, std::string command, std::string
     line_.series.resize(per_series_);
   }
   roofline_.title = ledger_.title = line_.title = title_;
+  // A '~' the shell left as is names a directory "~" that does not exist: say why.
+  if (path_.front() == '~') {
+    const std::filesystem::path dir = std::filesystem::path(path_).parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !std::filesystem::exists(dir, ec))
+      throw InputError("--plot", path_, "the path written out, such as $HOME/" + path_.substr(path_.find('/') + 1),
+                       "starts with a '~' the shell did not expand (inside quotes, or after --plot=)");
+  }
   file_ = std::make_unique<ReplaceFile>("--plot", path_, inputs);
+  // After ReplaceFile's refusals, which name a file the run reads or a device as such.
+  if (!ends_in_svg(path_))
+    throw InputError("--plot", path_, "a file name ending in .svg, such as chart.svg (napkin writes SVG only)");
 }
 
 Plot::Plot(CLI::App* sub, std::string path, std::string y_key, const std::vector<NumericFlag>& flags,

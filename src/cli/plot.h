@@ -10,6 +10,15 @@
 // not too large) are made in the constructor, so a refused plot prints nothing on stdout.
 // The file is a ReplaceFile (safe_output.h): written beside the target and renamed over it when the
 // run succeeded; a failed or interrupted run leaves an existing file as it was.
+//
+// The path is a file name ending in .svg, in any case (chart.svg, CHART.SVG), in an existing
+// directory. Refused, each with one line: an empty path; leading or trailing white space (a
+// stray space inside quotes); '-' (the chart never goes to stdout, which carries the table); a
+// name that is only the extension (.svg); a path ending in '/' or naming a directory; a '~' the
+// shell did not expand (inside quotes, or after --plot=) when no such directory exists; a parent
+// directory that does not exist (napkin creates none); a name without .svg (chart, chart.png:
+// napkin writes SVG only), checked after ReplaceFile's own refusals, so that a file the run reads
+// is named as such whatever its name.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -32,6 +41,11 @@ inline constexpr std::size_t kMaxPlotPoints = 100000;
 inline constexpr std::size_t kMaxPlotSeries = 12;
 /// At most this many bars in a ledger chart; a longer memory sweep is drawn as a line chart.
 inline constexpr std::size_t kMaxPlotBars = 24;
+
+/// Throws InputError naming --plot for a path no one means as a chart's file, by its spelling
+/// alone (an empty path, white space around it, '-', '.svg' alone, a trailing '/'). output_format
+/// calls it first thing, before a sweep computes anything; the Plot constructor checks the rest.
+void check_plot_name(const std::string& path);
 
 /// The result key a line chart plots by default for a command ("memory" → "per_gpu"), or "".
 std::string_view default_plot_key(std::string_view command);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -10,6 +11,7 @@
 #include "napkin/ground/error.h"
 #include "napkin/ground/parse_quantity.h"
 #include "napkin/ground/result.h"
+#include "napkin/report/human_units.h"
 #include "plausibility.h"
 
 namespace napkin::cli {
@@ -33,8 +35,30 @@ std::string what_constraint(Constraint c) {
 
 bool is_blank(std::string_view s) { return s.find_first_not_of(" \t") == std::string_view::npos; }
 
+bool is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f'; }
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// One value of a list or one part of a range, as typed, before it is read as a number: white
+// space around it (' 1, 2', '1 .. 4', '1..4:+ 1') and a '+' sign ('+1', '1..8:x+2') are
+// refused; a space between a number and its unit ('80 GiB') stays, as parse_quantity reads it.
+void check_part(const NumericFlag& f, std::string_view part) {
+  if (part.empty() || is_blank(part)) return;  // the callers name an empty part
+  if (is_space(part.front()) || is_space(part.back()))
+    throw InputError(f.flag, f.raw, "no spaces around a value: a list 1,2,4 or a range 1..64:x2",
+                     "has white space around '" + std::string(trimmed(part)) + "'");
+  if (part.front() == '+')
+    throw InputError(f.flag, f.raw, "a number without a sign, such as " + std::string(part.substr(1)),
+                     "has a '+' sign");
+}
+
 double parse_one(const NumericFlag& f, std::string_view text) {
-  return parse_quantity(text, f.dim, f.flag, f.plain_scale);
+  if (f.what.empty()) return parse_quantity(text, f.dim, f.flag, f.plain_scale);
+  return parse_quantity(text, f.dim, f.flag, f.plain_scale, DimDescription{f.what, f.example});
 }
 
 // A row count as a message shows it: exact below 2^53, else "1e+300".
@@ -43,9 +67,19 @@ std::string rows_text(double n) {
   return fmt::format("{:.3g}", n);
 }
 
-[[noreturn]] void too_many_rows(const NumericFlag& f, std::string_view others, double rows, double max_rows) {
-  throw InputError(f.flag, f.raw, "at most " + rows_text(max_rows) + " (raise with --max-rows)",
+[[noreturn]] void too_many_rows(const NumericFlag& f, std::string_view others, double rows, double max_rows,
+                                std::string_view why) {
+  throw InputError(f.flag, f.raw, "at most " + rows_text(max_rows) + std::string(why) + " (raise with --max-rows)",
                    std::string(others) + "gives " + rows_text(rows) + " rows");
+}
+
+// A range whose step or factor does not reach its end: refused, since the end is a value of the
+// range, and "1..10:+2" reads as both "up to 10" and "ending at 10".
+[[noreturn]] void stops_short(const NumericFlag& f, double last, double end, std::string_view by) {
+  throw InputError(f.flag, f.raw,
+                   by == "step" ? "an end the step reaches: a..b:+step with b - a a multiple of the step"
+                                : "an end the factor reaches: a..b:xfactor with b = a · factor^k",
+                   "stops at " + report::compact(last, f.dim) + ", short of its end " + report::compact(end, f.dim));
 }
 
 }  // namespace
@@ -82,7 +116,7 @@ void check_value(const NumericFlag& f, double v, bool single) {
   }
 }
 
-Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings, double max_rows) {
+Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings, double max_rows, std::string_view why) {
   const auto warn = [warnings](const std::vector<std::string>& w) {
     if (warnings != nullptr) warnings->insert(warnings->end(), w.begin(), w.end());
   };
@@ -94,17 +128,30 @@ Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings, double
     // One value or a list.
     std::vector<TypedValue> typed;
     std::size_t pos = 0;
+    const bool list = s.find(',') != std::string_view::npos;
     while (true) {
       const auto comma = s.find(',', pos);
       const std::string_view part = s.substr(pos, comma == std::string_view::npos ? s.npos : comma - pos);
+      // '1,,2', '1,' and ',1': a slip, not a value ('' alone is "empty", as parse_quantity says).
+      if (list && is_blank(part)) throw InputError(f.flag, f.raw, "a list such as 1,2,4", "has an empty item");
+      check_part(f, part);
       a.values.push_back(parse_one(f, part));
       typed.push_back({std::string(part), a.values.back(), is_plain_number(part)});
       if (comma == std::string_view::npos) break;
       pos = comma + 1;
     }
     a.kind = Axis::Kind::list;
-    if (static_cast<double>(a.values.size()) > max_rows) too_many_rows(f, "", static_cast<double>(a.values.size()), max_rows);
+    if (static_cast<double>(a.values.size()) > max_rows)
+      too_many_rows(f, "", static_cast<double>(a.values.size()), max_rows, why);
     for (double v : a.values) check_value(f, v, a.values.size() == 1);
+    // A value listed twice gives the same row twice: '1,2,2', or '1k,1000'.
+    for (std::size_t i = 1; i < a.values.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (a.values[j] == a.values[i])
+          throw InputError(f.flag, f.raw, "each value once",
+                           typed[j].text == typed[i].text
+                               ? "lists " + typed[i].text + " twice"
+                               : "lists one value twice ('" + typed[j].text + "' and '" + typed[i].text + "')");
     warn(check_plausible(f, typed, false));
     return a;
   }
@@ -121,6 +168,10 @@ Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings, double
   if (is_blank(first) || is_blank(last)) throw InputError(f.flag, f.raw, "a range with both ends, such as 1..64:x2");
   if (colon != std::string_view::npos && is_blank(step))
     throw InputError(f.flag, f.raw, "a step after ':' (a..b:+step or a..b:xfactor)");
+  check_part(f, first);
+  check_part(f, last);
+  if (!step.empty()) check_part(f, step.substr(1));  // after the ':+' or ':x': '1..8:+ 1', '1..8:x+2'
+
   const double lo = parse_one(f, first);
   const double hi = parse_one(f, last);
   // The plausibility rules see the two ends as typed (every value lies between them), before
@@ -130,15 +181,22 @@ Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings, double
   warn(check_plausible(f, ends, true));
   if (hi < lo)
     throw InputError(f.flag, f.raw, "a range whose end is not below its start (a..b:+step or a..b:xfactor)");
+  // Integrality is checked for the start, the step and the last value.
+  const bool integer = f.constraint == Constraint::positive_integer || f.constraint == Constraint::non_negative_integer;
   if (step.empty() || step.front() == '+') {
     a.kind = Axis::Kind::linear;
     a.start = lo;
     a.step = step.empty() ? 1.0 * f.plain_scale : parse_one(f, step.substr(1));
     if (!(a.step > 0.0))
       throw InputError(f.flag, f.raw, "a positive step after ':+' (a..b:+step)");
-    const double n = std::floor((hi - lo) / a.step * (1.0 + 1e-12) + 1e-9) + 1.0;
-    if (n > max_rows) too_many_rows(f, "", n, max_rows);
-    a.count = static_cast<std::size_t>(n);
+    if (integer && std::floor(a.step) != a.step)
+      throw InputError(f.flag, f.raw, "an integer step for an integer flag");
+    const double steps = (hi - lo) / a.step;
+    if (steps + 1.0 > max_rows) too_many_rows(f, "", std::floor(steps * (1.0 + 1e-12) + 1e-9) + 1.0, max_rows, why);
+    const double n = std::round(steps);
+    // The end is a value of the range: '1..10:+2' (1, 3, ..., 9) would silently stop short of it.
+    if (std::fabs(steps - n) > 1e-9 * std::max(1.0, steps)) stops_short(f, lo + std::floor(steps) * a.step, hi, "step");
+    a.count = static_cast<std::size_t>(n + 1.0);
   } else if (step.front() == 'x' || step.front() == '*') {
     a.kind = Axis::Kind::geometric;
     a.start = lo;
@@ -148,30 +206,31 @@ Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings, double
     if (factor.empty() || end != factor.c_str() + factor.size() || !std::isfinite(a.step) || !(a.step > 1.0))
       throw InputError(f.flag, f.raw, "a plain factor above 1 after ':x' (a..b:x2)");
     if (!(lo > 0.0)) throw InputError(f.flag, f.raw, "a positive start for a geometric range");
-    const double n = std::floor(std::log(hi / lo) / std::log(a.step) + 1e-9) + 1.0;
-    if (n > max_rows) too_many_rows(f, "", n, max_rows);
-    a.count = static_cast<std::size_t>(n);
+    if (integer && std::floor(a.step) != a.step)
+      throw InputError(f.flag, f.raw, "an integer factor for an integer flag");
+    const double steps = std::log(hi / lo) / std::log(a.step);
+    if (steps + 1.0 > max_rows) too_many_rows(f, "", std::floor(steps + 1e-9) + 1.0, max_rows, why);
+    const double n = std::round(steps);
+    // As for a step: '1..10:x3' (1, 3, 9) would stop short of 10.
+    if (std::fabs(lo * std::pow(a.step, n) - hi) > 1e-9 * hi)
+      stops_short(f, lo * std::pow(a.step, std::floor(steps + 1e-9)), hi, "factor");
+    a.count = static_cast<std::size_t>(n + 1.0);
   } else {
     throw InputError(f.flag, f.raw, "a step ':+N' (linear) or a factor ':xN' (geometric) after the range");
   }
-  // Every value lies between the first and the last, so checking the ends checks positivity;
-  // integrality is checked for the start, the step and the last value.
+  // Every value lies between the first and the last, so checking the ends checks positivity.
   if (a.count == 0) throw InputError(f.flag, f.raw, "a range with at least one value");
-  const bool integer = f.constraint == Constraint::positive_integer || f.constraint == Constraint::non_negative_integer;
-  if (integer && std::floor(a.step) != a.step)
-    throw InputError(f.flag, f.raw,
-                     a.kind == Axis::Kind::linear ? "an integer step for an integer flag"
-                                                  : "an integer factor for an integer flag");
   check_value(f, a.at(0), false);
   check_value(f, a.at(a.count - 1), false);
   return a;
 }
 
-Sweep::Sweep(std::vector<NumericFlag>& flags, const std::vector<std::size_t>& order, double max_rows)
+Sweep::Sweep(std::vector<NumericFlag>& flags, const std::vector<std::size_t>& order, double max_rows,
+             std::string_view why)
     : flags_(flags) {
   for (auto& f : flags_) {
     if (f.given) {
-      f.axis = parse_axis(f, &warnings_, max_rows);
+      f.axis = parse_axis(f, &warnings_, max_rows, why);
     } else if (f.fallback) {
       f.axis = Axis{};
       f.axis.values = {*f.fallback};
@@ -190,7 +249,7 @@ Sweep::Sweep(std::vector<NumericFlag>& flags, const std::vector<std::size_t>& or
     std::string others = "with";
     for (std::size_t k = 1; k < axes_.size(); ++k)
       others += (k > 1 ? ", " : " ") + flags_[axes_[k]].flag + " '" + flags_[axes_[k]].raw + "'";
-    too_many_rows(flags_[axes_.front()], others + " ", rows, max_rows);
+    too_many_rows(flags_[axes_.front()], others + " ", rows, max_rows, why);
   }
   rows_ = static_cast<std::size_t>(rows);
 }

@@ -1,8 +1,17 @@
 // Numeric flags and sweeps. Every numeric flag is kept as the text the user typed, then
 // parsed into an Axis: one value, a list `1,2,4,8`, a linear range `1024..8192:+1024` or a
-// geometric range `1..64:x2` (endpoints and steps may carry units: `1GiB..8GiB:x2`). Several
-// axes give their cartesian product, the first swept flag on the command line varying slowest;
-// combinations are generated one at a time, so a sweep of any length runs in constant memory.
+// geometric range `1..64:x2` (endpoints and steps may carry units: `1GiB..8GiB:x2`; `a..b`
+// steps by 1). Several axes give their cartesian product, the first swept flag on the command
+// line varying slowest; combinations are generated one at a time, so a sweep of any length runs
+// in constant memory.
+//
+// Refused, each in one line naming the flag, the text and the form expected: an empty list item
+// ('1,,2', '1,', ',1'); a value listed twice ('1,2,2', '1k,1000'); white space around a value or
+// a range's part (' 1, 2', '1 .. 4', '1..4:+ 1'; '80 GiB', a number and its unit, is read); a
+// '+' sign ('+1', '1..8:x+2'); a range with its end below its start, a step that is not
+// positive, a factor not above 1, or a step or factor that does not reach the end exactly
+// ('1..10:+2' stops at 9: the end is one of the range's values, never dropped); a list or range
+// of more values than the cap. A list keeps its order ('8,4,2').
 #pragma once
 
 #include <cstddef>
@@ -39,24 +48,27 @@ struct NumericFlag {
   DimRt dim;
   Constraint constraint = Constraint::positive;
   double plain_scale = 1.0;          // base units per plain number
+  // What the value is in parse errors, when the dimension's words would mislead ("a fraction",
+  // "0.9" for --gpu-memory-utilization, a plain number of dimension one); empty: the dimension's.
+  std::string what, example;
   std::optional<double> fallback;    // default, in base units; none: the flag is optional
   std::string raw;                   // as typed
   bool given = false;
   Axis axis;
 };
 
-/// At most this many rows in one sweep unless --max-rows raises it: bounded work. Four million
-/// rows take ~3 s and 110 MB of CSV for flops matmul, ~10 s and 590 MB for memory, about a
-/// minute for train (the slowest row; the probe before the first row included); a sweep past
-/// that is a typo (1..1e9 for 1..1e3), not a question. Charts stop at kMaxPlotPoints (plot.h).
+/// At most this many rows in one sweep when the caller names no cap: bounded work, a sweep past
+/// it is a typo (1..1e9 for 1..1e3), not a question. Commands pass their own, lower caps
+/// (default_row_cap, numeric_flags.h: about 2 s of rows each; --max-rows raises them). Charts
+/// stop at kMaxPlotPoints (plot.h).
 inline constexpr double kDefaultMaxRows = 4'000'000;
 
 /// Parses a flag's text into an axis and checks every value it will take: the flag's
 /// constraint, and the plausibility rules (plausibility.h), whose warnings are appended to
 /// `warnings` when given. A range of more than `max_rows` values is refused ("gives N rows;
-/// expected at most M (raise with --max-rows)").
+/// expected at most M{why} (raise with --max-rows)").
 Axis parse_axis(const NumericFlag& f, std::vector<std::string>* warnings = nullptr,
-                double max_rows = kDefaultMaxRows);
+                double max_rows = kDefaultMaxRows, std::string_view why = {});
 
 /// Checks one value against the flag's constraint; throws InputError naming the flag and
 /// showing the raw text when `single` (the flag has one value), else the offending value.
@@ -94,9 +106,10 @@ void require_finite(const ResultSet& rs, const std::vector<NumericFlag>& flags, 
 class Sweep {
  public:
   /// `order`: indices of the flags in the order the user gave them (sweep order). Throws
-  /// InputError naming the flags when the sweep has more than `max_rows` rows (--max-rows).
+  /// InputError naming the flags when the sweep has more than `max_rows` rows (--max-rows);
+  /// `why` follows the cap in the message (" with --min-gpus, a layout search per row").
   Sweep(std::vector<NumericFlag>& flags, const std::vector<std::size_t>& order,
-        double max_rows = kDefaultMaxRows);
+        double max_rows = kDefaultMaxRows, std::string_view why = {});
   std::size_t rows() const { return rows_; }
   /// Names of the flags that take more than one value, slowest first.
   const std::vector<std::string>& swept_names() const { return swept_names_; }

@@ -72,7 +72,8 @@ int run_sweep(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const
   reject_extras(sub);
   const report::Format format = output_format(out);
   const std::vector<std::size_t> order = nf.resolve(sub);
-  Sweep sweep(nf.flags(), order, nf.max_rows());
+  const RowCap cap = nf.max_rows();
+  Sweep sweep(nf.flags(), order, cap.rows, cap.why);
   if (g_choices != nullptr && g_choices->probing) {
     // Validating one combination of a comparison: every value of every swept flag (at least the
     // first row), and the names of what its rows hold.

@@ -155,9 +155,8 @@ std::optional<Resolved> resolve_unit(std::string_view u) {
   return std::nullopt;
 }
 
-[[noreturn]] void fail(std::string_view field, std::string_view text, DimRt expected,
+[[noreturn]] void fail(std::string_view field, std::string_view text, const DimDescription& e,
                        std::string_view problem = {}) {
-  const DimDescription e = describe_dim(expected);
   std::string exp = std::string(e.what) + " such as " + std::string(e.example);
   if (problem.empty()) throw InputError(std::string(field), std::string(text), exp);
   throw InputError(std::string(field), std::string(text), exp, std::string(problem));
@@ -181,15 +180,20 @@ bool is_plain_number(std::string_view text) {
 
 double parse_quantity(std::string_view text, DimRt expected, std::string_view field,
                       double plain_scale) {
+  return parse_quantity(text, expected, field, plain_scale, describe_dim(expected));
+}
+
+double parse_quantity(std::string_view text, DimRt expected, std::string_view field, double plain_scale,
+                      const DimDescription& described) {
   std::string_view s = trim(text);
-  if (s.empty()) fail(field, text, expected, "is empty");
+  if (s.empty()) fail(field, text, described, "is empty");
   std::string_view num = s;
   if (num.front() == '+') num.remove_prefix(1);
   double v = 0.0;
   const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
-  if (ec == std::errc::result_out_of_range) fail(field, text, expected, "is out of range");
-  if (ec != std::errc() || end == num.data()) fail(field, text, expected, "is not a number");
-  if (!std::isfinite(v)) fail(field, text, expected, "is not a finite number");
+  if (ec == std::errc::result_out_of_range) fail(field, text, described, "is out of range");
+  if (ec != std::errc() || end == num.data()) fail(field, text, described, "is not a number");
+  if (!std::isfinite(v)) fail(field, text, described, "is not a finite number");
   const std::string_view unit = trim(std::string_view(end, static_cast<std::size_t>(num.data() + num.size() - end)));
   // A scale can push a finite number past the largest double ("1e308T"): out of range, not inf;
   // or below the smallest ("1e-320" USD/kWh is 2.8e-327 USD/J): out of range, not 0.
@@ -201,7 +205,7 @@ double parse_quantity(std::string_view text, DimRt expected, std::string_view fi
     const double base = decade > 0.0 && decade == inverse && std::fabs(1.0 / scale - inverse) < 1e-9 * inverse
                             ? v / inverse
                             : v * scale;
-    if (!std::isfinite(base) || (base == 0.0 && v != 0.0)) fail(field, text, expected, "is out of range");
+    if (!std::isfinite(base) || (base == 0.0 && v != 0.0)) fail(field, text, described, "is out of range");
     return base;
   };
   if (unit.empty()) return scaled(plain_scale);
@@ -223,15 +227,15 @@ double parse_quantity(std::string_view text, DimRt expected, std::string_view fi
   }
   // "FLOPS" and "FLOPs" mean a rate to some readers and a count to others.
   if (unit.ends_with("FLOPS") || unit.ends_with("FLOPs") || unit.ends_with("flops"))
-    fail(field, text, expected,
+    fail(field, text, described,
          "is ambiguous (FLOPS is read both as a count and as a rate): write FLOP for a count or FLOP/s for a rate");
   const auto r = resolve_unit(unit);
-  if (!r) fail(field, text, expected, "has an unknown unit '" + std::string(unit) + "'");
+  if (!r) fail(field, text, described, "has an unknown unit '" + std::string(unit) + "'");
   if (!(r->d == expected)) {
     if (is_count(r->d) || r->d.dimensionless())
-      fail(field, text, expected, "is a plain number");
+      fail(field, text, described, "is a plain number");
     const DimDescription got = describe_dim(r->d);
-    fail(field, text, expected, "is " + std::string(got.what));
+    fail(field, text, described, "is " + std::string(got.what));
   }
   return scaled(r->scale);
 }

@@ -320,7 +320,13 @@ std::vector<double> nice_ticks(double lo, double hi, bool log) {
     const int e0 = static_cast<int>(std::floor(std::log10(lo) + 1e-9));
     const int e1 = static_cast<int>(std::ceil(std::log10(hi) - 1e-9));
     const bool fine = e1 - e0 <= 2;  // a short range: 1, 2 and 5 in each decade
-    for (int e = e0; e <= e1; ++e) {
+    // Every k-th decade: a plot over 600 decades (--peak 1e-300TFLOP/s) had 603 labels.
+    int k = 1;
+    for (int base = 1; (e1 - e0) / k + 1 > kMaxLogTicks; base *= 10)
+      for (int m : {1, 2, 3, 5})
+        if ((e1 - e0) / k + 1 > kMaxLogTicks) k = m * base;
+    const int first = e0 % k == 0 ? e0 : e0 - e0 % k + (e0 > 0 ? k : 0);  // the first multiple of k from e0
+    for (int e = first; e <= e1; e += k) {
       for (double m : {1.0, 2.0, 5.0}) {
         if (m != 1.0 && !fine) continue;
         const double v = m * std::pow(10.0, e);

@@ -11,12 +11,15 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <optional>
+#include <utility>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "checkpoint_detail.h"
 #include "napkin/ground/error.h"
+#include "napkin/ground/sanitize.h"
 #include "napkin/model/ggml_types.h"
 #include "napkin/specs/checkpoint.h"
 #include "napkin/specs/files.h"
@@ -195,6 +198,151 @@ MetadataValue read_value(Reader& r, std::uint32_t type, const std::string& field
   return v;
 }
 
+// ---- what the metadata's values must be -------------------------------------------------------
+// llama.cpp reads a hyperparameter with the type the converter writes (gguf-py, llama.cpp
+// src/llama-model-loader.cpp get_key: a key of another type is an error there). napkin takes a
+// hyperparameter of any integer type that holds a non-negative value (a u64 for a u32 is the same
+// number), and refuses one of another type, a negative one, a zero where a model needs one or
+// more, and a per-layer array whose length is not block_count (get_key_or_arr: "key %s has wrong
+// array length"). Before, `params` read past such values silently (gguf_model_facts skips them).
+
+bool is_integer_type(std::string_view type) {
+  return type == "u8" || type == "i8" || type == "u16" || type == "i16" || type == "u32" || type == "i32" ||
+         type == "u64" || type == "i64";
+}
+
+// Integer hyperparameters under `<arch>.` (docs/gguf.md "LLM"; llama.cpp src/llama-arch.cpp
+// LLM_KV_NAMES): whether llama.cpp takes a per-layer array for it (get_key_or_arr), and whether it
+// must be at least 1.
+struct IntegerKey {
+  std::string_view key;
+  bool per_layer;
+  bool positive;
+};
+constexpr IntegerKey kIntegerKeys[] = {
+    {"block_count", false, true},
+    {"context_length", false, true},
+    {"embedding_length", false, true},
+    {"feed_forward_length", true, false},
+    {"attention.head_count", true, false},     // 0 in SSM files (mamba)
+    {"attention.head_count_kv", true, false},
+    {"attention.key_length", false, false},
+    {"attention.value_length", false, false},
+    {"attention.sliding_window", false, false},
+    {"expert_count", false, false},
+    {"expert_used_count", false, false},
+    {"expert_feed_forward_length", false, false},
+    {"expert_shared_feed_forward_length", false, false},
+    {"expert_shared_count", false, false},
+    {"leading_dense_block_count", false, false},
+    {"rope.dimension_count", false, false},
+    {"vocab_size", false, true},
+};
+
+// A string value or key that is not UTF-8 (docs/gguf.md: "gguf_string_t ... UTF-8").
+bool is_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = utf8_sequence(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string shown(const MetadataValue& v) {
+  return fmt::format("'{}' ({})", detail::printable(v.text.substr(0, 80)), v.type);
+}
+
+void check_metadata(const Checkpoint& c, const fs::path& path) {
+  const auto& meta = c.metadata;
+  const auto find = [&meta](const std::string& key) -> const MetadataValue* {
+    const auto it = meta.find(key);
+    return it == meta.end() ? nullptr : &it->second;
+  };
+  for (const auto& [key, value] : meta) {
+    if (!is_utf8(key)) fail(path, fmt::format("key '{}' is not UTF-8; expected a UTF-8 key", detail::printable(key)));
+    if (value.type == "string" && !is_utf8(value.text))
+      fail(path, fmt::format("{} is '{}', which is not UTF-8; expected a UTF-8 string", key,
+                             detail::printable(value.text.substr(0, 80))));
+  }
+  const MetadataValue* arch = find("general.architecture");
+  if (arch != nullptr && arch->type != "string")
+    fail(path, fmt::format("general.architecture is {}; expected a string such as 'llama'", shown(*arch)));
+  for (std::string_view key : {"general.file_type", "general.quantization_version"})
+    if (const MetadataValue* v = find(std::string(key)); v != nullptr && !is_integer_type(v->type))
+      fail(path, fmt::format("{} is {}; expected an integer (u32)", key, shown(*v)));
+
+  // The tokenizer's arrays: one entry per token.
+  const MetadataValue* tokens = find("tokenizer.ggml.tokens");
+  if (tokens != nullptr && tokens->type != "array[string]")
+    fail(path, fmt::format("tokenizer.ggml.tokens is {}; expected an array of strings (one per token)", tokens->type));
+  for (const auto& [key, element] : {std::pair<std::string_view, std::string_view>{"tokenizer.ggml.scores", "f32"},
+                                     {"tokenizer.ggml.token_type", "i32"}}) {
+    const MetadataValue* v = find(std::string(key));
+    if (v == nullptr) continue;
+    if (v->type != fmt::format("array[{}]", element))
+      fail(path, fmt::format("{} is {}; expected an array of {} (one per token)", key, v->type, element));
+    if (tokens != nullptr && v->array_length != tokens->array_length)
+      fail(path, fmt::format("{} has {} entries for the {} of tokenizer.ggml.tokens; expected one per token", key,
+                             v->array_length, tokens->array_length));
+  }
+  if (const MetadataValue* v = find("tokenizer.ggml.merges"); v != nullptr && v->type != "array[string]")
+    fail(path, fmt::format("tokenizer.ggml.merges is {}; expected an array of strings", v->type));
+  for (std::string_view id : {"bos", "eos", "unknown", "separator", "padding", "eot", "eom"}) {
+    const std::string key = fmt::format("tokenizer.ggml.{}_token_id", id);
+    const MetadataValue* v = find(key);
+    if (v == nullptr) continue;
+    if (!is_integer_type(v->type) || v->text.starts_with('-'))
+      fail(path, fmt::format("{} is {}; expected a token id (u32)", key, shown(*v)));
+    if (tokens != nullptr && std::stoull(v->text) >= tokens->array_length)
+      fail(path, fmt::format("{} is {}, past the {} tokens of tokenizer.ggml.tokens; expected a token id below {}",
+                             key, v->text, tokens->array_length, tokens->array_length));
+  }
+
+  if (arch == nullptr) return;
+  const std::string a = arch->text;
+  // An architecture's hyperparameters are `<arch>.*`: a file that states an architecture and none
+  // of them was written for another name (a LoRA adapter, general.type "adapter", has none).
+  const MetadataValue* type = find("general.type");
+  const bool adapter = type != nullptr && type->text == "adapter";
+  bool any = false;
+  for (const auto& [key, value] : meta) any = any || (key.size() > a.size() && key.starts_with(a + "."));
+  if (!any && !adapter)
+    fail(path, fmt::format("general.architecture is '{}' but no '{}.' key is present; expected the architecture's "
+                           "hyperparameters ({}.block_count, {}.embedding_length, ...)",
+                           detail::printable(a), detail::printable(a), detail::printable(a), detail::printable(a)));
+
+  std::optional<std::uint64_t> layers;
+  for (const IntegerKey& k : kIntegerKeys) {
+    const std::string key = a + "." + std::string(k.key);
+    const MetadataValue* v = find(key);
+    if (v == nullptr) continue;
+    const std::string name = detail::printable(key);
+    if (v->type.starts_with("array")) {
+      if (!k.per_layer) fail(path, fmt::format("{} is an {}; expected one integer", name, v->type));
+      if (!is_integer_type(std::string_view(v->type).substr(6, v->type.size() - 7)))
+        fail(path, fmt::format("{} is an {}; expected one integer, or an array of integers (one per layer)", name,
+                               v->type));
+      if (layers && v->array_length != *layers)
+        fail(path, fmt::format("{} has {} entries for {} layers ({}.block_count); expected one per layer", name,
+                               v->array_length, *layers, detail::printable(a)));
+      continue;
+    }
+    if (!is_integer_type(v->type) || v->text.starts_with('-'))
+      fail(path, fmt::format("{} is {}; expected a non-negative integer", name, shown(*v)));
+    if (k.positive && v->text == "0") fail(path, fmt::format("{} is 0; expected at least 1", name));
+    if (k.key == "block_count") layers = std::stoull(v->text);
+  }
+  // A query head shares its K and V with others, never the reverse (llama.cpp: n_gqa = n_head / n_head_kv).
+  const MetadataValue* heads = find(a + ".attention.head_count");
+  const MetadataValue* kv = find(a + ".attention.head_count_kv");
+  if (heads != nullptr && kv != nullptr && heads->array_length == 0 && kv->array_length == 0 &&
+      std::stoull(heads->text) > 0 && std::stoull(kv->text) > std::stoull(heads->text))
+    fail(path, fmt::format("{0}.attention.head_count_kv is {1}, more than {0}.attention.head_count {2}; expected at "
+                           "most as many KV heads as query heads",
+                           detail::printable(a), kv->text, heads->text));
+}
+
 struct Located {
   TensorInfo info;
   std::uint64_t offset = 0;
@@ -276,12 +424,13 @@ Checkpoint read_gguf(const fs::path& path) {
     const std::uint32_t type = value_type(r, label + " type");
     MetadataValue value = read_value(r, type, label + " value", 0);
     if (key == "general.alignment") {
-      // gguf.cpp requires a u32 power of two.
+      // gguf.cpp requires a u32 power of two; docs/gguf.md: "it must be a multiple of 8".
       if (value.type != "u32")
         fail(path, fmt::format("general.alignment has type {}; expected u32", value.type));
       alignment = std::stoull(value.text);
       if (!std::has_single_bit(alignment))
         fail(path, fmt::format("general.alignment is {}; expected a power of two", alignment));
+      if (alignment < 8) fail(path, fmt::format("general.alignment is {}; expected a multiple of 8", alignment));
     }
     c.metadata.emplace(std::move(key), std::move(value));
   }
@@ -332,6 +481,7 @@ Checkpoint read_gguf(const fs::path& path) {
   for (Located& t : tensors) c.tensors.push_back(std::move(t.info));
   detail::tally(c, path);
   detail::require_weights(c, path);
+  check_metadata(c, path);
   // A token uses k of the E experts (llama.cpp: n_expert_used <= n_expert); a file that says
   // otherwise would count more parameters active than there are.
   const GgufModelFacts facts = gguf_model_facts(c);

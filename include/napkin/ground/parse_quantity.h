@@ -30,6 +30,11 @@ DimDescription describe_dim(DimRt d);
 /// infinity, an unknown unit, or a unit of another dimension.
 double parse_quantity(std::string_view text, DimRt expected, std::string_view field,
                       double plain_scale = 1.0);
+/// The same, with `described` in place of the dimension's words in its messages: for a value
+/// the dimension does not name, such as a plain-number fraction ("--mfu: '2x' has an unknown
+/// unit 'x'; expected a fraction such as 0.4", not "a count such as 4096, 8k or 8Ki").
+double parse_quantity(std::string_view text, DimRt expected, std::string_view field, double plain_scale,
+                      const DimDescription& described);
 
 /// True when `text` is a number without a unit (what parse_quantity multiplies by
 /// `plain_scale`): "80", " 1e9 ", "+0.4"; false for "80GiB", "8k" or text that is no number.

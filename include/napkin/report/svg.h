@@ -119,8 +119,13 @@ struct AxisUnit {
 };
 AxisUnit axis_unit(DimRt d, double max_abs);
 
+/// At most this many ticks on a log axis (a linear axis has at most 8).
+inline constexpr int kMaxLogTicks = 12;
+
 /// Round tick values covering [lo, hi] (display units): steps of 1, 2 or 5 × 10^k on a linear
-/// axis, decades (with 2 and 5 between when the range is short) on a log axis.
+/// axis, decades (with 2 and 5 between when the range is short) on a log axis. A log axis over
+/// more than kMaxLogTicks decades ticks every k-th decade, k the smallest of 2, 3, 5, 10, 20, 30,
+/// 50, ... that keeps it to kMaxLogTicks, at the powers 10^e with e a multiple of k.
 std::vector<double> nice_ticks(double lo, double hi, bool log);
 
 }  // namespace napkin::report
