@@ -175,4 +175,64 @@ hf_seeds = {
 for name, lines in hf_seeds.items():
     put("hf_cache", name, "\n".join(lines) + "\n")
 
+# engines: byte 0 picks the model ('a'..'l': kPresets of fuzz_engines.cpp, 'm': the JSON at the
+# end), then one --flag=value per line, as memory and serve take them.
+engine_models = "abcdefghijkl"  # llama-3.1-8b gemma-2-2b llama-4-scout mixtral-8x7b qwen3-0.6b gpt2
+                                # deepseek-v2-lite phi-3-mini gemma-3-1b gpt-oss-20b opt-1.3b bert
+hf_yarn = {"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"], "hidden_size": 64,
+           "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+           "intermediate_size": 128, "vocab_size": 256, "max_position_embeddings": 4096,
+           "rope_scaling": {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2048},
+           "model_max_length": 32768, "sliding_window": 1024, "use_sliding_window": True}
+hf_linear = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 64,
+             "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 1,
+             "intermediate_size": 128, "vocab_size": 300, "max_position_embeddings": 2048,
+             "rope_scaling": {"rope_type": "linear", "factor": 2.5}}
+napkin_kinds = {"napkin_model": 1, "name": "kinds", "hidden": 128, "layers": 6, "heads": 8,
+                "kv_heads": 2, "vocab": 1000, "ffn": 256, "max_context": 8192,
+                "sliding_window": 512, "attention_chunk": 1024,
+                "layer_attention": ["full", "sliding", "sliding", "none", "sliding", "full"],
+                "rope_scaling": {"rope_type": "llama3", "factor": 8.0}}
+napkin_chunked_moe = {"napkin_model": 1, "name": "chunked", "hidden": 96, "layers": 4, "heads": 6,
+                      "kv_heads": 3, "head_dim": 32, "vocab": 512, "ffn": 192, "max_context": 0,
+                      "attention_chunk": 256, "layer_attention": ["chunked", "chunked", "chunked", "full"],
+                      "moe": {"experts": 4, "experts_per_token": 2, "expert_ffn": 64, "first_k_dense": 1}}
+napkin_learned = {"napkin_model": 1, "name": "learned", "hidden": 64, "layers": 2, "heads": 4, "vocab": 500,
+                  "ffn": 256, "ffn_kind": "plain", "positions": "learned", "max_context": 1024,
+                  "position_offset": 2, "norm": "layernorm"}
+engine_seeds = {
+    "llama-vllm-h100": ("a", ["--context=8Ki", "--gpu-memory=79.19GiB"]),
+    "llama-llamacpp-q8": ("a", ["--context=32Ki", "--kv-dtype=q8_0", "--gpu-memory=24GiB", "--parallel=4",
+                                "--ubatch=256"]),
+    "llama-vllm-short": ("a", ["--context=128Ki", "--gpu-memory=8GiB", "--gpu-memory-utilization=0.95"]),
+    "gemma2-sliding": ("b", ["--context=8192", "--swa-full", "--parallel=2", "--gpu-memory=16GiB"]),
+    "gemma2-window": ("b", ["--context=8Ki", "--ubatch=4096", "--max-num-batched-tokens=16384"]),
+    "scout-chunked-tp": ("c", ["--context=128Ki", "--tp=4", "--gpu-memory=80GiB", "--weights-dtype=fp8"]),
+    "mixtral-a100": ("d", ["--weights-dtype=int4", "--device=NVIDIA A100-SXM4-80GB", "--gpu-memory=79.15GiB",
+                           "--context=32768"]),
+    "qwen3-serve": ("e", ["--serve", "--prompt=7Ki", "--generate=1Ki", "--batch=8", "--block-size=32",
+                          "--max-num-seqs=64"]),
+    "gpt2-learned": ("f", ["--context=2048", "--no-flash-attention", "--kv-dtype=f32"]),
+    "gpt2-quantized-v": ("f", ["--context=1024", "--no-flash-attention", "--v-dtype=q4_0"]),
+    "deepseek-mla": ("g", ["--context=32Ki", "--kv-dtype=fp8", "--tp=2"]),
+    "phi3-longrope": ("h", ["--context=4096", "--gpu-memory-utilization=0.5", "--block-size=128"]),
+    "gemma3-serve": ("i", ["--serve", "--parallel=4", "--ubatch=1024", "--v-dtype=q4_0", "--kv-dtype=q8_0"]),
+    "gpt-oss-fp4": ("j", ["--weights-dtype=fp4", "--context=128Ki", "--gpu-memory=80GB"]),
+    "opt-metal": ("k", ["--metal", "--cuda-context=0", "--context=2048", "--gpu-memory=32GiB"]),
+    "bert": ("l", ["--context=512"]),
+    "bad-block": ("a", ["--block-size=7", "--max-num-seqs=4096", "--max-num-batched-tokens=2048"]),
+    "bad-utilization": ("a", ["--gpu-memory-utilization=1.5", "--parallel=300"]),
+    "list-refused": ("a", ["--context=1Ki,2Ki"]),
+    "hf-yarn": ("m", ["--context=16Ki", "--parallel=3"], hf_yarn),
+    "hf-linear": ("m", ["--serve", "--prompt=4096", "--generate=1024", "--block-size=1"], hf_linear),
+    "napkin-kinds": ("m", ["--context=64Ki", "--ubatch=64"], napkin_kinds),
+    "napkin-chunked-moe": ("m", ["--context=1000", "--kv-dtype=iq4_nl"], napkin_chunked_moe),
+    "napkin-learned": ("m", ["--context=4096", "--tp=2"], napkin_learned),
+}
+for name, (model, flags, *cfg) in engine_seeds.items():
+    body = model + "\n" + "".join(f + "\n" for f in flags)
+    if cfg:
+        body += json.dumps(cfg[0]) + "\n"
+    put("engines", name, body)
+
 print(f"seeds written to {out}")

@@ -428,3 +428,26 @@ TEST_CASE("llama.cpp clamps the ubatch to n_batch = min(-c, 2048), and the compu
   CHECK(kv.n_batch == 100);
   CHECK(kv.n_ubatch == 100);
 }
+
+// common/common.h: common_params.n_ctx is an int32_t, filled from -c by std::stoi (common/arg.cpp),
+// so llama.cpp refuses a -c past 2^31 − 1. napkin took any -c: --context 2^53 − 1 on a 65536-layer
+// model, or serve's slots × (--prompt + --generate) of 256 × 2^53, overflowed the 64-bit
+// cells × layers product (a negative KV cache).
+TEST_CASE("llama.cpp refuses a -c past 2^31 - 1 (a 32-bit int), where cells times layers stay exact",
+          "[engine][llamacpp]") {
+  const auto m = shape(65536, 64, 4, 1, 16, 64, 100);
+  auto in = run(9007199254740991.0, CacheType::f16, CacheType::f16, true);
+  CHECK_THROWS_WITH(llamacpp_kv(m, in), "--context: '9007199254740991': expected at most 2147483647 cells over all "
+                                        "slots (llama.cpp reads -c as a 32-bit int, common/common.h n_ctx; serve's -c "
+                                        "is the slots times --prompt + --generate)");
+  in.n_ctx = 2147483648.0 * one;
+  CHECK_THROWS_WITH(llamacpp_kv(m, in), Catch::Contains("at most 2147483647 cells"));
+  in.n_ctx = 2147483647.0 * one;
+  in.n_parallel = 256.0 * one;
+  const LlamaCppKv kv = llamacpp_kv(m, in);
+  CHECK(kv.n_ctx_seq == 8388608);  // PAD(PAD(2^31 − 1, 256) / 256, 256) = 2^23
+  CHECK(kv.n_ctx == 2147483648);
+  // 65536 layers · 2^31 cells · 16 elements · 2 B, for K and for V
+  CHECK(kv.k.in(units::byte) == 65536.0 * 2147483648.0 * 16 * 2);
+  CHECK(kv.v == kv.k);
+}

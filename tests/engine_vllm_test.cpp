@@ -244,3 +244,35 @@ TEST_CASE("a vLLM ledger that does not fit shows an empty pool and its shortfall
   CHECK(out.find("gpu_budget")->value.num + out.find("shortfall")->value.num ==
         Approx(per_gpu->value.num).epsilon(1e-12));
 }
+
+// Block counts stay exact integers: a GPU memory of 1e300 B made a pool of 1.4e293 blocks, cast
+// to a 64-bit integer (undefined; -9.2e18 blocks in the table), and a context of 2^53 − 1 tokens
+// over 65536 single-layer KV groups made 5.9e20 blocks per request. Both are refused by name.
+TEST_CASE("a pool or a request of 2^53 KV blocks or more is refused, naming --gpu-memory or the context flag",
+          "[engine_vllm]") {
+  const auto m = specs::load_model_preset("llama-3-8b");
+  VllmInput in;
+  in.gpu_memory = 1e300 * byte;
+  in.context = 8192.0 * one;
+  CHECK_THROWS_WITH(vllm_budget(m, in), Catch::StartsWith("--gpu-memory: '1e+300 B': expected a GPU memory whose KV "
+                                                          "pool holds fewer than 2^53 blocks"));
+  in.gpu_memory = 1e22 * byte;  // 4.3e15 blocks of 2 MiB (32 layers of 16 tokens): counted exactly
+  const VllmBudget b = vllm_budget(m, in);
+  CHECK(b.kv_blocks == static_cast<std::int64_t>(std::floor(b.kv_pool.in(byte) / (b.page.in(byte) * 32))));
+  CHECK(b.kv_blocks > 0);
+
+  // One sliding layer and 65535 full ones: 65536 groups of one layer; no stated context length.
+  specs::ModelSpec many = m;
+  many.layers = 65536;
+  many.sliding_window = 4;
+  many.sliding_every = 65536;
+  many.max_context = 0;
+  in.gpu_memory = 80.0 * GiB;
+  in.block_size = 1.0 * one;
+  in.context = 9007199254740991.0 * one;
+  CHECK_THROWS_WITH(vllm_budget(many, in), Catch::StartsWith("--context: '9007199254740991': expected a context whose "
+                                                             "request takes fewer than 2^53 KV blocks"));
+  in.context = 8192.0 * one;
+  // 65535 full groups of ⌈8192 / 1⌉ blocks, the sliding one ⌈min(4 − 1 + 8192, 8192) / 1⌉ + 1.
+  CHECK(vllm_budget(many, in).blocks_per_request == 65535LL * 8192 + 8193);
+}

@@ -59,6 +59,10 @@ constexpr i64 pad(i64 x, i64 n) { return (x + n - 1) / n * n; }
 constexpr i64 kCtxPad = 256;
 constexpr double kF32 = 4.0;  // every intermediate of the graph is f32
 constexpr i64 kMaxSeq = 256;  // LLAMA_MAX_SEQ (src/llama-cparams.h)
+// common/common.h: common_params.n_ctx is an int32_t, which common/arg.cpp fills from -c with
+// std::stoi: llama.cpp refuses a -c past 2^31 − 1. Below it every cell count times the layers
+// (at most 2^16) stays far inside a 64-bit integer.
+constexpr double kMaxCtx = 2147483647.0;
 // The ubatch range of the start-up logs the compute-buffer model was checked against
 // (tests/engine_llamacpp_test.cpp: n_ubatch 256 and 512); outside it the figure is an extrapolation.
 constexpr i64 kCalibratedUbatchLow = 256, kCalibratedUbatchHigh = 512;
@@ -104,6 +108,10 @@ LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in) {
   require_positive_integer(in.n_ctx, "--context");
   require_positive_integer(in.n_parallel, "--parallel");
   require_positive_integer(in.n_ubatch, "--ubatch");
+  if (in.n_ctx.in(one) > kMaxCtx)
+    throw InputError("--context", format_plain_number(in.n_ctx.in(one)),
+                     "at most 2147483647 cells over all slots (llama.cpp reads -c as a 32-bit int, common/common.h "
+                     "n_ctx; serve's -c is the slots times --prompt + --generate)");
 
   LlamaCppKv kv;
   const i64 n_seq = as_int(in.n_parallel);

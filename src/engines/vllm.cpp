@@ -38,6 +38,12 @@ constexpr double kLogitBytes = 4.0;
 
 constexpr std::array<double, 6> kVllmBlockSizes = {1, 8, 16, 32, 64, 128};
 
+// Block counts are exact integers below 2^53, refused above it rather than cast past the range of
+// an integer: a pool of more blocks is a GPU memory no device has (the smallest page, one token
+// of one layer at 4 bits per K and V element, is 1 B: 2^53 blocks are 9 PB), a request of more
+// blocks a context no model takes.
+constexpr double kExactIntegers = 9007199254740992.0;
+
 // The profiling batches of the start-up logs the activation model was checked against
 // (tests/engine_vllm_test.cpp): 2048 to 29000 batched tokens, 256 to 1024 sequences. Outside them
 // the activation peak is an extrapolation, and the ledger says so.
@@ -179,9 +185,20 @@ VllmBudget vllm_budget(const specs::ModelSpec& m, const VllmInput& in) {
                                  : ceil_div(std::min(static_cast<double>(t.window) - 1.0 + tokens, context), block) + 1.0;
     blocks_per_request += static_cast<double>(n) * per_group;
   }
+  if (blocks_per_request >= kExactIntegers)
+    throw InputError(std::string(in.context_flag), format_plain_number(context),
+                     "a context whose request takes fewer than 2^53 KV blocks (" + format_plain_number(blocks_per_request) +
+                         " blocks over " + std::to_string(b.groups) + " KV cache groups at --block-size " +
+                         format_plain_number(block) + ")");
   b.blocks_per_request = static_cast<std::int64_t>(blocks_per_request);
   if (b.kv_pool > Bytes{}) {
-    b.kv_blocks = static_cast<std::int64_t>(std::floor(b.kv_pool.in(byte) / (b.page * static_cast<double>(b.group_size)).in(byte)));
+    const double blocks = std::floor(b.kv_pool.in(byte) / (b.page * static_cast<double>(b.group_size)).in(byte));
+    if (blocks >= kExactIntegers)
+      throw InputError("--gpu-memory", format_plain_number(in.gpu_memory.in(byte)) + " B",
+                       "a GPU memory whose KV pool holds fewer than 2^53 blocks (a pool of " +
+                           format_plain_number(blocks) + " blocks of " + format_plain_number(b.page.in(byte)) +
+                           " B per layer)");
+    b.kv_blocks = static_cast<std::int64_t>(blocks);
     b.kv_pool_tokens = (b.kv_blocks / b.groups) * static_cast<std::int64_t>(block);
     b.max_concurrency = static_cast<double>(b.kv_blocks) / blocks_per_request;
   }

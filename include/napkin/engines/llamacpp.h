@@ -80,7 +80,8 @@ struct LlamaCppKv {
 
 /// Throws InputError for what llama.cpp's KV arithmetic here does not cover: MLA (DeepSeek's
 /// latent cache), Mamba layers, encoder-decoders, a bare parameter count; and for what llama.cpp
-/// refuses: more than 256 slots (LLAMA_MAX_SEQ). The ubatch is clamped as llama.cpp clamps it.
+/// refuses: more than 256 slots (LLAMA_MAX_SEQ), an n_ctx past 2^31 − 1 (-c is a 32-bit int). The
+/// ubatch is clamped as llama.cpp clamps it.
 LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in);
 
 /// The compute buffer on the GPU, modelled as the largest of three moments of the worst-case

@@ -90,8 +90,10 @@ double vllm_activation_bytes_per_token(const specs::ModelSpec& m, double tp);
 /// smallest); every group draws blocks from one pool of ⌊kv_pool / (page · group_size)⌋ blocks.
 /// A full-attention group needs ⌈context / block_size⌉ blocks per request, a sliding group
 /// ⌈min(window − 1 + max_num_batched_tokens, context) / block_size⌉ + 1. Mamba layers and
-/// encoder-decoders are refused (InputError). Preconditions: gpu_memory, context, block_size,
-/// max_num_batched_tokens, max_num_seqs positive; 0 < gpu_memory_utilization ≤ 1.
+/// encoder-decoders are refused (InputError), and so are 2^53 blocks or more in the pool (naming
+/// --gpu-memory) or in one request (naming in.context_flag): block counts stay exact integers.
+/// Preconditions: gpu_memory, context, block_size, max_num_batched_tokens, max_num_seqs positive;
+/// 0 < gpu_memory_utilization ≤ 1.
 VllmBudget vllm_budget(const specs::ModelSpec& m, const VllmInput& in);
 /// The same as result rows with formulas and assumptions. As a ledger (memory --engine vllm):
 /// gpu_budget, weights, activation_peak, non_torch, kv_pool, per_gpu (their sum, = gpu_budget),
