@@ -58,7 +58,7 @@ void read_gemma3(const Fields& given, ModelSpec& m) {
                                  {"head_dim", 256},           {"max_position_embeddings", 131072},
                                  {"sliding_window", 4096},    {"sliding_window_pattern", 6}};
   const json merged = with_defaults(given, kDefaults, "configuration_gemma3.py Gemma3TextConfig", m);
-  const Fields f(merged, given.file(), given.prefix());
+  const Fields f(merged, given);
   read_llama_like(f, m, true);
   m.ffn = f.positive("intermediate_size", kFfn);
   m.norms_per_layer = 4;

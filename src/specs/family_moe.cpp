@@ -111,7 +111,7 @@ void read_llama4(const Fields& given, ModelSpec& m) {
                                  {"no_rope_layer_interval", 4},
                                  {"attention_chunk_size", 8192}};
   const json merged = with_defaults(given, kDefaults, "configuration_llama4.py Llama4TextConfig", m);
-  const Fields f(merged, given.file(), given.prefix());
+  const Fields f(merged, given);
   read_llama_like(f, m, false);
   m.ffn = f.positive("intermediate_size_mlp", "a positive integer (dense-layer MLP width)");
   m.moe.n_experts = f.positive("num_local_experts", "a positive integer (experts)");

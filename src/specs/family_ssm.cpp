@@ -131,8 +131,11 @@ void read_nemotron_h(const Fields& f, ModelSpec& m) {
                                                               : '?';
     }
   }
-  if (pattern.empty())
-    f.bad("hybrid_override_pattern", "a string of one block kind per layer (M Mamba, * attention, - MLP)");
+  if (pattern.empty()) {
+    constexpr const char* kPattern = "a string of one block kind per layer (M Mamba, * attention, - MLP)";
+    if (!f.has("hybrid_override_pattern")) f.missing("hybrid_override_pattern", kPattern);
+    f.bad("hybrid_override_pattern", kPattern);
+  }
   m.hidden = f.positive("hidden_size", kHidden);
   m.layers = static_cast<std::int64_t>(pattern.size());
   if (f.has("num_hidden_layers") && f.positive("num_hidden_layers", kLayers) != m.layers)

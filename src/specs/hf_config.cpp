@@ -242,14 +242,77 @@ void refuse_unread_layout(const Fields& f, const Family& as, const std::string& 
   }
 }
 
+// Keys that change a count wherever they appear: a family reader that never looks at one of them
+// would count the model without it (MiniCPM-MoE's num_experts once made a 13.9B model 2.7B). A
+// config holding one with a value that says something (not null, 0, false, empty, nor
+// layer_types of full attention only) is refused unless its reader looked at it.
+constexpr const char* kCountKeys[] = {
+    // experts
+    "num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts", "num_experts_per_tok",
+    "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size", "first_k_dense_replace",
+    "moe_layer_freq", "mlp_only_layers", "moe_k", "moe_topk", "num_shared_experts", "moe_layers",
+    // per-layer kinds and widths
+    "layer_types", "block_configs", "hybrid_override_pattern", "layers_block_type", "attn_layer_period",
+    "attn_layer_offset", "expert_layer_period", "full_attn_idxs", "attn_type_list", "cross_attention_layers",
+    "intermediate_size_mlp",
+    // linear attention, state-space, convolution
+    "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
+    "linear_conv_kernel_dim", "linear_attn_config", "ssm_cfg", "state_size", "d_state", "mamba_d_state",
+    "mamba_expand", "mamba_n_heads", "conv_kernel", "conv_L_cache",
+    // attention shapes beyond heads × head_dim
+    "kv_lora_rank", "q_lora_rank", "index_n_heads", "index_head_dim", "num_kv_shared_layers",
+    "hidden_size_per_layer_input", "altup_num_inputs", "laurel_rank",
+    // towers
+    "vision_config", "audio_config"};
+
+bool says_something(const JsonFields::json& v) {
+  if (v.is_null()) return false;
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number()) return v.get<double>() != 0.0;
+  if (v.is_string()) return !v.get<std::string>().empty();
+  if (v.is_array()) {
+    for (const auto& x : v)
+      if (!(x.is_string() && x.get<std::string>() == "full_attention")) return true;
+    return false;  // [] or every layer full attention: what a reader without layer_types assumes
+  }
+  return !v.empty();
+}
+
+void refuse_unconsumed(const Fields& f, const std::string& t, const Family& family) {
+  for (const char* k : kCountKeys) {
+    if (f.looked_at(k) || !f.object().contains(k) || !says_something(f.object().at(k))) continue;
+    throw InputError(f.where(k) + ": " + f.object().at(k).dump().substr(0, 80) + " changes the count, and model_type '" +
+                     t + "' (read with the tensors of " + std::string(family.name) +
+                     ") does not read it; expected a config of a family napkin counts with this key "
+                     "(napkin params on the checkpoint's safetensors counts its weights tensor by tensor)");
+  }
+}
+
+// The model_type of `fam` that architectures class `arch` names: the classes are listed in the
+// order of the model types they implement (the first type when there are more classes).
+std::string model_type_of(const Family& fam, std::string_view arch) {
+  std::size_t i = 0;
+  for (std::string_view c : fam.architectures) {
+    if (c == arch) break;
+    ++i;
+  }
+  std::size_t n = 0;
+  for (std::string_view mt : fam.model_types) {
+    if (n == i) return std::string(mt);
+    ++n;
+  }
+  return std::string(fam.model_types.front());
+}
+
 ModelSpec read(const Fields& f, std::string model_type, const std::string& file, std::string_view as) {
   ModelSpec m;
   m.model_type = model_type;
   m.stored_dtype = f.has("torch_dtype") ? f.str_or("torch_dtype", "") : f.str_or("dtype", "");
   std::string t = model_type;
   const Family* fam = t.empty() ? nullptr : family_by_model_type(t);
-  if (t.empty()) {
-    // No model_type: architectures[] names the class (older configs).
+  if (fam == nullptr) {
+    // No model_type, or one napkin does not know: architectures[0] names the modeling class,
+    // which decides the tensors (Kimi K2: model_type kimi_k2, DeepseekV3ForCausalLM).
     std::string arch;
     if (f.has("architectures")) {
       const JsonFields::json& a = f.raw("architectures");
@@ -257,12 +320,13 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
     }
     for (const Family& x : families())
       for (std::string_view c : x.architectures)
-        if (!arch.empty() && c == arch) {
+        if (!arch.empty() && c == arch && fam == nullptr) {
           fam = &x;
-          t = std::string(x.model_types.front());
-          m.notes.push_back("no model_type: architectures[0] " + arch + " read as " + std::string(x.name));
+          t = model_type_of(x, arch);
+          m.notes.push_back((model_type.empty() ? std::string("no model_type") : "model_type '" + model_type + "' is not one napkin names") +
+                            ": architectures[0] " + arch + " is the modeling class of " + t + ", counted as " + t);
         }
-    if (fam == nullptr && as.empty() && f.has("n_embd")) {
+    if (fam == nullptr && model_type.empty() && as.empty() && f.has("n_embd")) {
       // openai-community/gpt2's first config.json has neither: its n_embd/n_layer/n_head are GPT-2's.
       fam = family_by_model_type("gpt2");
       t = "gpt2";
@@ -277,7 +341,8 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
     if (fam != nullptr)
       throw InputError("--as", std::string(as),
                        "no --as for a known family: " + file + " says model_type '" + model_type + "' (" +
-                           std::string(fam->name) + "); --as reads an unknown model_type by analogy");
+                           (t == model_type ? std::string(fam->name) : "architectures[0] names " + t) +
+                           "); --as reads an unknown model_type by analogy");
     refuse_unread_layout(f, *by, model_type);
     fam = by;
     m.analogy = (model_type.empty() ? std::string("a config without model_type") : "model_type '" + model_type + "'") +
@@ -289,13 +354,14 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
   if (fam == nullptr)
     throw InputError(f.where("model_type") + ": " +
                      (model_type.empty() ? std::string("missing") : "'" + model_type + "' is not a family napkin counts") +
-                     "; expected one of " + family_names() +
+                     "; expected one of " + model_type_names() +
                      " (or --as FAMILY to count it by analogy with one, stated as a warning)");
   // The family shown is the model_type read (mistral, qwen2_moe, deepseek_v3, ...), except that
   // Falcon's legacy RefinedWeb names show as falcon.
   m.family = (t == "RefinedWeb" || t == "RefinedWebModel") ? std::string(fam->name) : t;
   fam->read(f, m, t);
   read_rope_scaling(f, m);
+  if (m.analogy.empty()) refuse_unconsumed(f, model_type.empty() ? t : model_type, *fam);
   // Layouts counted from their modeling files that no checkpoint total has yet confirmed
   // (tests/real-configs: the hand computations and the rounded figures published for them).
   static constexpr std::pair<std::string_view, std::string_view> kUnverified[] = {
@@ -386,6 +452,13 @@ void read_quantization(const Fields& top, ModelSpec& m) {
 
 }  // namespace
 
+std::string model_type_names() {
+  std::string s;
+  for (const Family& fam : families())
+    for (std::string_view mt : fam.model_types) s += (s.empty() ? "" : ", ") + std::string(mt);
+  return s;
+}
+
 std::string family_names() {
   std::string s;
   for (const Family& fam : families()) s += (s.empty() ? "" : ", ") + std::string(fam.name);
@@ -395,15 +468,20 @@ std::string family_names() {
 ModelSpec from_hf_config(const json& j, std::string_view file, std::string_view as) {
   const std::string f(file);
   if (!j.is_object()) throw InputError(f + ": expected a JSON object (a config.json), got " + std::string(j.type_name()));
-  // Vision-language configs keep the language model in text_config.
-  const bool nested = j.contains("text_config") && j.at("text_config").is_object() && !j.contains("hidden_size") &&
-                      !j.contains("n_embd");
-  const json& src = nested ? j.at("text_config") : j;
-  Fields fields(src, f, nested ? "/text_config" : "");
+  // Vision-language configs keep the language model in text_config (InternVL: llm_config;
+  // DeepSeek-VL2: language_config).
+  const char* inner = nullptr;
+  if (!j.contains("hidden_size") && !j.contains("n_embd"))
+    for (const char* k : {"text_config", "llm_config", "language_config"})
+      if (inner == nullptr && j.contains(k) && j.at(k).is_object()) inner = k;
+  const bool nested = inner != nullptr;
+  const json& src = nested ? j.at(inner) : j;
+  Fields fields(src, f, nested ? "/" + std::string(inner) : "");
   std::string mt = fields.str_or("model_type", "");
   ModelSpec m = read(fields, mt, f, as);
   read_quantization(Fields(j, f, ""), m);
-  if (nested) m.notes.push_back("language model read from text_config; the vision tower and projector are not counted");
+  if (nested)
+    m.notes.push_back("language model read from " + std::string(inner) + "; the vision tower and projector are not counted");
   return m;
 }
 

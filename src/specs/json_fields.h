@@ -10,8 +10,11 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "napkin/ground/error.h"
@@ -24,10 +27,19 @@ class JsonFields {
   using i64 = std::int64_t;
 
   JsonFields(const json& j, std::string file, std::string prefix)
-      : j_(j), file_(std::move(file)), prefix_(std::move(prefix)) {}
+      : j_(j), file_(std::move(file)), prefix_(std::move(prefix)), seen_(std::make_shared<std::set<std::string, std::less<>>>()) {}
+  /// Another object read in place of `like`'s (a copy with class defaults filled in): same file,
+  /// prefix and record of the keys looked at.
+  JsonFields(const json& j, const JsonFields& like) : j_(j), file_(like.file_), prefix_(like.prefix_), seen_(like.seen_) {}
 
-  /// Present and not null.
-  bool has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
+  /// Present and not null. Every key asked about is recorded (looked_at): a reader that never
+  /// asks for a key does not count what it says.
+  bool has(const char* key) const {
+    seen_->emplace(key);
+    return j_.contains(key) && !j_.at(key).is_null();
+  }
+  /// Whether a reader asked about `key` (through has(), which every typed read calls).
+  bool looked_at(std::string_view key) const { return seen_->find(key) != seen_->end(); }
   /// The value itself (precondition: has(key)).
   const json& raw(const char* key) const { return j_.at(key); }
   /// The whole object, and where it sits (for a copy with a family's class defaults filled in).
@@ -39,7 +51,9 @@ class JsonFields {
   [[noreturn]] void missing(const char* key, const char* what) const {
     throw InputError(where(key) + ": missing; expected " + what);
   }
+  /// A value that is not `what` (missing() when the key is absent: a class default out of range).
   [[noreturn]] void bad(const char* key, const char* what) const {
+    if (!j_.contains(key)) missing(key, what);
     throw InputError(where(key) + ": expected " + what + ", got " + j_.at(key).dump());
   }
   /// Integer fields stay below 2^53: every integer up to there is a double (results are printed
@@ -141,6 +155,7 @@ class JsonFields {
  private:
   const json& j_;
   std::string file_, prefix_;
+  std::shared_ptr<std::set<std::string, std::less<>>> seen_;  // shared by copies and by (j, like)
 };
 
 }  // namespace napkin::specs

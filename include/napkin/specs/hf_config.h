@@ -24,6 +24,10 @@ ModelSpec from_hf_config(const nlohmann::json& j, std::string_view file, std::st
 /// The families napkin counts, comma-separated ("llama, mixtral, ..."), as --as takes them.
 std::string family_names();
 
+/// Every model_type napkin reads, comma-separated, in registry order: exactly the set
+/// from_hf_config accepts (the error for an unknown one lists it whole).
+std::string model_type_names();
+
 /// Reads and parses `path` (InputError when it cannot be read or is not JSON).
 ModelSpec read_hf_config(const std::string& path);
 
