@@ -65,6 +65,8 @@ constexpr KeyFlag kKeyFlags[] = {
     {"encoder_heads", ""},
     {"buffers", ""},
     {"model_config", ""},
+    {"tensor_table", ""},
+    {"tower", "--text-only"},
     {"presets_source", ""},
     {"config_crosscheck", ""},
     {"headers_only", ""},

@@ -152,7 +152,7 @@ void checkpoint_params(const std::string& model_arg, CheckpointCount& c, const s
     out.item("config_difference", "headers − config.json", value(diff * units::param), "checkpoint − config",
              text("{} − {}", P(params), P(static_cast<std::uint64_t>(cc.total))));
     // One pattern per group: the CLI prints each warning pattern once per run.
-    static constexpr std::array<std::string_view, 9> kDiff{
+    static constexpr std::array<std::string_view, kParamGroups.size()> kDiff{
         "embedding: the checkpoint holds {} and config.json implies {} (difference {}); check the config",
         "attention: the checkpoint holds {} and config.json implies {} (difference {}); check the config",
         "mlp: the checkpoint holds {} and config.json implies {} (difference {}); check the config",
@@ -162,6 +162,7 @@ void checkpoint_params(const std::string& model_arg, CheckpointCount& c, const s
         "head: the checkpoint holds {} and config.json implies {} (difference {}); check the config",
         "other: the checkpoint holds {} and config.json implies {} (difference {}); check the config",
         "ssm: the checkpoint holds {} and config.json implies {} (difference {}); check the config",
+        "vision: the checkpoint holds {} and config.json implies {} (difference {}); check the config",
     };
     for (std::size_t i = 0; i < kParamGroups.size(); ++i) {
       const auto mine = static_cast<i64>(groups[i]), theirs = cc.groups[i];

@@ -133,6 +133,7 @@ void restate(ResultSet& rs, std::string_view key, std::string_view new_key, cons
 struct TrainCmd {
   std::string model;
   std::string as;  // --as FAMILY
+  bool text_only = false;  // --text-only
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   NumericFlags nf;
   std::size_t params = 0, tokens = 0, backward = 0, layers = 0, seq = 0, d_model = 0, vocab = 0;
@@ -146,7 +147,7 @@ void add_train(CommandApp* flops, int& exit_code) {
   auto c = std::make_shared<TrainCmd>();
   sub->add_option("MODEL", c->model, "A preset, config.json or model directory whose count is P (or --params P)")
       ->type_name("MODEL");
-  add_as_option(sub, c->as);
+  add_as_option(sub, c->as, c->text_only);
   c->params = c->nf.add(sub, "--params", "params", dim_rt<Params::dim>(), Constraint::positive,
                         "Dense non-embedding parameters P (active ones for MoE) instead of MODEL, e.g. 8B", "PARAMS");
   sub->add_option("--params-count", c->params_count,
@@ -183,6 +184,7 @@ void add_train(CommandApp* flops, int& exit_code) {
               "                --tokens 15T   (a made-up decoder: --hidden selects it)");
   sub->callback([c, sub, &exit_code] {
     reject_extras(sub);
+    refuse_text_only_without_model(c->text_only, c->model);
     const Recompute rc = parse_recompute(c->recompute, "--recompute");
     const auto& flags = c->nf.flags();
     const bool has_params = !flags[c->params].raw.empty(), has_model = !c->model.empty();
@@ -221,7 +223,7 @@ void add_train(CommandApp* flops, int& exit_code) {
                        "(--hidden --layers --heads --ffn --vocab) or --params P");
     if (!c->as.empty() && !has_model)
       throw InputError("--as", c->as, "a MODEL config.json with it (--params gives only a count)");
-    if (has_model) c->spec = load_model(c->model, c->as);
+    if (has_model) c->spec = load_model(c->model, c->as, c->text_only);
     exit_code = run_sweep(sub, c->nf, c->out, [&](const Point& p, ResultSet& rs) {
       TrainingFlopsInput in;
       if (!has_model) in.params = p.get<Params>(c->params);

@@ -36,6 +36,7 @@ constexpr DimRt kBytes = dim_rt<Bytes::dim>();
 struct MemoryCmd {
   std::string model;
   std::string as;  // --as FAMILY
+  bool text_only = false;  // --text-only
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   ParamCount counts;      // count_params(spec), once for every sweep row
   InferenceMemoryInput::StageCache stages;  // its stage split, reset with `counts`
@@ -308,7 +309,7 @@ void check_zero_and_offload(CommandApp* sub, MemoryCmd& c, MemoryPlan& plan) {
 void load_model_and_storage(CommandApp* sub, MemoryCmd& c, MemoryPlan& plan) {
   if (c.bare || !plan.made_up.empty()) return;
   auto& flags = c.nf.flags();  // weight_storage sets --group-size's default from the checkpoint
-  c.spec = load_model(c.model, c.as);
+  c.spec = load_model(c.model, c.as, c.text_only);
   c.counts = count_params(c.spec);
   c.stages.reset();
   if (c.train) return;
@@ -535,7 +536,7 @@ void add_model_options(CommandApp* sub, MemoryCmd& c) {
                                     "napkin model JSON")
       ->type_name("MODEL")
       ->group("Model");
-  add_as_option(sub, c.as);
+  add_as_option(sub, c.as, c.text_only);
   c.params = c.nf.add(sub, "--params", "params", dim_rt<Params::dim>(), Constraint::positive_integer,
                       "A bare parameter count instead of MODEL (weights, model states and the runtime reserve; "
                       "flags that need an architecture are refused), e.g. 8B", "PARAMS");
@@ -684,6 +685,7 @@ void add_engine_and_output_options(CommandApp* sub, MemoryCmd& c) {
 int run_memory(CommandApp* sub, MemoryCmd& m) {
   MemoryPlan plan;
   reject_extras(sub);
+  refuse_text_only_without_model(m.text_only, m.model);
   resolve_model_choice(m, plan);
   check_engine(sub, m, plan);
   check_flag_needs_table(sub, m, plan);

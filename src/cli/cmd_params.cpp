@@ -21,6 +21,7 @@ namespace {
 struct ParamsCmd {
   std::string model;
   std::string as;  // --as FAMILY
+  bool text_only = false;  // --text-only
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   bool has_spec = false;
   CheckpointCount weights;
@@ -36,6 +37,7 @@ void load(ParamsCmd& c) {
     throw InputError("--as", c.as, "a config.json with an unknown model_type beside " + c.model +
                                        " (checkpoint weights alone are counted tensor by tensor)");
   if (f.spec) {
+    apply_text_only(*f.spec, c.text_only, c.model);
     warn_analogy(*f.spec);
     c.spec = std::move(*f.spec);
     c.has_spec = true;
@@ -60,7 +62,7 @@ void add_params_command(CLI::App& app, int& exit_code) {
                   "index, a .gguf file, or napkin model JSON (or a made-up decoder: --layers --hidden ...)")
       ->type_name("MODEL")
       ->group("Model");
-  add_as_option(sub, c->as);
+  add_as_option(sub, c->as, c->text_only);
   c->made_up.add(sub, c->nf);
   add_output_flags(sub, c->out);
   sub->footer("Example: napkin params llama-3.1-8b\n"
@@ -75,6 +77,7 @@ void add_params_command(CLI::App& app, int& exit_code) {
     exit_code = run_choices(axes, c->out, [&] { *c = saved; }, [&]() -> int {
       int exit_code = 0;
       reject_extras(sub);
+      refuse_text_only_without_model(c->text_only, c->model);
       const std::string made_up = c->made_up.select(c->nf, c->model, c->as);
       if (made_up.empty() && c->model.empty())
         throw InputError("params: give MODEL (a preset, config.json, model directory or checkpoint) or " +

@@ -36,6 +36,7 @@ constexpr DimRt kSeconds = dim_rt<Seconds::dim>();
 struct ServeCmd {
   std::string model;
   std::string as;  // --as FAMILY
+  bool text_only = false;  // --text-only
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   NumericFlags nf;
   std::size_t batch = 0, prompt = 0, generate = 0, tp = 0, group = 0, peak = 0, bandwidth = 0, capacity = 0,
@@ -135,7 +136,7 @@ void add_model_options(CommandApp* sub, ServeCmd& c) {
                                     "napkin model JSON")
       ->type_name("MODEL")
       ->group("Model");
-  add_as_option(sub, c.as);
+  add_as_option(sub, c.as, c.text_only);
   c.made_up.add(sub, c.nf);
   sub->add_option("--weights-dtype", c.weights_dtype,
                   "Weight storage: bf16 (default), fp16, fp8, int8, int4, nf4, or a llama.cpp GGUF type (q4_k_m, q8_0, "
@@ -275,7 +276,7 @@ void choose_model_and_engine(CommandApp* sub, ServeCmd& c, ServePlan& plan) {
 // MODEL's spec and how its weights are stored (the checkpoint's own, or --weights-dtype).
 void load_model_and_storage(CommandApp* sub, ServeCmd& c, ServePlan& plan) {
   if (plan.made_up.empty()) {
-    c.spec = load_model(c.model, c.as);
+    c.spec = load_model(c.model, c.as, c.text_only);
     specs::refuse_encoder_decoder(c.spec, "serve");  // before the hardware flags it would ask for
     // The checkpoint's declared quantization, unless --weights-dtype says otherwise: the weights
     // read per step are those it stores.
@@ -438,6 +439,7 @@ void serve_row(ServeCmd& c, const ServePlan& plan, const ExpectedFlags& expected
 int run_serve(CommandApp* sub, ServeCmd& c) {
   ServePlan plan;
   reject_extras(sub);
+  refuse_text_only_without_model(c.text_only, c.model);
   choose_model_and_engine(sub, c, plan);
   load_model_and_storage(sub, c, plan);
   resolve_hardware(c, plan);

@@ -32,6 +32,7 @@ constexpr double kPerHour = 1.0 / 3600.0;  // a plain number per hour, in per-se
 struct TrainCmd {
   std::string model;
   std::string as;  // --as FAMILY
+  bool text_only = false;  // --text-only
   specs::ModelSpec spec;  // outlives the ResultSet, which points into it
   NumericFlags nf;
   std::size_t tokens = 0, params = 0, vocab = 0, gpus = 0, tp = 0, pp = 0, dp = 0, ep = 0, micro_batch = 0, seq = 0,
@@ -58,7 +59,7 @@ void add_model_options(CommandApp* sub, TrainCmd& c) {
                                     "napkin model JSON (or --params P)")
       ->type_name("MODEL")
       ->group("Model");
-  add_as_option(sub, c.as);
+  add_as_option(sub, c.as, c.text_only);
 }
 
 // Compute: the tokens, how FLOP are counted (P, V, a made-up decoder) and how fast the run goes
@@ -280,7 +281,7 @@ void check_model_and_flag_needs(CommandApp* sub, const TrainCmd& c, TrainPlan& p
 // MODEL's spec, and the default sequence its context allows.
 void load_train_model(TrainCmd& c, const TrainPlan& plan) {
   auto& flags = c.nf.flags();
-  if (!plan.bare && plan.made_up.empty()) c.spec = load_model(c.model, c.as);
+  if (!plan.bare && plan.made_up.empty()) c.spec = load_model(c.model, c.as, c.text_only);
   // A sequence longer than the model's context is not a training run anyone does by default.
   // (A made-up decoder has no context limit.)
   if (!plan.bare && plan.made_up.empty() && flags[c.seq].raw.empty() && c.spec.max_context > 0)
@@ -363,6 +364,7 @@ void train_row(TrainCmd& c, const TrainPlan& plan, const Point& p, ResultSet& rs
 int run_train(CommandApp* sub, TrainCmd& c) {
   TrainPlan plan;
   reject_extras(sub);
+  refuse_text_only_without_model(c.text_only, c.model);
   c.zero = parse_zero_stage(c.zero_text);
   parse_names(c, plan);
   resolve_model_choice(c, plan);

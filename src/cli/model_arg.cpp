@@ -50,8 +50,27 @@ void warn_analogy(const specs::ModelSpec& m) {
   for (const std::string& what : specs::model_warnings(m)) print_warning(what);
 }
 
-specs::ModelSpec load_model(const std::string& arg, std::string_view as) {
+void refuse_text_only_without_model(bool text_only, const std::string& model) {
+  if (text_only && model.empty())
+    throw InputError("--text-only", "(given)",
+                     "MODEL with it (a multimodal checkpoint's config.json; a made-up decoder or --params has no tower)");
+}
+
+void apply_text_only(specs::ModelSpec& m, bool text_only, const std::string& arg) {
+  if (!text_only) return;
+  if (!m.tower)
+    throw InputError("--text-only", "(given)", "a multimodal MODEL whose vision or audio tower napkin counts (" + arg +
+                                                 " has none counted)");
+  m.tower.reset();
+  m.notes.push_back("--text-only: the language model alone; the vision tower and projector are not counted");
+}
+
+specs::ModelSpec load_model(const std::string& arg, std::string_view as, bool text_only) {
   specs::ModelSpec m = arg == "-" ? *resolve_model_files(arg, as).spec : specs::load_model(arg, as);
+  if (!m.ledger_refusal.empty())
+    throw InputError(arg + ": " + m.ledger_refusal + "; expected a model whose layers napkin's ledgers size (napkin params " +
+                     arg + " counts its weights exactly)");
+  apply_text_only(m, text_only, arg);
   warn_analogy(m);  // a GGUF's own spec carries neither warning
   return m;
 }

@@ -21,7 +21,11 @@ ModelFiles resolve_model_files(const std::string& arg, std::string_view as = {})
 
 /// Resolves MODEL to a spec (commands that need the architecture). A checkpoint without a
 /// config.json beside it is InputError.
-specs::ModelSpec load_model(const std::string& arg, std::string_view as = {});
+specs::ModelSpec load_model(const std::string& arg, std::string_view as = {}, bool text_only = false);
+/// --text-only without MODEL (a made-up decoder, --params): InputError.
+void refuse_text_only_without_model(bool text_only, const std::string& model);
+/// --text-only: drops the tower of `m` (InputError when it has none).
+void apply_text_only(specs::ModelSpec& m, bool text_only, const std::string& arg);
 
 /// Prints ModelSpec::analogy and ModelSpec::unverified as `napkin: warning:` lines (nothing when
 /// they are empty). load_model calls it; commands that resolve MODEL themselves call it once.

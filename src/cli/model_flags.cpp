@@ -162,7 +162,11 @@ void MadeUpModelFlags::describe(const NumericFlags& nf, const Point& p, ResultSe
                                       "about as too long)"));
 }
 
-void add_as_option(CommandApp* sub, std::string& as) {
+void add_as_option(CommandApp* sub, std::string& as, bool& text_only) {
+  sub->add_flag("--text-only", text_only,
+                "Count the language model only: drop the vision (or audio) tower and projector a multimodal "
+                "checkpoint ships (counted by default)")
+      ->group("Model");
   // The families' list is built only where the option is (help, or --as typed).
   sub->add_option("--as", as,
                   sub->adds("--as") ? "Read a config.json whose model_type napkin does not know by analogy with "

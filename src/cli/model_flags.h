@@ -79,7 +79,7 @@ class MadeUpModelFlags {
 };
 
 /// --as FAMILY: read MODEL's config.json, whose model_type napkin does not know, by analogy.
-void add_as_option(CommandApp* sub, std::string& as);
+void add_as_option(CommandApp* sub, std::string& as, bool& text_only);
 
 /// The hint of "give MODEL or ..." messages.
 inline constexpr std::string_view kMadeUpHint = "a made-up decoder (--layers --hidden --heads --ffn --vocab)";

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "napkin/ground/check.h"
 #include "napkin/ground/error.h"
+#include "napkin/model/tensor_table.h"
+#include "params_table.h"
 
 namespace napkin {
 
@@ -25,6 +28,7 @@ std::string_view param_group_name(ParamGroup g) {
     case ParamGroup::head: return "head";
     case ParamGroup::other: return "other";
     case ParamGroup::ssm: return "ssm";
+    case ParamGroup::vision: return "vision";
   }
   return "other";
 }
@@ -292,9 +296,30 @@ ParamCount count_encoder_decoder(const ModelSpec& m) {
   return c;
 }
 
+ParamCount count_language_model(const ModelSpec& m);
+
 }  // namespace
 
 ParamCount count_params(const ModelSpec& m) {
+  ParamCount c = m.tensors ? detail::count_table(m) : count_language_model(m);
+  if (m.tower) {
+    // The tower: counted in total (the checkpoint holds it, vLLM loads it), not in the active
+    // parameters of a text token.
+    i64 v = 0;
+    for (const specs::TableTensor& x : m.tower->tensors) v += x.elements() * x.copies;
+    c.groups[static_cast<std::size_t>(ParamGroup::vision)] += v;
+    c.total += v;
+    c.non_embedding += v;
+    if (c.total > kMaxTotal)
+      throw InputError((m.name.empty() ? std::string("model") : m.name) + ": " + std::to_string(c.total) +
+                       " parameters; expected a model below 2^53 = 9007199254740992 parameters, the largest exact count");
+  }
+  return c;
+}
+
+namespace {
+
+ParamCount count_language_model(const ModelSpec& m) {
   ParamCount c;
   if (m.count_only()) {
     // A bare count: which parameters are embeddings is unknown; all of them count as "other".
@@ -353,7 +378,10 @@ ParamCount count_params(const ModelSpec& m) {
   return c;
 }
 
+}  // namespace
+
 LayerParams layer_params(const ModelSpec& m, const ParamCount& c, i64 l) {
+  if (m.tensors) return detail::table_layer(*m.tensors, l);
   const specs::LayerFfn ffn = m.layer_ffn(l);
   LayerParams p = ffn == specs::LayerFfn::moe ? c.moe_layer : c.dense_layer;
   if (ffn == specs::LayerFfn::none) p.mlp = p.routed = p.routed_one = p.shared = p.router = 0;
@@ -585,10 +613,10 @@ void count_params(const ModelSpec& m, ResultSet& out) {
   const auto g = [&c](ParamGroup x) { return P(c.group(x)); };
   {
     // The sum of the non-empty groups, each shown below with its own formula.
-    static constexpr std::array<std::string_view, 10> kSums{
+    static constexpr std::array<std::string_view, 11> kSums{
         "{}", "{}", "{} + {}", "{} + {} + {}", "{} + {} + {} + {}", "{} + {} + {} + {} + {}",
         "{} + {} + {} + {} + {} + {}", "{} + {} + {} + {} + {} + {} + {}", "{} + {} + {} + {} + {} + {} + {} + {}",
-        "{} + {} + {} + {} + {} + {} + {} + {} + {}"};
+        "{} + {} + {} + {} + {} + {} + {} + {} + {}", "{} + {} + {} + {} + {} + {} + {} + {} + {} + {}"};
     Text sum;
     for (const auto grp : kParamGroups)
       if (c.group(grp) > 0) sum.ops[sum.n++] = op(g(grp));
@@ -606,8 +634,13 @@ void count_params(const ModelSpec& m, ResultSet& out) {
   out.item("non_embedding_params", "non-embedding (P of 6PD)", value(P(c.non_embedding)),
            "total − embedding", text("{} − {}", P(c.total), P(c.embedding)));
   if (m.encoder_decoder) return encoder_decoder_items(m, c, out);
-
-  embedding_item(m, c, out);
+  if (m.tensors) {
+    detail::table_items(m, c, out);
+    detail::extra_items(m, c, out);
+    out.assume("tensor_table", text("counted tensor by tensor from the architecture table {} (data/architectures; {})",
+                                    std::string_view(m.tensors->family), std::string_view(m.tensors->source)));
+  } else {
+    embedding_item(m, c, out);
   if (c.group(ParamGroup::attention) > 0 || c.mamba_layers == 0) attention_item(m, c, out);
   if (c.group(ParamGroup::ssm) > 0) ssm_item(m, c, out);
   if (c.group(ParamGroup::mlp) > 0) mlp_item(m, c, out);
@@ -616,6 +649,8 @@ void count_params(const ModelSpec& m, ResultSet& out) {
   norm_item(m, c, out);
   if (c.group(ParamGroup::head) > 0) head_item(m, c, out);
   if (c.group(ParamGroup::other) > 0) other_item(m, c, out);
+    detail::extra_items(m, c, out);
+  }
   if (c.mamba_layers > 0)
     out.item("mamba_layers", "layers by mixer", value(N(c.mamba_layers)), "Mamba layers of L",
              text("{} Mamba, {} attention, {} neither, of {} layers ({} with a dense MLP, {} with MoE)",

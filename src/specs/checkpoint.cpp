@@ -611,6 +611,14 @@ std::string_view tensor_group(std::string_view tensor_name) {
   const auto any = [&](auto&& pred) { return std::any_of(parts.begin(), parts.end(), pred); };
   const std::size_t n = parts.size();
 
+  // A vision or audio tower and its projector (Qwen2.5-VL visual.*, LLaVA vision_tower.* and
+  // multi_modal_projector.*, Gemma 3 vision_tower.*), whatever their inner names.
+  if (any([](std::string_view p) {
+        return p == "visual" || p.starts_with("vision_") || p == "multi_modal_projector" || p == "mm_projector" ||
+               p.starts_with("audio_") || p == "vision";
+      }))
+    return "vision";
+
   // Buffers first: they sit inside attention modules but are not parameters. GPT-2's and
   // GPT-NeoX's causal masks are `attn.bias` / `attention.bias`, a bias straight under the
   // module, where a real bias sits under a projection (`attn.c_attn.bias`).

@@ -12,9 +12,11 @@
 #include <span>
 #include <stdexcept>
 
+#include "arch_table.h"
 #include "hf_family.h"
 #include "json_fields.h"
 #include "napkin/ground/error.h"
+#include "napkin/model/tensor_table.h"
 #include "napkin/specs/files.h"
 
 namespace napkin::specs {
@@ -278,11 +280,11 @@ bool says_something(const JsonFields::json& v) {
   return !v.empty();
 }
 
-void refuse_unconsumed(const Fields& f, const std::string& t, const Family& family) {
+void refuse_unconsumed(const Fields& f, const std::string& t, std::string_view family) {
   for (const char* k : kCountKeys) {
     if (f.looked_at(k) || !f.object().contains(k) || !says_something(f.object().at(k))) continue;
     throw InputError(f.where(k) + ": " + f.object().at(k).dump().substr(0, 80) + " changes the count, and model_type '" +
-                     t + "' (read with the tensors of " + std::string(family.name) +
+                     t + "' (read with the tensors of " + std::string(family) +
                      ") does not read it; expected a config of a family napkin counts with this key "
                      "(napkin params on the checkpoint's safetensors counts its weights tensor by tensor)");
   }
@@ -310,7 +312,8 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
   m.stored_dtype = f.has("torch_dtype") ? f.str_or("torch_dtype", "") : f.str_or("dtype", "");
   std::string t = model_type;
   const Family* fam = t.empty() ? nullptr : family_by_model_type(t);
-  if (fam == nullptr) {
+  const arch::Table* table = fam != nullptr || t.empty() ? nullptr : arch::table_by_model_type(t);
+  if (fam == nullptr && table == nullptr) {
     // No model_type, or one napkin does not know: architectures[0] names the modeling class,
     // which decides the tensors (Kimi K2: model_type kimi_k2, DeepseekV3ForCausalLM).
     std::string arch;
@@ -323,9 +326,12 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
         if (!arch.empty() && c == arch && fam == nullptr) {
           fam = &x;
           t = model_type_of(x, arch);
-          m.notes.push_back((model_type.empty() ? std::string("no model_type") : "model_type '" + model_type + "' is not one napkin names") +
-                            ": architectures[0] " + arch + " is the modeling class of " + t + ", counted as " + t);
         }
+    if (fam == nullptr && !arch.empty() && (table = arch::table_by_class(arch)) != nullptr)
+      t = arch::model_type_of_class(*table, arch);
+    if (fam != nullptr || table != nullptr)
+      m.notes.push_back((model_type.empty() ? std::string("no model_type") : "model_type '" + model_type + "' is not one napkin names") +
+                        ": architectures[0] " + arch + " is the modeling class of " + t + ", counted as " + t);
     if (fam == nullptr && model_type.empty() && as.empty() && f.has("n_embd")) {
       // openai-community/gpt2's first config.json has neither: its n_embd/n_layer/n_head are GPT-2's.
       fam = family_by_model_type("gpt2");
@@ -338,10 +344,11 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
     const Family* by = family_by_name(as);
     if (by == nullptr)
       throw InputError("--as", std::string(as), "a family napkin counts: " + family_names());
-    if (fam != nullptr)
+    if (fam != nullptr || table != nullptr)
       throw InputError("--as", std::string(as),
                        "no --as for a known family: " + file + " says model_type '" + model_type + "' (" +
-                           (t == model_type ? std::string(fam->name) : "architectures[0] names " + t) +
+                           (t == model_type ? std::string(fam != nullptr ? fam->name : arch::table_name(*table))
+                                            : "architectures[0] names " + t) +
                            "); --as reads an unknown model_type by analogy");
     refuse_unread_layout(f, *by, model_type);
     fam = by;
@@ -350,6 +357,16 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
                 "): the count is by analogy, not exact";
     m.notes.push_back(m.analogy);
     t = std::string(by->model_types.front());
+  }
+  if (table != nullptr) {
+    // A family described as data (data/architectures/*.json).
+    ModelSpec d = arch::read_with_table(*table, f, t);
+    d.model_type = model_type;
+    d.stored_dtype = m.stored_dtype;
+    d.notes.insert(d.notes.begin(), m.notes.begin(), m.notes.end());
+    read_rope_scaling(f, d);
+    refuse_unconsumed(f, model_type.empty() ? t : model_type, arch::table_name(*table));
+    return d;
   }
   if (fam == nullptr)
     throw InputError(f.where("model_type") + ": " +
@@ -361,7 +378,7 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
   m.family = (t == "RefinedWeb" || t == "RefinedWebModel") ? std::string(fam->name) : t;
   fam->read(f, m, t);
   read_rope_scaling(f, m);
-  if (m.analogy.empty()) refuse_unconsumed(f, model_type.empty() ? t : model_type, *fam);
+  if (m.analogy.empty()) refuse_unconsumed(f, model_type.empty() ? t : model_type, fam->name);
   // Layouts counted from their modeling files that no checkpoint total has yet confirmed
   // (tests/real-configs: the hand computations and the rounded figures published for them).
   static constexpr std::pair<std::string_view, std::string_view> kUnverified[] = {
@@ -456,6 +473,7 @@ std::string model_type_names() {
   std::string s;
   for (const Family& fam : families())
     for (std::string_view mt : fam.model_types) s += (s.empty() ? "" : ", ") + std::string(mt);
+  for (const std::string& mt : arch::table_model_types()) s += ", " + mt;
   return s;
 }
 
@@ -477,11 +495,21 @@ ModelSpec from_hf_config(const json& j, std::string_view file, std::string_view 
   const bool nested = inner != nullptr;
   const json& src = nested ? j.at(inner) : j;
   Fields fields(src, f, nested ? "/" + std::string(inner) : "");
+  // A vision (or audio) tower the checkpoint ships, described by a tower table of the top-level
+  // model_type, is counted from the top-level config (data/architectures, "kind": "tower").
+  const Fields top = nested ? Fields(j, f, "") : fields;
+  const std::string top_type = top.has("model_type") && top.raw("model_type").is_string() ? top.str_or("model_type", "") : "";
+  const arch::Table* tower = top_type.empty() || !as.empty() ? nullptr : arch::tower_by_model_type(top_type);
+  std::shared_ptr<const TensorTable> tower_tensors;
+  if (tower != nullptr) tower_tensors = arch::read_tower(*tower, top);
   std::string mt = fields.str_or("model_type", "");
   ModelSpec m = read(fields, mt, f, as);
+  m.tower = std::move(tower_tensors);
   read_quantization(Fields(j, f, ""), m);
-  if (nested)
+  if (nested && !m.tower)
     m.notes.push_back("language model read from " + std::string(inner) + "; the vision tower and projector are not counted");
+  else if (nested)
+    m.notes.push_back("language model read from " + std::string(inner));
   return m;
 }
 

@@ -6,6 +6,7 @@
 #include "hf_family.h"
 #include "json_fields.h"
 #include "napkin/ground/error.h"
+#include "napkin/model/tensor_table.h"
 
 namespace napkin::specs {
 
@@ -128,6 +129,10 @@ json to_napkin_json(const ModelSpec& m) {
     throw InputError((m.name.empty() ? std::string("model") : m.name) +
                      ": napkin model JSON does not carry an encoder-decoder's two stacks; expected a decoder-only or "
                      "encoder-only model");
+  if (m.tensors || m.tower)
+    throw InputError((m.name.empty() ? std::string("model") : m.name) + ": napkin model JSON does not carry the " +
+                     "tensor table of " + (m.tensors ? m.tensors->family : m.tower->family) +
+                     " (data/architectures); expected a model of a hand-written family (keep its config.json)");
   json j;
   j["napkin_model"] = 1;
   j["name"] = m.name;

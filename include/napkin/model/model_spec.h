@@ -9,11 +9,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace napkin::specs {
+
+struct TensorTable;  // napkin/model/tensor_table.h
 
 enum class FfnKind { plain, gated };                 // D→F→D, or SwiGLU/GeGLU (gate, up, down)
 enum class PositionKind { rotary, learned, none };   // RoPE/ALiBi-style (no weights) or a table
@@ -258,6 +261,18 @@ struct ModelSpec {
     return n;
   }
   bool has_mamba() const { return mamba_layers() > 0; }
+
+  /// The tensors of the checkpoint, when the family is an architecture table
+  /// (data/architectures/*.json): parameter counts are then its sums, tensor by tensor. Shared:
+  /// copies of a spec (sweeps) point at one table.
+  std::shared_ptr<const TensorTable> tensors;
+  /// A vision (or audio) tower and its projector, as the checkpoint stores them: counted in the
+  /// vision group, outside the active parameters (--text-only drops it).
+  std::shared_ptr<const TensorTable> tower;
+  /// Non-empty when the ledgers cannot size this model (a layer kind whose state or FLOPs napkin
+  /// does not model yet): every command but params refuses it with this reason.
+  std::string ledger_refusal;
+
   bool operator==(const ModelSpec&) const = default;  // serve.cpp memoizes on it
 };
 

@@ -30,11 +30,12 @@
 namespace napkin {
 
 // ssm: the Mamba mixers of state-space layers (in_proj, conv1d, x_proj, dt_proj, A_log, D, dt_bias,
-// out_proj; their inner norms count under norm).
-enum class ParamGroup { embedding, attention, mlp, experts, router, norm, head, other, ssm };
-inline constexpr std::array<ParamGroup, 9> kParamGroups{
-    ParamGroup::embedding, ParamGroup::attention, ParamGroup::mlp, ParamGroup::experts,
-    ParamGroup::router, ParamGroup::norm, ParamGroup::head, ParamGroup::other, ParamGroup::ssm};
+// out_proj; their inner norms count under norm). vision: a vision (or audio) tower and its
+// projector into the language model, counted for checkpoints that ship one (--text-only drops it).
+enum class ParamGroup { embedding, attention, mlp, experts, router, norm, head, other, ssm, vision };
+inline constexpr std::array<ParamGroup, 10> kParamGroups{
+    ParamGroup::embedding, ParamGroup::attention, ParamGroup::mlp,   ParamGroup::experts, ParamGroup::router,
+    ParamGroup::norm,      ParamGroup::head,      ParamGroup::other, ParamGroup::ssm,     ParamGroup::vision};
 
 /// "embedding", "attention", ... (the result keys of the breakdown and the checkpoint groups).
 std::string_view param_group_name(ParamGroup g);
@@ -53,7 +54,8 @@ struct LayerParams {
 };
 
 struct ParamCount {
-  std::array<std::int64_t, 9> groups{};  // indexed by ParamGroup
+  std::array<std::int64_t, 10> groups{};  // indexed by ParamGroup
+  std::int64_t mtp = 0;  // multi-token-prediction layers the checkpoint stores (not in total)
   std::int64_t total = 0;
   std::int64_t active = 0;
   std::int64_t embedding = 0;      // embedding group + untied head

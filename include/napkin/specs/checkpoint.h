@@ -177,7 +177,9 @@ GgufModelFacts gguf_model_facts(const Checkpoint& checkpoint);
 ///  - "head" is the output projection (`lm_head`, NeoX `embed_out`, GGUF `output`) and BERT's
 ///    `cls.*` prediction head; BERT's pooler is "other";
 ///  - buffers stored beside parameters (`rotary_emb.inv_freq`, GPT-2 `attn.bias` and
-///    `attn.masked_bias`, `position_ids`, GGUF `rope_freqs`) are "other".
+///    `attn.masked_bias`, `position_ids`, GGUF `rope_freqs`) are "other";
+///  - a vision or audio tower and its projector (`visual.*`, `vision_tower.*`, `vision_model.*`,
+///    `multi_modal_projector.*`, `audio_tower.*`) are "vision", whatever their inner names.
 std::string_view tensor_group(std::string_view tensor_name);
 
 }  // namespace napkin::specs

@@ -21,6 +21,9 @@ struct ModelPresetText {
 
 /// Every bundled preset, sorted by name (generated source).
 const std::vector<ModelPresetText>& model_preset_texts();
+/// The architecture tables, data/architectures/*.json (docs/adding-a-family.md), compiled in the
+/// same way.
+const std::vector<ModelPresetText>& architecture_texts();
 /// The hardware presets, data/presets/hardware/*.json, compiled in the same way.
 const std::vector<ModelPresetText>& hardware_preset_texts();
 /// The serving efficiency profiles, data/presets/efficiency/*.json (specs/efficiency.h).

@@ -1,0 +1,458 @@
+// The architecture tables (arch_table.h): parsing data/architectures/*.json once, and reading a
+// config with one of them into a ModelSpec and its tensor table.
+#include "arch_table.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+
+#include "arch_expr.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/tensor_table.h"
+#include "napkin/specs/hf_config.h"
+#include "napkin/specs/presets.h"
+
+namespace napkin::specs::arch {
+
+namespace {
+
+using i64 = std::int64_t;
+constexpr i64 kMaxCount = i64{1} << 53;  // exact in a double, like every count napkin prints
+
+struct Var {
+  Expr expr;
+  std::string check;  // "", "positive", "count", "bool", "number"
+  std::string what;   // for messages: "hidden size D"
+  bool per_layer = false;  // depends on l
+};
+
+struct TensorDef {
+  std::string name;
+  TensorGroup group = TensorGroup::other;
+  std::vector<Expr> shape;
+  std::optional<Expr> layers;  // per layer where true; absent: once
+  std::optional<Expr> when;    // "if"
+  std::optional<Expr> experts;  // routed copies
+  std::optional<Expr> mtp;      // multi-token-prediction layers: this many, at l = L, L + 1, ...
+};
+
+}  // namespace
+
+struct Table {
+  std::string name, source, checked;
+  bool tower = false;  // "kind": "tower": a vision/audio tower over the top-level config
+  std::vector<std::string> model_types, classes;
+  std::map<std::string, Var, std::less<>> vars;
+  Expr layers;
+  std::vector<TensorDef> tensors;
+  std::vector<std::pair<std::string, Expr>> spec;  // ModelSpec field ← expression
+  std::set<std::string> keys;  // every $key named anywhere
+};
+
+namespace {
+
+[[noreturn]] void defect(const std::string& table, const std::string& what) {
+  // A table that does not parse is a build defect (tests/arch_table_test.cpp reads them all).
+  throw std::logic_error("data/architectures/" + table + ".json: " + what);
+}
+
+Expr parse(const Table& t, const std::string& where, const json& v) {
+  if (!v.is_string()) defect(t.name, where + ": expected an expression string");
+  try {
+    return Expr::parse(v.get<std::string>());
+  } catch (const ExprError& e) {
+    defect(t.name, where + ": " + e.what);
+  }
+}
+
+std::vector<std::string> strings(const Table& t, const json& j, const char* key) {
+  std::vector<std::string> out;
+  if (!j.contains(key) || !j.at(key).is_array()) defect(t.name, std::string(key) + ": expected a list of strings");
+  for (const json& x : j.at(key)) out.push_back(x.get<std::string>());
+  return out;
+}
+
+TensorGroup group_of(const Table& t, const std::string& g) {
+  static const std::pair<const char*, TensorGroup> kGroups[] = {
+      {"embedding", TensorGroup::embedding}, {"attention", TensorGroup::attention}, {"mlp", TensorGroup::mlp},
+      {"experts", TensorGroup::experts},     {"router", TensorGroup::router},       {"norm", TensorGroup::norm},
+      {"head", TensorGroup::head},           {"other", TensorGroup::other},         {"ssm", TensorGroup::ssm},
+      {"vision", TensorGroup::vision}};
+  for (const auto& [n, v] : kGroups)
+    if (g == n) return v;
+  defect(t.name, "group '" + g + "': expected embedding, attention, mlp, experts, router, norm, head, other, ssm or vision");
+}
+
+Table parse_table(std::string_view name, std::string_view text) {
+  Table t;
+  t.name = std::string(name);
+  const json j = parse_json_text(text, "data/architectures/" + t.name + ".json");
+  if (j.value("family", "") != t.name) defect(t.name, "family: expected the file's name");
+  if (j.contains("kind") && j.at("kind") != "model" && j.at("kind") != "tower")
+    defect(t.name, "kind: expected model or tower");
+  t.model_types = strings(t, j, "model_types");
+  t.classes = strings(t, j, "architectures");
+  t.source = j.value("source", "");
+  t.checked = j.value("checked", "");
+  t.tower = j.value("kind", "model") == "tower";
+  if (t.source.empty()) defect(t.name, "source: expected the modeling file the table follows");
+  for (const auto& [k, v] : j.at("vars").items()) {
+    Var var;
+    if (v.is_string()) {
+      var.expr = parse(t, "vars/" + k, v);
+    } else if (v.is_array() && v.size() == 3) {
+      var.expr = parse(t, "vars/" + k, v[0]);
+      var.check = v[1].get<std::string>();
+      var.what = v[2].get<std::string>();
+    } else {
+      defect(t.name, "vars/" + k + ": expected an expression or [expression, check, what]");
+    }
+    t.vars.emplace(k, std::move(var));
+  }
+  t.layers = parse(t, "layers", j.at("layers"));
+  for (const json& d : j.at("tensors")) {
+    TensorDef td;
+    td.name = d.at("name").get<std::string>();
+    td.group = group_of(t, d.at("group").get<std::string>());
+    for (const json& s : d.at("shape")) td.shape.push_back(parse(t, td.name + "/shape", s));
+    if (d.contains("layers")) td.layers = parse(t, td.name + "/layers", d.at("layers"));
+    if (d.contains("if")) td.when = parse(t, td.name + "/if", d.at("if"));
+    if (d.contains("experts")) td.experts = parse(t, td.name + "/experts", d.at("experts"));
+    if (d.contains("mtp")) td.mtp = parse(t, td.name + "/mtp", d.at("mtp"));
+    if (td.layers && td.mtp) defect(t.name, td.name + ": layers and mtp are exclusive");
+    t.tensors.push_back(std::move(td));
+  }
+  for (const auto& [k, v] : j.at("spec").items()) t.spec.emplace_back(k, parse(t, "spec/" + k, v));
+  // Which variables depend on the layer index, and every config key named.
+  auto note_keys = [&t](const Expr& e) { t.keys.insert(e.config_keys().begin(), e.config_keys().end()); };
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (auto& [k, v] : t.vars) {
+      if (v.per_layer) continue;
+      for (const std::string& n : v.expr.variables())
+        if (n == "l" || (t.vars.count(n) != 0 && t.vars.at(n).per_layer)) {
+          v.per_layer = changed = true;
+          break;
+        }
+    }
+  }
+  for (const auto& [k, v] : t.vars) note_keys(v.expr);
+  note_keys(t.layers);
+  for (const TensorDef& d : t.tensors) {
+    for (const Expr& e : d.shape) note_keys(e);
+    for (const auto* e : {&d.layers, &d.when, &d.experts, &d.mtp})
+      if (*e) note_keys(**e);
+  }
+  for (const auto& [k, e] : t.spec) note_keys(e);
+  return t;
+}
+
+const std::vector<Table>& tables() {
+  static const std::vector<Table> kTables = [] {
+    std::vector<Table> out;
+    for (const auto& p : architecture_texts()) out.push_back(parse_table(p.name, p.json));
+    return out;
+  }();
+  return kTables;
+}
+
+// Variables and the layer index over one config.
+class TableEnv : public Env {
+ public:
+  TableEnv(const Table& t, const JsonFields& f) : t_(t), f_(f) {}
+  const json& config() const override { return f_.object(); }
+  void at_layer(std::optional<i64> l) { l_ = l; }
+  Value var(std::string_view name) const override {
+    if (name == "l") {
+      if (!l_) throw ExprError{"l (the layer index) outside a per-layer expression"};
+      Value v;
+      v.kind = Value::Kind::integer;
+      v.i = *l_;
+      return v;
+    }
+    const auto it = t_.vars.find(name);
+    if (it == t_.vars.end()) throw ExprError{"unknown variable " + std::string(name)};
+    const Var& var = it->second;
+    if (!var.per_layer) {
+      if (const auto m = memo_.find(it->first); m != memo_.end()) return m->second;
+    }
+    if (busy_.count(it->first) != 0) throw ExprError{"variable " + it->first + " depends on itself"};
+    busy_.insert(it->first);
+    Value v;
+    try {
+      v = var.expr.eval(*this);
+    } catch (...) {
+      busy_.erase(it->first);
+      throw;
+    }
+    busy_.erase(it->first);
+    checked(it->first, var, v);
+    if (!var.per_layer) memo_.emplace(it->first, v);
+    return v;
+  }
+
+  // A variable's value against its check, with the config key named when the expression reads one.
+  void checked(const std::string& name, const Var& var, const Value& v) const {
+    if (var.check.empty()) return;
+    bool ok = false;
+    std::string want;
+    if (var.check == "positive") {
+      ok = v.kind == Value::Kind::integer && v.i >= 1 && v.i < kMaxCount;
+      want = "a positive integer";
+    } else if (var.check == "count") {
+      ok = v.kind == Value::Kind::integer && v.i >= 0 && v.i < kMaxCount;
+      want = "a non-negative integer";
+    } else if (var.check == "bool") {
+      ok = v.kind == Value::Kind::boolean;
+      want = "true or false";
+    } else if (var.check == "number") {
+      ok = v.is_number();
+      want = "a number";
+    }
+    if (ok) return;
+    want += " (" + var.what + ")";
+    const std::vector<std::string>& keys = var.expr.config_keys();
+    if (!keys.empty()) {
+      const std::string& k = keys.front();
+      if (v.is_null() && !f_.has(k.c_str())) f_.missing(k.c_str(), want.c_str());
+      if (f_.has(k.c_str()) && var.expr.text() == "$" + k) f_.bad(k.c_str(), want.c_str());
+    }
+    throw InputError(f_.file() + ": " + t_.name + " " + name + " = " + var.expr.text() + ": expected " + want +
+                     ", got " + v.show());
+  }
+
+ private:
+  const Table& t_;
+  const JsonFields& f_;
+  std::optional<i64> l_;
+  mutable std::map<std::string, Value, std::less<>> memo_;
+  mutable std::set<std::string, std::less<>> busy_;
+};
+
+[[noreturn]] void refuse(const JsonFields& f, const Table& t, const std::string& where, const std::string& what) {
+  throw InputError(f.file() + ": " + t.name + " " + where + ": " + what);
+}
+
+Value eval(const Expr& e, TableEnv& env, const JsonFields& f, const Table& t, const std::string& where) {
+  try {
+    return e.eval(env);
+  } catch (const ExprError& x) {
+    refuse(f, t, where + " = " + e.text(), x.what);
+  }
+}
+
+i64 integer(const Expr& e, TableEnv& env, const JsonFields& f, const Table& t, const std::string& where, i64 min) {
+  const Value v = eval(e, env, f, t, where);
+  if (v.kind != Value::Kind::integer || v.i < min || v.i >= kMaxCount)
+    refuse(f, t, where + " = " + e.text(),
+           "expected an integer of at least " + std::to_string(min) + " below 2^53, got " + v.show());
+  return v.i;
+}
+
+bool truth(const Expr& e, TableEnv& env, const JsonFields& f, const Table& t, const std::string& where) {
+  const Value v = eval(e, env, f, t, where);
+  if (v.kind != Value::Kind::boolean) refuse(f, t, where + " = " + e.text(), "expected true or false, got " + v.show());
+  return v.b;
+}
+
+std::string word(const Expr& e, TableEnv& env, const JsonFields& f, const Table& t, const std::string& where,
+                 std::initializer_list<const char*> allowed) {
+  const Value v = eval(e, env, f, t, where);
+  std::string list;
+  for (const char* a : allowed) {
+    if (v.kind == Value::Kind::string && v.s == a) return v.s;
+    list += std::string(list.empty() ? "" : ", ") + a;
+  }
+  refuse(f, t, where + " = " + e.text(), "expected one of " + list + ", got " + v.show());
+}
+
+// The spec fields a table may set, each from its expression (per layer for the per-layer ones).
+void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m) {
+  for (const auto& [field, e] : t.spec) {
+    const std::string where = "spec/" + field;
+    auto I = [&](i64 min) { return integer(e, env, f, t, where, min); };
+    auto B = [&] { return truth(e, env, f, t, where); };
+    if (field == "hidden") m.hidden = I(1);
+    else if (field == "layers") m.layers = I(1);
+    else if (field == "heads") m.heads = I(1);
+    else if (field == "kv_heads") m.kv_heads = I(1);
+    else if (field == "head_dim") m.head_dim = I(1);
+    else if (field == "ffn") m.ffn = I(0);
+    else if (field == "vocab") m.vocab = I(1);
+    else if (field == "max_context") m.max_context = I(0);
+    else if (field == "sliding_window") m.sliding_window = I(0);
+    else if (field == "attention_chunk") m.attention_chunk = I(0);
+    else if (field == "norms_per_layer") m.norms_per_layer = static_cast<int>(I(0));
+    else if (field == "mtp_layers") m.mtp_layers = I(0);
+    else if (field == "tied") m.tied_embeddings = B();
+    else if (field == "qkv_bias") m.qkv_bias = B();
+    else if (field == "o_bias") m.o_bias = B();
+    else if (field == "mlp_bias") m.mlp_bias = B();
+    else if (field == "qk_norm") m.qk_norm = B();
+    else if (field == "ffn_kind")
+      m.ffn_kind = word(e, env, f, t, where, {"gated", "plain"}) == "gated" ? FfnKind::gated : FfnKind::plain;
+    else if (field == "norm")
+      m.norm = word(e, env, f, t, where, {"rmsnorm", "layernorm"}) == "rmsnorm" ? NormKind::rmsnorm : NormKind::layernorm;
+    else if (field == "moe_experts") m.moe.n_experts = I(0);
+    else if (field == "moe_top_k") m.moe.experts_per_token = I(0);
+    else if (field == "moe_expert_ffn") m.moe.expert_ffn = I(0);
+    else if (field == "moe_shared_experts") m.moe.n_shared_experts = I(0);
+    else if (field == "moe_shared_ffn") m.moe.shared_ffn = I(0);
+    else if (field == "moe_first_dense") m.moe.first_k_dense = I(0);
+    else if (field == "moe_router_bias") m.moe.router_bias = B();
+    else if (field == "mla_q_lora_rank") m.mla.q_lora_rank = I(0);
+    else if (field == "mla_kv_lora_rank") m.mla.kv_lora_rank = I(0);
+    else if (field == "mla_qk_rope_head_dim") m.mla.qk_rope_head_dim = I(0);
+    else if (field == "mla_qk_nope_head_dim") m.mla.qk_nope_head_dim = I(0);
+    else if (field == "mla_v_head_dim") m.mla.v_head_dim = I(0);
+    else if (field == "layer_attention" || field == "layer_ffn" || field == "ledger_refusal") {
+      continue;  // per layer, below
+    } else {
+      defect(t.name, "spec/" + field + ": not a field the ledgers read");
+    }
+  }
+  m.attention = m.mla.kv_lora_rank > 0 ? AttentionKind::mla
+                : m.kv_heads == m.heads ? AttentionKind::mha
+                : m.kv_heads == 1       ? AttentionKind::mqa
+                                        : AttentionKind::gqa;
+  for (const auto& [field, e] : t.spec) {
+    if (field != "layer_attention" && field != "layer_ffn") continue;
+    const std::string where = "spec/" + field;
+    for (i64 l = 0; l < m.layers; ++l) {
+      env.at_layer(l);
+      if (field == "layer_attention") {
+        const std::string k = word(e, env, f, t, where + " (layer " + std::to_string(l) + ")",
+                                   {"full", "sliding", "chunked", "none"});
+        m.layer_kinds.push_back(k == "full"      ? LayerAttention::full
+                                : k == "sliding" ? LayerAttention::sliding
+                                : k == "chunked" ? LayerAttention::chunked
+                                                 : LayerAttention::none);
+      } else {
+        const std::string k =
+            word(e, env, f, t, where + " (layer " + std::to_string(l) + ")", {"dense", "moe", "none"});
+        m.layer_ffns.push_back(k == "dense" ? LayerFfn::dense : k == "moe" ? LayerFfn::moe : LayerFfn::none);
+      }
+    }
+    env.at_layer(std::nullopt);
+  }
+}
+
+}  // namespace
+
+const Table* table_by_model_type(std::string_view model_type) {
+  for (const Table& t : tables())
+    for (const std::string& mt : t.model_types)
+      if (!t.tower && mt == model_type) return &t;
+  return nullptr;
+}
+
+const Table* table_by_class(std::string_view cls) {
+  for (const Table& t : tables())
+    for (const std::string& c : t.classes)
+      if (!t.tower && c == cls) return &t;
+  return nullptr;
+}
+
+const Table* tower_by_model_type(std::string_view model_type) {
+  for (const Table& t : tables())
+    for (const std::string& mt : t.model_types)
+      if (t.tower && mt == model_type) return &t;
+  return nullptr;
+}
+
+std::string_view table_name(const Table& t) { return t.name; }
+
+std::string model_type_of_class(const Table& t, std::string_view cls) {
+  for (std::size_t i = 0; i < t.classes.size(); ++i)
+    if (t.classes[i] == cls) return i < t.model_types.size() ? t.model_types[i] : t.model_types.front();
+  return t.model_types.front();
+}
+
+std::vector<std::string> table_model_types() {
+  std::vector<std::string> out;
+  for (const Table& t : tables())
+    if (!t.tower) out.insert(out.end(), t.model_types.begin(), t.model_types.end());
+  return out;
+}
+
+namespace {
+
+std::shared_ptr<const TensorTable> evaluate_tensors(const Table& t, TableEnv& env, const JsonFields& f, i64 layers) {
+  auto table = std::make_shared<TensorTable>();
+  table->family = t.name;
+  table->source = t.source;
+  double total = 0.0;
+  auto add = [&](const TensorDef& d, i64 layer) {
+    const std::string where = d.name + (layer >= 0 ? " (layer " + std::to_string(layer) + ")" : "");
+    if (d.when && !truth(*d.when, env, f, t, where + " if")) return;
+    TableTensor x;
+    x.name = d.name;
+    x.layer = layer;
+    x.group = d.group;
+    for (const Expr& s : d.shape) x.shape.push_back(integer(s, env, f, t, where + " shape", 1));
+    if (d.experts) {
+      x.copies = integer(*d.experts, env, f, t, where + " experts", 1);
+      x.routed = true;
+    }
+    x.mtp = d.mtp.has_value();
+    double n = static_cast<double>(x.copies);
+    for (i64 s : x.shape) n *= static_cast<double>(s);
+    total += n;
+    if (total >= static_cast<double>(kMaxCount))
+      refuse(f, t, where, "the tensors sum past 2^53 = 9007199254740992 parameters, the largest exact count");
+    table->tensors.push_back(std::move(x));
+  };
+  for (const TensorDef& d : t.tensors) {
+    if (d.mtp) {
+      const i64 n = integer(*d.mtp, env, f, t, d.name + " mtp", 0);
+      for (i64 i = 0; i < n; ++i) {
+        env.at_layer(layers + i);
+        add(d, -1);
+      }
+      env.at_layer(std::nullopt);
+      continue;
+    }
+    if (!d.layers) {
+      add(d, -1);
+      continue;
+    }
+    for (i64 l = 0; l < layers; ++l) {
+      env.at_layer(l);
+      if (truth(*d.layers, env, f, t, d.name + " (layer " + std::to_string(l) + ") layers")) add(d, l);
+    }
+    env.at_layer(std::nullopt);
+  }
+  return table;
+}
+
+}  // namespace
+
+ModelSpec read_with_table(const Table& t, const JsonFields& f, const std::string& model_type) {
+  for (const std::string& k : t.keys) (void)f.has(k.c_str());  // what the table reads, it counts
+  ModelSpec m;
+  m.model_type = model_type;
+  m.family = model_type;
+  TableEnv env(t, f);
+  const i64 layers = integer(t.layers, env, f, t, "layers", 1);
+  set_spec(t, env, f, m);
+  if (m.layers != layers) defect(t.name, "spec/layers differs from layers");
+  m.tensors = evaluate_tensors(t, env, f, layers);
+  for (const auto& [field, e] : t.spec)
+    if (field == "ledger_refusal") {
+      const Value v = eval(e, env, f, t, "spec/ledger_refusal");
+      if (v.kind == Value::Kind::string) m.ledger_refusal = v.s;
+    }
+  return m;
+}
+
+std::shared_ptr<const TensorTable> read_tower(const Table& t, const JsonFields& top) {
+  for (const std::string& k : t.keys) (void)top.has(k.c_str());
+  TableEnv env(t, top);
+  const i64 layers = integer(t.layers, env, top, t, "layers", 0);
+  return evaluate_tensors(t, env, top, layers);
+}
+
+}  // namespace napkin::specs::arch

@@ -1,0 +1,113 @@
+// The architecture tables (data/architectures/*.json, docs/adding-a-family.md): the expression
+// language they are written in, and every bundled table read and checked against a real config.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "../src/specs/arch_expr.h"
+#include "../src/specs/arch_table.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/params.h"
+#include "napkin/model/tensor_table.h"
+#include "napkin/specs/hf_config.h"
+
+using napkin::specs::arch::Env;
+using napkin::specs::arch::Expr;
+using napkin::specs::arch::ExprError;
+using napkin::specs::arch::Value;
+using json = nlohmann::json;
+
+namespace {
+
+struct TestEnv : Env {
+  json cfg;
+  std::int64_t l = 3;
+  const json& config() const override { return cfg; }
+  Value var(std::string_view name) const override {
+    if (name == "l") return Value::of_json(json(l));
+    if (name == "D") return Value::of_json(json(4096));
+    throw ExprError{"unknown variable " + std::string(name)};
+  }
+};
+
+Value eval(const std::string& text, const json& cfg = json::object()) {
+  TestEnv env;
+  env.cfg = cfg;
+  return Expr::parse(text).eval(env);
+}
+
+std::string error_of(const std::string& text, const json& cfg = json::object()) {
+  try {
+    eval(text, cfg);
+  } catch (const ExprError& e) {
+    return e.what;
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("table expressions: exact integer arithmetic, defaults for absent keys, per-layer lists", "[arch]") {
+  const json cfg = {{"hidden_size", 2048},
+                    {"num_attention_heads", 16},
+                    {"layer_types", {"full_attention", "sliding_attention"}},
+                    {"pattern", "M*M-"},
+                    {"blocks", {{{"ffn", {{"ffn_mult", 2.625}}}}}}};
+  CHECK(eval("$hidden_size / $num_attention_heads", cfg).i == 128);
+  CHECK(eval("$head_dim ?? $hidden_size / $num_attention_heads", cfg).i == 128);
+  CHECK(eval("7 / 2").kind == Value::Kind::real);  // not divisible: a double, never truncated
+  CHECK(eval("7 // 2").i == 3);
+  CHECK(eval("-7 // 2").i == -4);
+  CHECK(eval("$layer_types[1] == 'sliding_attention' ? 'sliding' : 'full'", cfg).s == "sliding");
+  CHECK(eval("$pattern[l]", cfg).s == "-");
+  CHECK(eval("count($pattern, 'M')", cfg).i == 2);
+  // Nemotron-NAS's width: int(2 · ffn_mult · D / 3) rounded up to a multiple of 256.
+  CHECK(eval("round_up(int(2 * $blocks[0].ffn.ffn_mult * D / 3), 256)", cfg).i == 7168);
+  CHECK(eval("has($missing) || l == 3").b);
+  CHECK(eval("$missing.inner ?? 5").i == 5);
+  CHECK(eval("1 + 2 * 3 - 4 % 3").i == 6);
+  CHECK(eval("min(3, 1, 2)").i == 1);
+}
+
+TEST_CASE("table expressions refuse overflow, missing keys in arithmetic and bad syntax by name", "[arch]") {
+  CHECK(error_of("9007199254740992 * 9007199254740992").rfind("integer overflow", 0) == 0);
+  CHECK(error_of("$hidden_size * 2") == "'*' of null and 2 (a config key missing?)");
+  CHECK(error_of("1 / 0").rfind("division by zero", 0) == 0);
+  CHECK(error_of("$l[5]", json{{"l", json::array({1, 2})}}) == "index 5 beyond a list of 2");
+  CHECK_THROWS_AS(Expr::parse("(1 + 2"), ExprError);
+  CHECK_THROWS_AS(Expr::parse("1 +"), ExprError);
+  CHECK(error_of("nope(1)") == "unknown function nope()");
+  CHECK(Expr::parse("$a + $b.c ?? D").config_keys() == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("every bundled architecture table reads its real config to the checkpoint total it cites", "[arch]") {
+  const std::vector<std::string> types = napkin::specs::arch::table_model_types();  // parses every table
+  REQUIRE(!types.empty());
+  const std::string listed = napkin::specs::model_type_names();
+  for (const std::string& t : types) {
+    INFO(t);
+    CHECK(listed.find(t) != std::string::npos);  // the error lists what the tables read
+    const auto* table = napkin::specs::arch::table_by_model_type(t);
+    REQUIRE(table != nullptr);
+  }
+}
+
+TEST_CASE("a config value a table needs is named when missing or out of range", "[arch]") {
+  json j = {{"model_type", "olmo3"}, {"hidden_size", 4096},         {"num_hidden_layers", 2},
+            {"num_attention_heads", 32}, {"intermediate_size", 11008}, {"vocab_size", 100278}};
+  CHECK(napkin::count_params(napkin::specs::from_hf_config(j, "config.json")).total > 0);
+  j.erase("vocab_size");
+  CHECK_THROWS_WITH(napkin::specs::from_hf_config(j, "config.json"),
+                    "config.json: /vocab_size: missing; expected a positive integer (vocabulary size V)");
+  j["vocab_size"] = -3;
+  CHECK_THROWS_WITH(napkin::specs::from_hf_config(j, "config.json"),
+                    "config.json: /vocab_size: expected a positive integer (vocabulary size V), got -3");
+  j["vocab_size"] = 100278;
+  j["num_attention_heads"] = 30;  // 4096 / 30 is no head dimension
+  CHECK_THROWS_WITH(napkin::specs::from_hf_config(j, "config.json"),
+                    Catch::StartsWith("config.json: olmo3 d = $head_dim ?? D / H: expected a positive integer "
+                                      "(head dimension), got 136.53"));
+}

@@ -1,0 +1,54 @@
+// Every tests/real-configs/<model>/ with an expect.json: napkin's count of its config.json equals
+// the checkpoint total SOURCE.md cites (issue 28). Keys of expect.json:
+//   total_params        the checkpoint's parameters (towers included where it ships one; buffers,
+//                       tied copies and multi-token-prediction layers excluded, as SOURCE.md says)
+//   text_only_params    the count with --text-only (a multimodal checkpoint)
+//   active_params       parameters one token passes through (a mixture of experts)
+//   mtp_params          multi-token-prediction layers the checkpoint stores beside the model
+//   refused             instead of the counts: the error napkin must give (a substring)
+// Adding a family (docs/adding-a-family.md) adds a folder here; this test needs no edit.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "napkin/ground/error.h"
+#include "napkin/model/params.h"
+#include "napkin/specs/hf_config.h"
+
+namespace fs = std::filesystem;
+
+TEST_CASE("every real config with an expect.json counts to its checkpoint's total", "[real-configs]") {
+  const fs::path root = fs::path(NAPKIN_SOURCE_DIR) / "tests" / "real-configs";
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    const fs::path expect_file = entry.path() / "expect.json";
+    if (!fs::exists(expect_file)) continue;
+    std::ifstream in(expect_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    const nlohmann::json e = nlohmann::json::parse(text.str());
+    const std::string config = (entry.path() / "config.json").string();
+    INFO(entry.path().filename().string());
+    ++checked;
+    if (e.contains("refused")) {
+      CHECK_THROWS_WITH(napkin::specs::read_hf_config(config), Catch::Contains(e.at("refused").get<std::string>()));
+      continue;
+    }
+    napkin::specs::ModelSpec m;
+    REQUIRE_NOTHROW(m = napkin::specs::read_hf_config(config));
+    const napkin::ParamCount c = napkin::count_params(m);
+    CHECK(c.total == e.at("total_params").get<std::int64_t>());
+    if (e.contains("active_params")) CHECK(c.active == e.at("active_params").get<std::int64_t>());
+    if (e.contains("mtp_params")) CHECK(c.mtp == e.at("mtp_params").get<std::int64_t>());
+    if (e.contains("text_only_params")) {
+      REQUIRE(m.tower);
+      m.tower.reset();
+      CHECK(napkin::count_params(m).total == e.at("text_only_params").get<std::int64_t>());
+    }
+  }
+  CHECK(checked >= 1);
+}
