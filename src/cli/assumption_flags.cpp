@@ -67,6 +67,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"model_config", ""},
     {"tensor_table", ""},
     {"tower", "--text-only"},
+    {"unknown_family", ""},
     {"presets_source", ""},
     {"config_crosscheck", ""},
     {"headers_only", ""},

@@ -26,6 +26,7 @@ struct ParamsCmd {
   bool has_spec = false;
   CheckpointCount weights;
   bool has_weights = false;
+  std::string unknown_family;  // config.json beside the weights names a family napkin does not count
   NumericFlags nf;
   MadeUpModelFlags made_up;  // --layers --hidden ...: a made-up decoder instead of MODEL
   OutputOptions out;
@@ -42,6 +43,9 @@ void load(ParamsCmd& c) {
     c.spec = std::move(*f.spec);
     c.has_spec = true;
   }
+  c.unknown_family = f.unknown_family;
+  if (c.text_only && !f.spec)
+    throw InputError("--text-only", "(given)", "a MODEL whose config.json napkin reads (its tower is counted from it)");
   if (f.checkpoint) {
     c.weights.checkpoint = specs::read_checkpoint(*f.checkpoint);
     for (const auto& d : c.weights.checkpoint.dtypes) {
@@ -88,8 +92,14 @@ void add_params_command(CLI::App& app, int& exit_code) {
           c->made_up.build(p, c->spec);
           count_params(c->spec, rs);
           c->made_up.describe(c->nf, p, rs);
-        } else if (c->has_weights)
+        } else if (c->has_weights) {
           checkpoint_params(c->model, c->weights, c->has_spec ? &c->spec : nullptr, rs);
+          if (!c->unknown_family.empty())
+            rs.assume("unknown_family", text("{} is not a family napkin counts: the weights are counted from the "
+                                             "checkpoint's headers alone, tensor by tensor; memory, serve and train "
+                                             "need the family",
+                                             std::string_view(c->unknown_family)));
+        }
         else
           count_params(c->spec, rs);
       });

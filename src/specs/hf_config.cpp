@@ -18,6 +18,7 @@
 #include "napkin/ground/error.h"
 #include "napkin/model/tensor_table.h"
 #include "napkin/specs/files.h"
+#include "napkin/specs/napkin_json.h"
 
 namespace napkin::specs {
 
@@ -481,6 +482,28 @@ std::string family_names() {
   std::string s;
   for (const Family& fam : families()) s += (s.empty() ? "" : ", ") + std::string(fam.name);
   return s;
+}
+
+std::optional<std::string> unknown_family(const json& j) {
+  if (!j.is_object() || is_napkin_model_json(j)) return std::nullopt;
+  const json* src = &j;
+  if (!j.contains("hidden_size") && !j.contains("n_embd"))
+    for (const char* k : {"text_config", "llm_config", "language_config"})
+      if (src == &j && j.contains(k) && j.at(k).is_object()) src = &j.at(k);
+  const std::string t = src->contains("model_type") && src->at("model_type").is_string()
+                            ? src->at("model_type").get<std::string>()
+                            : std::string();
+  if (!t.empty() && (family_by_model_type(t) != nullptr || arch::table_by_model_type(t) != nullptr)) return std::nullopt;
+  std::string cls;
+  if (src->contains("architectures") && src->at("architectures").is_array() && !src->at("architectures").empty() &&
+      src->at("architectures").front().is_string())
+    cls = src->at("architectures").front().get<std::string>();
+  for (const Family& fam : families())
+    for (std::string_view c : fam.architectures)
+      if (!cls.empty() && c == cls) return std::nullopt;
+  if (!cls.empty() && arch::table_by_class(cls) != nullptr) return std::nullopt;
+  if (t.empty() && src->contains("n_embd")) return std::nullopt;  // GPT-2's first config
+  return t.empty() ? std::string("a config without model_type") : "model_type '" + t + "'";
 }
 
 ModelSpec from_hf_config(const json& j, std::string_view file, std::string_view as) {

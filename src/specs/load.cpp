@@ -43,13 +43,21 @@ constexpr std::string_view kExpected =
 // config.json in `dir`, when there is one. One that is there but is not a file (a FIFO, a link
 // loop, a link whose target is gone: a Hugging Face cache blob never downloaded) is refused rather
 // than passed over.
-std::optional<ModelSpec> config_in(const fs::path& dir, std::string_view as) {
+// `unknown` (when given, i.e. weights sit beside the config) receives the config's family when
+// napkin counts none, instead of the refusal: the weights alone can still be counted.
+std::optional<ModelSpec> config_in(const fs::path& dir, std::string_view as, std::string* unknown = nullptr) {
   const fs::path config = dir / "config.json";
   const FileStatus status = file_status(config);
   if (status.kind == FileKind::missing) return std::nullopt;
   if (status.kind != FileKind::regular)
     throw InputError(config.string() + ": " + describe(status) + "; expected a config JSON");
-  return spec_from_json(read_json_file(config.string()), config.string(), as);
+  const nlohmann::json j = read_json_file(config.string());
+  if (unknown != nullptr && as.empty())
+    if (const std::optional<std::string> u = unknown_family(j)) {
+      *unknown = config.string() + ": " + *u;
+      return std::nullopt;
+    }
+  return spec_from_json(j, config.string(), as);
 }
 
 }  // namespace
@@ -70,8 +78,8 @@ ModelFiles resolve_model_files(std::string_view arg_view, std::string_view as) {
   // stat first: what is there decides how it is read, and nothing but a regular file is opened.
   const FileStatus status = file_status(p);
   if (status.kind == FileKind::directory) {
-    f.spec = config_in(p, as);
     f.checkpoint = find_checkpoint(p);
+    f.spec = config_in(p, as, f.checkpoint ? &f.unknown_family : nullptr);
     if (!f.spec && !f.checkpoint)
       throw InputError(arg + ": directory has neither config.json nor checkpoint files; expected a model "
                              "directory (config.json, *.safetensors, *.safetensors.index.json or *.gguf)");
@@ -83,7 +91,7 @@ ModelFiles resolve_model_files(std::string_view arg_view, std::string_view as) {
     const std::string_view sniffed = is_checkpoint_path(arg) ? "" : sniff_weights_file(p);
     if (is_checkpoint_path(arg) || sniffed == "a safetensors weights file" || sniffed == "a GGUF weights file") {
       f.checkpoint = p;
-      f.spec = config_in(p.has_parent_path() ? p.parent_path() : fs::path("."), as);
+      f.spec = config_in(p.has_parent_path() ? p.parent_path() : fs::path("."), as, &f.unknown_family);
       return f;
     }
     const nlohmann::json j = read_json_file(arg);
@@ -148,6 +156,15 @@ ModelSpec load_model(std::string_view arg, std::string_view as) {
     ModelSpec m = model_from_gguf(read_gguf(*f.checkpoint), *f.checkpoint);
     m.name = std::string(arg);
     return m;
+  }
+  if (!f.spec && !f.unknown_family.empty()) {
+    // The weights are exact from the headers; what needs the architecture is refused by name.
+    const Checkpoint ck = read_checkpoint(*f.checkpoint);
+    throw InputError(f.unknown_family + " is not a family napkin counts, so its KV cache, activations and FLOPs "
+                     "cannot be sized (its weights, from the safetensors headers: " +
+                     std::to_string(ck.total_elements) + " params in " + std::to_string(ck.total_bytes) +
+                     " B; napkin params " + std::string(arg) +
+                     "); expected a model of a family napkin counts (docs/adding-a-family.md adds one)");
   }
   if (!f.spec)
     throw InputError(std::string(arg) +

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,10 @@ namespace napkin::specs {
 /// analogy with it (ModelSpec::analogy says so), except that a config with mixture-of-experts,
 /// state-space or encoder-decoder keys the family does not read is still refused.
 ModelSpec from_hf_config(const nlohmann::json& j, std::string_view file, std::string_view as = {});
+
+/// When from_hf_config would refuse `j` because napkin counts no family of it (neither its
+/// model_type nor its architectures[0] class): what it is ("model_type 'foo'"); else nullopt.
+std::optional<std::string> unknown_family(const nlohmann::json& j);
 
 /// The families napkin counts, comma-separated ("llama, mixtral, ..."), as --as takes them.
 std::string family_names();

@@ -30,6 +30,10 @@ namespace napkin::specs {
 struct ModelFiles {
   std::optional<ModelSpec> spec;
   std::optional<std::filesystem::path> checkpoint;
+  /// A config.json beside a checkpoint whose family napkin does not count ("model_type 'foo'"):
+  /// then spec is empty, the weights count from the checkpoint's headers alone, and whatever
+  /// needs the architecture (KV cache, activations, FLOPs) is refused naming it.
+  std::string unknown_family;
 };
 
 /// Resolves a model argument. Files win over preset names; an unknown name gets the closest
