@@ -97,7 +97,16 @@ TEST_CASE("an unknown model_type is read by analogy with --as, which says so", "
   const auto m = from_hf_config(j, "config.json", "llama");
   CHECK(count_params(m).total == 8030261248);
   CHECK(m.family == "llama");
-  CHECK(m.analogy == "model_type 'my_llama' counted as llama (--as llama): the count is by analogy, not exact");
+  // The warning gives the size of what the analogy may get wrong: Qwen v1's intermediate_size
+  // convention would halve the MLP (3 · 32 · 4096 · 7168 of 8030261248).
+  CHECK(m.analogy == "model_type 'my_llama' counted as llama (--as llama): the count is by analogy, not exact; intermediate_size is "
+        "read as each MLP matrix's width: where a family states the sum of gate and up (Qwen v1), the count is "
+        "2818572288 params (35.1%) lower");
+  json untied = j;
+  untied.erase("tie_word_embeddings");
+  CHECK(from_hf_config(untied, "config.json", "llama").analogy.find(
+            "tie_word_embeddings is absent and llama's default (untied) is used: a family whose default is tied counts "
+            "525336576 params (6.5%) fewer") != std::string::npos);
   // A known model_type takes no --as; an unknown family name is refused.
   CHECK_THROWS_WITH(from_hf_config(llama_config(), "config.json", "llama"),
                     Catch::Matchers::StartsWith("--as: 'llama': expected no --as for a known family"));

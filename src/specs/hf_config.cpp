@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <initializer_list>
 #include <span>
 #include <stdexcept>
@@ -16,6 +17,7 @@
 #include "hf_family.h"
 #include "json_fields.h"
 #include "napkin/ground/error.h"
+#include "napkin/model/params.h"
 #include "napkin/model/tensor_table.h"
 #include "napkin/specs/files.h"
 #include "napkin/specs/napkin_json.h"
@@ -291,6 +293,36 @@ void refuse_unconsumed(const Fields& f, const std::string& t, std::string_view f
   }
 }
 
+// What reading by analogy may get wrong, with its size: a class default the config leaves out
+// (tie_word_embeddings), and intermediate_size's convention (Qwen v1 states the sum of gate and up,
+// twice each matrix's width). Appended to the analogy's warning.
+void analogy_sizes(const Fields& f, const Family& fam, ModelSpec& m) {
+  const std::string before = m.analogy;
+  const ParamCount c = count_params(m);
+  const auto pct = [&c](std::int64_t v) {
+    const double p = 100.0 * static_cast<double>(v) / static_cast<double>(c.total);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", p);
+    return std::string(buf);
+  };
+  if (!f.object().contains("tie_word_embeddings") && m.vocab > 0 && m.hidden > 0) {
+    const std::int64_t head = m.vocab * m.hidden;
+    m.analogy += "; tie_word_embeddings is absent and " + std::string(fam.name) + "'s default (" +
+                 (m.tied_embeddings ? "tied" : "untied") + ") is used: a family whose default is " +
+                 (m.tied_embeddings ? "untied counts " : "tied counts ") + std::to_string(head) + " params (" +
+                 pct(head) + ") " + (m.tied_embeddings ? "more" : "fewer");
+  }
+  if (m.ffn > 0 && m.ffn_kind == FfnKind::gated && m.mamba.version == 0 && !m.encoder_decoder) {
+    const std::int64_t dense = (m.layers - m.moe.first_k_dense) > 0 && !m.moe.is_moe() ? m.layers : m.moe.first_k_dense;
+    const std::int64_t half = dense * 3 * m.hidden * (m.ffn / 2);
+    if (half > 0)
+      m.analogy += "; intermediate_size is read as each MLP matrix's width: where a family states the sum of gate and "
+                   "up (Qwen v1), the count is " + std::to_string(half) + " params (" + pct(half) + ") lower";
+  }
+  for (std::string& n : m.notes)
+    if (n == before) n = m.analogy;
+}
+
 // The model_type of `fam` that architectures class `arch` names: the classes are listed in the
 // order of the model types they implement (the first type when there are more classes).
 std::string model_type_of(const Family& fam, std::string_view arch) {
@@ -378,6 +410,7 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
   // Falcon's legacy RefinedWeb names show as falcon.
   m.family = (t == "RefinedWeb" || t == "RefinedWebModel") ? std::string(fam->name) : t;
   fam->read(f, m, t);
+  if (!m.analogy.empty()) analogy_sizes(f, *fam, m);
   read_rope_scaling(f, m);
   if (m.analogy.empty()) refuse_unconsumed(f, model_type.empty() ? t : model_type, fam->name);
   // Layouts counted from their modeling files that no checkpoint total has yet confirmed
