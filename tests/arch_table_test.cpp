@@ -111,3 +111,17 @@ TEST_CASE("a config value a table needs is named when missing or out of range", 
                     Catch::StartsWith("config.json: olmo3 d = $head_dim ?? D / H: expected a positive integer "
                                       "(head dimension), got 136.53"));
 }
+
+TEST_CASE("--as reads an unknown model_type by analogy with a table family, which says so", "[arch]") {
+  const json j = {{"model_type", "my_olmo"}, {"hidden_size", 4096},         {"num_hidden_layers", 2},
+                  {"num_attention_heads", 32}, {"intermediate_size", 11008}, {"vocab_size", 100278},
+                  {"tie_word_embeddings", false}};
+  const auto m = napkin::specs::from_hf_config(j, "config.json", "olmo3");
+  CHECK(m.tensors);
+  CHECK(m.analogy.rfind("model_type 'my_olmo' counted as olmo3 (--as olmo3): the count is by analogy, not exact", 0) == 0);
+  // What the table does not read is refused, even by analogy.
+  json moe = j;
+  moe["num_experts"] = 8;
+  CHECK_THROWS_WITH(napkin::specs::from_hf_config(moe, "config.json", "olmo3"),
+                    Catch::StartsWith("config.json: /num_experts: 8 changes the count"));
+}

@@ -11,6 +11,7 @@
 #include "napkin/ground/error.h"
 #include "napkin/model/context_limit.h"
 #include "napkin/model/parallel.h"
+#include "napkin/model/tensor_table.h"
 #include "napkin/model/params.h"
 
 // ---- the inference ledger of a model ----------------------------------------------------------
@@ -460,6 +461,11 @@ void InferenceReport::shape_assumptions(ResultSet& out) const {
                                            : std::string_view("")));
   out.assume("prefill_chunk", text("a forward pass holds {} tokens at once; scores are not materialised "
                                    "(FlashAttention-style kernels)", p.chunk_tokens));
+  if (m.tower)
+    out.assume("tower", text("the weights include the vision tower and projector the checkpoint ships ({}), as an "
+                             "engine loads them; text-only requests: the tower's activations and an engine's encoder "
+                             "cache for images are not in the ledger (--text-only drops the tower)",
+                             std::string_view(m.tower->family)));
 }
 
 // The runtime reserve's terms and the sharding over GPUs.

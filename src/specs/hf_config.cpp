@@ -296,7 +296,7 @@ void refuse_unconsumed(const Fields& f, const std::string& t, std::string_view f
 // What reading by analogy may get wrong, with its size: a class default the config leaves out
 // (tie_word_embeddings), and intermediate_size's convention (Qwen v1 states the sum of gate and up,
 // twice each matrix's width). Appended to the analogy's warning.
-void analogy_sizes(const Fields& f, const Family& fam, ModelSpec& m) {
+void analogy_sizes(const Fields& f, std::string_view family, ModelSpec& m) {
   const std::string before = m.analogy;
   const ParamCount c = count_params(m);
   const auto pct = [&c](std::int64_t v) {
@@ -307,7 +307,7 @@ void analogy_sizes(const Fields& f, const Family& fam, ModelSpec& m) {
   };
   if (!f.object().contains("tie_word_embeddings") && m.vocab > 0 && m.hidden > 0) {
     const std::int64_t head = m.vocab * m.hidden;
-    m.analogy += "; tie_word_embeddings is absent and " + std::string(fam.name) + "'s default (" +
+    m.analogy += "; tie_word_embeddings is absent and " + std::string(family) + "'s default (" +
                  (m.tied_embeddings ? "tied" : "untied") + ") is used: a family whose default is " +
                  (m.tied_embeddings ? "untied counts " : "tied counts ") + std::to_string(head) + " params (" +
                  pct(head) + ") " + (m.tied_embeddings ? "more" : "fewer");
@@ -375,7 +375,8 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
   }
   if (!as.empty()) {
     const Family* by = family_by_name(as);
-    if (by == nullptr)
+    const arch::Table* by_table = by != nullptr ? nullptr : arch::table_by_model_type(as);
+    if (by == nullptr && by_table == nullptr)
       throw InputError("--as", std::string(as), "a family napkin counts: " + family_names());
     if (fam != nullptr || table != nullptr)
       throw InputError("--as", std::string(as),
@@ -383,12 +384,24 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
                            (t == model_type ? std::string(fam != nullptr ? fam->name : arch::table_name(*table))
                                             : "architectures[0] names " + t) +
                            "); --as reads an unknown model_type by analogy");
+    m.analogy = (model_type.empty() ? std::string("a config without model_type") : "model_type '" + model_type + "'") +
+                " counted as " + std::string(by != nullptr ? by->name : arch::table_name(*by_table)) + " (--as " +
+                std::string(as) + "): the count is by analogy, not exact";
+    m.notes.push_back(m.analogy);
+    if (by_table != nullptr) {
+      // A family described as data: every count-changing key must be one its table reads.
+      ModelSpec d = arch::read_with_table(*by_table, f, std::string(as));
+      d.model_type = model_type;
+      d.stored_dtype = m.stored_dtype;
+      d.analogy = m.analogy;
+      d.notes.insert(d.notes.begin(), m.notes.begin(), m.notes.end());
+      analogy_sizes(f, arch::table_name(*by_table), d);
+      read_rope_scaling(f, d);
+      refuse_unconsumed(f, model_type.empty() ? std::string(as) : model_type, arch::table_name(*by_table));
+      return d;
+    }
     refuse_unread_layout(f, *by, model_type);
     fam = by;
-    m.analogy = (model_type.empty() ? std::string("a config without model_type") : "model_type '" + model_type + "'") +
-                " counted as " + std::string(by->name) + " (--as " + std::string(as) +
-                "): the count is by analogy, not exact";
-    m.notes.push_back(m.analogy);
     t = std::string(by->model_types.front());
   }
   if (table != nullptr) {
@@ -410,7 +423,7 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
   // Falcon's legacy RefinedWeb names show as falcon.
   m.family = (t == "RefinedWeb" || t == "RefinedWebModel") ? std::string(fam->name) : t;
   fam->read(f, m, t);
-  if (!m.analogy.empty()) analogy_sizes(f, *fam, m);
+  if (!m.analogy.empty()) analogy_sizes(f, fam->name, m);
   read_rope_scaling(f, m);
   if (m.analogy.empty()) refuse_unconsumed(f, model_type.empty() ? t : model_type, fam->name);
   // Layouts counted from their modeling files that no checkpoint total has yet confirmed
@@ -514,6 +527,7 @@ std::string model_type_names() {
 std::string family_names() {
   std::string s;
   for (const Family& fam : families()) s += (s.empty() ? "" : ", ") + std::string(fam.name);
+  for (const std::string& mt : arch::table_model_types()) s += ", " + mt;
   return s;
 }
 
