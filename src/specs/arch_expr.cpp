@@ -443,10 +443,12 @@ Value evaluate(const Node& n, const Env& env) {
         r.s = std::string(1, c.s[static_cast<std::size_t>(k)]);
         return r;
       }
-      if (c.kind != Value::Kind::list || !c.j->is_array()) fail("[] needs a list, got " + c.show());
+      // "$layer_types[40]: ..." names the config key the list came from.
+      const std::string of = n.kids[0]->op == Op::config ? "$" + n.kids[0]->name + "[" + std::to_string(i.i) + "]: " : "";
+      if (c.kind != Value::Kind::list || !c.j->is_array()) fail(of + "[] needs a list, got " + c.show());
       const i64 k = whole(i, "[]");
       if (k < 0 || k >= static_cast<i64>(c.j->size()))
-        fail("index " + std::to_string(k) + " beyond a list of " + std::to_string(c.j->size()));
+        fail(of + "index " + std::to_string(k) + " beyond a list of " + std::to_string(c.j->size()));
       return Value::of_json((*c.j)[static_cast<std::size_t>(k)]);
     }
     case Op::member: {

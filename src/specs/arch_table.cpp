@@ -20,6 +20,7 @@ namespace {
 
 using i64 = std::int64_t;
 constexpr i64 kMaxCount = i64{1} << 53;  // exact in a double, like every count napkin prints
+constexpr i64 kMaxLayers = i64{1} << 16;  // 65,536, as count_params bounds hand-written families
 
 struct Var {
   Expr expr;
@@ -408,6 +409,7 @@ std::shared_ptr<const TensorTable> evaluate_tensors(const Table& t, TableEnv& en
   for (const TensorDef& d : t.tensors) {
     if (d.mtp) {
       const i64 n = integer(*d.mtp, env, f, t, d.name + " mtp", 0);
+      if (n > kMaxLayers) refuse(f, t, d.name + " mtp", "expected at most 65536 layers, got " + std::to_string(n));
       for (i64 i = 0; i < n; ++i) {
         env.at_layer(layers + i);
         add(d, -1);
@@ -437,6 +439,8 @@ ModelSpec read_with_table(const Table& t, const JsonFields& f, const std::string
   m.family = model_type;
   TableEnv env(t, f);
   const i64 layers = integer(t.layers, env, f, t, "layers", 1);
+  if (layers > kMaxLayers)
+    refuse(f, t, "layers = " + t.layers.text(), "expected at most 65536 layers, got " + std::to_string(layers));
   set_spec(t, env, f, m);
   if (m.layers != layers) defect(t.name, "spec/layers differs from layers");
   m.tensors = evaluate_tensors(t, env, f, layers);
@@ -452,6 +456,8 @@ std::shared_ptr<const TensorTable> read_tower(const Table& t, const JsonFields& 
   for (const std::string& k : t.keys) (void)top.has(k.c_str());
   TableEnv env(t, top);
   const i64 layers = integer(t.layers, env, top, t, "layers", 0);
+  if (layers > kMaxLayers)
+    refuse(top, t, "layers = " + t.layers.text(), "expected at most 65536 layers, got " + std::to_string(layers));
   return evaluate_tensors(t, env, top, layers);
 }
 
