@@ -76,7 +76,7 @@ TEST_CASE("table expressions refuse overflow, missing keys in arithmetic and bad
   CHECK(error_of("9007199254740992 * 9007199254740992").rfind("integer overflow", 0) == 0);
   CHECK(error_of("$hidden_size * 2") == "'*' of null and 2 (a config key missing?)");
   CHECK(error_of("1 / 0").rfind("division by zero", 0) == 0);
-  CHECK(error_of("$l[5]", json{{"l", json::array({1, 2})}}) == "index 5 beyond a list of 2");
+  CHECK(error_of("$l[5]", json{{"l", json::array({1, 2})}}) == "$l[5]: index 5 beyond a list of 2");
   CHECK_THROWS_AS(Expr::parse("(1 + 2"), ExprError);
   CHECK_THROWS_AS(Expr::parse("1 +"), ExprError);
   CHECK(error_of("nope(1)") == "unknown function nope()");
