@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "napkin/ground/error.h"
+#include "napkin/model/parallel.h"
 #include "napkin/model/params.h"
 #include "napkin/specs/hf_config.h"
 
@@ -44,6 +45,12 @@ TEST_CASE("every real config with an expect.json counts to its checkpoint's tota
     CHECK(c.total == e.at("total_params").get<std::int64_t>());
     if (e.contains("active_params")) CHECK(c.active == e.at("active_params").get<std::int64_t>());
     if (e.contains("mtp_params")) CHECK(c.mtp == e.at("mtp_params").get<std::int64_t>());
+    // The ledgers hold what params counts: one GPU's shard is the whole model (tower included).
+    if (m.ledger_refusal.empty()) {
+      using napkin::units::one;
+      const auto stages = napkin::shard_stages(m, c, 1.0 * one, 1.0 * one, 1.0 * one);
+      CHECK(stages.front().params == static_cast<double>(c.total));
+    }
     if (e.contains("text_only_params")) {
       REQUIRE(m.tower);
       m.tower.reset();

@@ -76,13 +76,18 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
     const double attn = static_cast<double>(lp.attention), kv = lp.attention > 0 ? kv_proj : 0.0;
     return (attn - kv) / t + kv * kv_keep + static_cast<double>(lp.mlp + lp.shared) / t +
            static_cast<double>(lp.routed) / (t * static_cast<double>(ep)) +
-           static_cast<double>(lp.router + lp.norm + lp.ssm);
+           static_cast<double>(lp.router + lp.norm + lp.ssm + lp.other);
   };
   // Norms outside the layers (final norm, embedding norm) and "other" tensors (pooler,
   // projections) go with the last stage, replicated over TP.
-  std::int64_t layer_norms = 0;
-  for (std::int64_t i = 0; i < m.layers; ++i) layer_norms += layer_params(m, c, i).norm;
+  std::int64_t layer_norms = 0, layer_other = 0;
+  for (std::int64_t i = 0; i < m.layers; ++i) {
+    const LayerParams lp = layer_params(m, c, i);
+    layer_norms += lp.norm;
+    layer_other += lp.other;
+  }
   const double outer_norms = static_cast<double>(c.group(ParamGroup::norm) - layer_norms);
+  const double outer_other = static_cast<double>(c.group(ParamGroup::other) - layer_other);
 
   std::vector<StageShard> stages;
   // Balanced split: the first L mod pp stages take one layer more.
@@ -112,10 +117,13 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
       const double e = static_cast<double>(c.group(ParamGroup::embedding)) / t;
       st.params += e;
       st.kept_params += e;
+      // A vision tower and projector run before the first layer: on the first stage, split over
+      // TP as vLLM's Qwen2.5-VL and LLaVA towers are.
+      st.params += static_cast<double>(c.group(ParamGroup::vision)) / t;
     }
     if (st.has_head) {
       const double h = static_cast<double>(c.group(ParamGroup::head)) / t;
-      st.params += h + outer_norms + static_cast<double>(c.group(ParamGroup::other));
+      st.params += h + outer_norms + outer_other;
       st.kept_params += h + outer_norms;
     }
     stages.push_back(st);

@@ -40,7 +40,7 @@ LayerParams table_layer(const specs::TensorTable& t, i64 l) {
         break;
       case specs::TensorGroup::router: p.router += n; break;
       case specs::TensorGroup::ssm: p.ssm += n; break;
-      default: p.attention += n; break;  // a layer's other tensors go with its mixer
+      default: p.other += n; break;  // embedding, head, other or vision tensors inside a layer
     }
   }
   return p;

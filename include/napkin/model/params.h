@@ -50,7 +50,8 @@ struct LayerParams {
   std::int64_t shared = 0;     // shared experts
   std::int64_t router = 0;     // router weight (+ bias, + shared-expert gate)
   std::int64_t ssm = 0;        // Mamba mixer (state-space layers)
-  std::int64_t total() const { return attention + norm + mlp + routed + shared + router + ssm; }
+  std::int64_t other = 0;      // a table family's other tensors inside the layer (kept whole)
+  std::int64_t total() const { return attention + norm + mlp + routed + shared + router + ssm + other; }
 };
 
 struct ParamCount {
