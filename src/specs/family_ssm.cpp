@@ -125,11 +125,6 @@ void read_nemotron_h_moe(const Fields& f, ModelSpec& m) {
     throw InputError(f.where("moe_latent_size") + ": " + f.raw("moe_latent_size").dump() +
                      ": a latent mixture of experts (fc1_latent_proj, fc2_latent_proj; experts over the latent "
                      "width) is not counted yet; expected null or no moe_latent_size");
-  if (m.mlp_bias)
-    f.bad("mlp_bias", "false in a model with E blocks (NemotronHExperts have no biases, the shared expert "
-                      "follows mlp_bias: not counted yet)");
-  if (f.positive("n_shared_experts", "1 (one shared expert per E block)") != 1)
-    f.bad("n_shared_experts", "1 (one shared expert per E block)");
   m.moe.n_experts = f.positive("n_routed_experts", "a positive integer (routed experts)");
   m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
   if (m.moe.experts_per_token > m.moe.n_experts)
@@ -137,6 +132,11 @@ void read_nemotron_h_moe(const Fields& f, ModelSpec& m) {
   m.moe.expert_ffn = f.positive("moe_intermediate_size", "a positive integer (expert MLP width)");
   m.moe.shared_ffn =
       f.positive("moe_shared_expert_intermediate_size", "a positive integer (shared expert MLP width)");
+  if (f.positive("n_shared_experts", "1 (one shared expert per E block)") != 1)
+    f.bad("n_shared_experts", "1 (one shared expert per E block)");
+  if (m.mlp_bias)
+    f.bad("mlp_bias", "false in a model with E blocks (NemotronHExperts have no biases, the shared expert "
+                      "follows mlp_bias: not counted yet)");
   m.moe.n_shared_experts = 0;  // one shared expert of its own width: shared_ffn
   m.moe.router_bias = false;   // e_score_correction_bias is a buffer
   m.notes.push_back("e_score_correction_bias (" + std::to_string(m.moe.n_experts) +
