@@ -110,13 +110,48 @@ void read_jamba(const Fields& f, ModelSpec& m) {
               experts > 1 && l % ep == eo ? LayerFfn::moe : LayerFfn::dense);
 }
 
+// Nemotron-H MoE blocks ("E", Nemotron 3; modeling_nemotron_h.py NemotronHMoE on DeepseekV3MoE):
+// the router NemotronHTopkRouter (weight [n_routed_experts, D], no bias; its
+// e_score_correction_bias [n_routed_experts] is a registered buffer, stored in fp32 in the
+// checkpoint but not a parameter: the index's total_parameters leaves it out), NemotronHExperts
+// (n_routed_experts experts of up_proj and down_proj, relu², no gate and no biases, of width
+// moe_intermediate_size) and one shared expert NemotronHMLP of width
+// moe_shared_expert_intermediate_size (biases per mlp_bias). Refused: a latent MoE
+// (moe_latent_size: fc1_latent_proj / fc2_latent_proj, experts over the latent width), a
+// shared-expert count other than 1, and mlp_bias with experts (the shared expert would carry
+// biases the routed ones do not; MoeSpec counts both alike).
+void read_nemotron_h_moe(const Fields& f, ModelSpec& m) {
+  if (f.has("moe_latent_size"))
+    throw InputError(f.where("moe_latent_size") + ": " + f.raw("moe_latent_size").dump() +
+                     ": a latent mixture of experts (fc1_latent_proj, fc2_latent_proj; experts over the latent "
+                     "width) is not counted yet; expected null or no moe_latent_size");
+  m.moe.n_experts = f.positive("n_routed_experts", "a positive integer (routed experts)");
+  m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
+  if (m.moe.experts_per_token > m.moe.n_experts)
+    f.bad("num_experts_per_tok", ("at most n_routed_experts (" + std::to_string(m.moe.n_experts) + ")").c_str());
+  m.moe.expert_ffn = f.positive("moe_intermediate_size", "a positive integer (expert MLP width)");
+  m.moe.shared_ffn =
+      f.positive("moe_shared_expert_intermediate_size", "a positive integer (shared expert MLP width)");
+  if (f.positive("n_shared_experts", "1 (one shared expert per E block)") != 1)
+    f.bad("n_shared_experts", "1 (one shared expert per E block)");
+  if (m.mlp_bias)
+    f.bad("mlp_bias", "false in a model with E blocks (NemotronHExperts have no biases, the shared expert "
+                      "follows mlp_bias: not counted yet)");
+  m.moe.n_shared_experts = 0;  // one shared expert of its own width: shared_ffn
+  m.moe.router_bias = false;   // e_score_correction_bias is a buffer
+  m.notes.push_back("e_score_correction_bias (" + std::to_string(m.moe.n_experts) +
+                    " per E block, fp32) is a registered buffer the checkpoint stores: not counted as parameters, "
+                    "as the checkpoint index's total_parameters does not count it");
+}
+
 // Nemotron-H (configuration_nemotron_h.py NemotronHConfig, modeling_nemotron_h.py): one block per
 // character of hybrid_override_pattern ("M" a Mamba-2 mixer, "*" attention, "-" an MLP), or per
 // entry of layers_block_type; each block one RMSNorm; norm_f. Attention: q/k/v/o without biases,
 // no positions, head_dim (older configs: attention_head_dim; class default 128). MLP: up_proj and
 // down_proj (relu², not gated) with mlp_bias. Mamba-2: mamba_num_heads × mamba_head_dim inner
 // width, n_groups, ssm_state_size, conv_kernel, use_conv_bias (class default true), in_proj and
-// out_proj biases per use_bias (class default false). MoE blocks ("E", Nemotron 3) are refused.
+// out_proj biases per use_bias (class default false). MoE blocks ("E", Nemotron 3) per
+// read_nemotron_h_moe.
 void read_nemotron_h(const Fields& f, ModelSpec& m) {
   std::string pattern;
   if (f.has("hybrid_override_pattern")) {
@@ -173,13 +208,12 @@ void read_nemotron_h(const Fields& f, ModelSpec& m) {
     if (c == 'M') set_layer(m, l, LayerMixer::mamba, LayerFfn::none);
     else if (c == '*') set_layer(m, l, LayerMixer::attention, LayerFfn::none);
     else if (c == '-') set_layer(m, l, LayerMixer::none, LayerFfn::dense);
+    else if (c == 'E') set_layer(m, l, LayerMixer::none, LayerFfn::moe);
     else
       throw InputError(f.where("hybrid_override_pattern") + ": block " + std::to_string(l) + " is '" +
-                       std::string(1, c) + "'" +
-                       (c == 'E' ? std::string(" (a mixture-of-experts block, Nemotron 3): not counted yet")
-                                 : std::string()) +
-                       "; expected M (Mamba-2), * (attention) or - (MLP)");
+                       std::string(1, c) + "'; expected M (Mamba-2), * (attention), - (MLP) or E (mixture of experts)");
   }
+  if (pattern.find('E') != std::string::npos) read_nemotron_h_moe(f, m);
 }
 
 }  // namespace napkin::specs::family
