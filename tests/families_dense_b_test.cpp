@@ -136,27 +136,36 @@ TEST_CASE("DeepSeek-MoE v1 16B's shape: MHA, one dense layer, 64 routed + 2 shar
   CHECK(kv_32k(m) == 28.0 * 32768 * 2 * 16 * 128 * 2);
 }
 
-TEST_CASE("Mistral-Small-3.x (mistral3) counts its text_config: 23,572,403,200 without the Pixtral tower",
+TEST_CASE("Mistral-Small-3.x (mistral3) counts its text_config and its Pixtral tower: 24,011,361,280",
           "[families]") {
   // Mistral3ForConditionalGeneration keeps the language model in text_config (model_type mistral).
   // Its text model is Devstral-Small-2507's (same text_config fields; that checkpoint's index total
   // is 23,572,403,200). The Hub's safetensors.total of Mistral-Small-3.2-24B-Instruct-2506 is
-  // 24,011,361,280 (quoted by a third party); less the vision parts, from modeling_pixtral.py and
-  // modeling_mistral3.py at vision hidden 1024, 24 layers, MLP 4096, patch 14, text hidden 5120:
+  // 24,011,361,280 (quoted by a third party); the vision parts, from modeling_pixtral.py and
+  // modeling_mistral3.py at vision hidden 1024, 24 layers, MLP 4096, patch 14, text hidden 5120
+  // (data/architectures/mistral3_vision.json):
   //   tower: patch_conv 3·14·14·1024 + ln_pre 1024 + 24·(4·1024² + 3·1024·4096 + 2·1024) = 403,305,472
   //   projector: norm 1024 + patch_merger 4·1024·1024 + linear_1 1024·5120 + linear_2 5120·5120 = 35,652,608
-  //   24,011,361,280 − 403,305,472 − 35,652,608 = 23,572,403,200.
+  //   23,572,403,200 + 403,305,472 + 35,652,608 = 24,011,361,280.
   const std::string text_path = std::string(NAPKIN_SOURCE_DIR) + "/tests/real-configs/devstral-small-2507/config.json";
   const nlohmann::json text = specs::read_json_file(text_path);
-  const nlohmann::json j = {{"architectures", {"Mistral3ForConditionalGeneration"}},
-                            {"model_type", "mistral3"},
-                            {"text_config", text},
-                            {"vision_config", {{"model_type", "pixtral"}, {"hidden_size", 1024}, {"num_hidden_layers", 24}}}};
-  const auto m = specs::from_hf_config(j, "config.json");
+  nlohmann::json j = {{"architectures", {"Mistral3ForConditionalGeneration"}},
+                      {"model_type", "mistral3"},
+                      {"text_config", text},
+                      {"vision_config",
+                       {{"model_type", "pixtral"}, {"hidden_size", 1024}, {"num_hidden_layers", 24},
+                        {"intermediate_size", 4096}, {"patch_size", 14}}}};
+  auto m = specs::from_hf_config(j, "config.json");
   CHECK(m.family == "mistral");
-  CHECK(count_params(m).total == 23572403200);
+  CHECK(count_params(m).total == 24011361280);
   REQUIRE_FALSE(m.notes.empty());
-  CHECK(m.notes.back() == "language model read from text_config; the vision tower and projector are not counted");
+  CHECK(m.notes.back() == "language model read from text_config");
+  REQUIRE(m.tower);
+  m.tower.reset();  // --text-only
+  CHECK(count_params(m).total == 23572403200);
+  // PixtralVisionConfig's patch_size default is 16 (Mistral3Config's own default vision config has 14).
+  j["vision_config"].erase("patch_size");
+  CHECK(count_params(specs::from_hf_config(j, "config.json")).total == 24011361280 + 1024 * 3 * (16 * 16 - 14 * 14));
 }
 
 TEST_CASE("Phi-3-mini-4k and Phi-4 count as Llama (fused qkv_proj and gate_up_proj hold the same weights)",

@@ -29,10 +29,14 @@ TEST_CASE("Phi-4: 14,659,507,200 as its index, 10 KV heads, window of 16384", "[
   CHECK(kv_32k(m) == 40.0 * 16384 * (2 * 10 * 128 * 2));
 }
 
-TEST_CASE("Mistral-Small-3.1 (mistral3): the text model, 23,572,403,200, without the Pixtral tower", "[families]") {
-  // 24,011,361,280 for the whole checkpoint less the vision tower 403,305,472 and projector
-  // 35,652,608 (SOURCE.md).
-  const auto m = napkin_test::real_config("mistral-small-3.1-24b-instruct-2503");
+TEST_CASE("Mistral-Small-3.1 (mistral3): 24,011,361,280 with the Pixtral tower, 23,572,403,200 text only", "[families]") {
+  // 24,011,361,280 for the whole checkpoint: the text model 23,572,403,200, the vision tower
+  // 403,305,472 and projector 35,652,608 (SOURCE.md; data/architectures/mistral3_vision.json).
+  auto m = napkin_test::real_config("mistral-small-3.1-24b-instruct-2503");
+  CHECK(count_params(m).total == 24011361280);
+  CHECK(count_params(m).active == 23572403200);
+  REQUIRE(m.tower);
+  m.tower.reset();  // --text-only
   CHECK(count_params(m).total == 23572403200);
   CHECK(kv_32k(m) == 40.0 * 32768 * (2 * 8 * 128 * 2));
 }

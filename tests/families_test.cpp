@@ -27,12 +27,19 @@ TEST_CASE("gpt-oss-20b: experts with biases, router bias and attention sinks giv
   CHECK(kv_32k(m) == 12.0 * 32768 * 2048 + 12.0 * 128 * 2048);
 }
 
-TEST_CASE("Gemma 3 27B, nested in text_config: QK-norm, four norms, tied head, 27,009,346,304", "[families]") {
+TEST_CASE("Gemma 3 27B, nested in text_config: QK-norm, four norms, tied head, 27,432,406,640 with its SigLIP tower",
+          "[families]") {
   // medgemma-27b-it (Gemma 3 27B's architecture): total_size 54,864,813,280 B in bf16 is
-  // 27,432,406,640 params, of which the SigLIP tower and projector are 423,060,336 (SOURCE.md).
+  // 27,432,406,640 params, of which the SigLIP tower and projector are 423,060,336 (SOURCE.md;
+  // data/architectures/gemma3_vision.json counts them), the language model 27,009,346,304.
   const auto m = napkin_test::real_config("medgemma-27b-it");
   CHECK(m.family == "gemma3_text");
-  CHECK(count_params(m).total == 27009346304);
+  CHECK(count_params(m).total == 27432406640);
+  CHECK(count_params(m).active == 27009346304);  // the tower is outside a text token's parameters
+  REQUIRE(m.tower);
+  auto text_only = m;
+  text_only.tower.reset();  // --text-only
+  CHECK(count_params(text_only).total == 27009346304);
   // layer_types: 10 full layers (every sixth), 52 sliding over 1024 tokens; 16 KV heads of 128:
   // 2 · 16 · 128 · 2 B = 8192 B per token and layer.
   CHECK(kv_32k(m) == 10.0 * 32768 * 8192 + 52.0 * 1024 * 8192);
