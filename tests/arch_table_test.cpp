@@ -112,7 +112,7 @@ TEST_CASE("a config value a table needs is named when missing or out of range", 
                                       "(head dimension), got 136.53"));
 }
 
-TEST_CASE("--as reads an unknown model_type by analogy with a table family, which says so", "[arch]") {
+TEST_CASE("an unknown model_type is read by analogy (--as) with a table family, which says so", "[arch]") {
   const json j = {{"model_type", "my_olmo"}, {"hidden_size", 4096},         {"num_hidden_layers", 2},
                   {"num_attention_heads", 32}, {"intermediate_size", 11008}, {"vocab_size", 100278},
                   {"tie_word_embeddings", false}};

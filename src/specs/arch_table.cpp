@@ -44,6 +44,7 @@ struct TensorDef {
 struct Table {
   std::string name, source, checked;
   bool tower = false;  // "kind": "tower": a vision/audio tower over the top-level config
+  bool verified = true;  // "verified": false: no checkpoint total has confirmed the table yet
   std::vector<std::string> model_types, classes;
   std::map<std::string, Var, std::less<>> vars;
   Expr layers;
@@ -98,6 +99,7 @@ Table parse_table(std::string_view name, std::string_view text) {
   t.source = j.value("source", "");
   t.checked = j.value("checked", "");
   t.tower = j.value("kind", "model") == "tower";
+  t.verified = j.value("verified", true);
   if (t.source.empty()) defect(t.name, "source: expected the modeling file the table follows");
   for (const auto& [k, v] : j.at("vars").items()) {
     Var var;
@@ -444,6 +446,11 @@ ModelSpec read_with_table(const Table& t, const JsonFields& f, const std::string
   set_spec(t, env, f, m);
   if (m.layers != layers) defect(t.name, "spec/layers differs from layers");
   m.tensors = evaluate_tensors(t, env, f, layers);
+  if (!t.verified) {
+    m.unverified = "model_type '" + model_type + "' is counted from " + t.source.substr(0, t.source.find(':')) +
+                   "; no checkpoint total has confirmed it yet";
+    m.notes.push_back(m.unverified);
+  }
   for (const auto& [field, e] : t.spec)
     if (field == "ledger_refusal") {
       const Value v = eval(e, env, f, t, "spec/ledger_refusal");

@@ -37,6 +37,20 @@ using namespace family;  // the readers and the helpers they share (hf_family.h)
 
 using Reader = void (*)(const Fields&, ModelSpec&, const std::string& model_type);
 
+// Qwen2 and Qwen3 (configuration_qwen2.py, configuration_qwen3.py): use_sliding_window defaults to
+// false, and with it the layers from max_window_layers on slide (the ones before stay full),
+// unless layer_types lists them.
+void qwen_sliding(const Fields& f, ModelSpec& m) {
+  if (!f.bool_or("use_sliding_window", false)) {
+    if (!f.has("layer_types")) m.sliding_window = 0;
+    return;
+  }
+  if (f.has("layer_types") || m.sliding_window <= 0) return;
+  const i64 from = f.int_or("max_window_layers", m.layers, kCount);
+  m.layer_kinds.assign(static_cast<std::size_t>(m.layers), LayerAttention::full);
+  for (i64 l = from; l < m.layers; ++l) m.layer_kinds[static_cast<std::size_t>(l)] = LayerAttention::sliding;
+}
+
 // A few names, kept in place (the registry is built at the first config read: no allocation).
 class Names {
  public:
@@ -73,7 +87,12 @@ std::span<const Family> families() {
         "MiniCPMForCausalLM"},
        "configuration_llama.py, configuration_mistral.py, configuration_phi3.py",
        false,
-       [](const Fields& f, ModelSpec& m, const std::string&) {
+       [](const Fields& f, ModelSpec& m, const std::string& t) {
+         // MiniCPM's remote-code configuration_minicpm.py defaults tie_word_embeddings to True in
+         // some releases and False in others (MiniCPM4's): without the key the count is a guess.
+         if (t == "minicpm" && !f.has("tie_word_embeddings"))
+           f.missing("tie_word_embeddings", "true or false (MiniCPM's remote code defaults it differently by "
+                                            "release)");
          read_llama_like(f, m, false);
          m.ffn = f.positive("intermediate_size", kFfn);
        }},
@@ -99,6 +118,7 @@ std::span<const Family> families() {
        [](const Fields& f, ModelSpec& m, const std::string& t) {
          // q/k/v projections have biases, o_proj has none.
          read_llama_like(f, m, false);
+         qwen_sliding(f, m);
          m.qkv_bias = true;
          m.o_bias = false;
          m.ffn = f.int_or("intermediate_size", 0, kCount);
@@ -115,6 +135,7 @@ std::span<const Family> families() {
          // q_norm and k_norm (RMSNorm over d_head) in every attention block; biases follow
          // attention_bias (default false).
          read_llama_like(f, m, false);
+         qwen_sliding(f, m);
          m.qk_norm = true;
          m.ffn = f.int_or("intermediate_size", 0, kCount);
          if (t == "qwen3_moe") read_moe_layout(f, m);
@@ -432,7 +453,6 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
       {"starcoder2", "modeling_starcoder2.py (StarCoder2-3B: 3.03B published, rounded)"},
       {"cohere2", "modular_cohere2.py"},
       {"falcon_mamba", "modeling_falcon_mamba.py (Falcon-Mamba-7B: 7.27B published, rounded)"},
-      {"olmo", "modeling_olmo.py"},
       {"glm4", "modular_glm4.py"}};
   for (const auto& [type, source] : kUnverified)
     if (m.analogy.empty() && t == type) {
