@@ -651,7 +651,7 @@ void count_params(const ModelSpec& m, ResultSet& out) {
   if (c.group(ParamGroup::other) > 0) other_item(m, c, out);
     detail::extra_items(m, c, out);
   }
-  if (c.mamba_layers > 0)
+  if (c.mamba_layers > 0 && !m.tensors)  // a table names its mixers' tensors instead
     out.item("mamba_layers", "layers by mixer", value(N(c.mamba_layers)), "Mamba layers of L",
              text("{} Mamba, {} attention, {} neither, of {} layers ({} with a dense MLP, {} with MoE)",
                   N(c.mamba_layers), N(c.attention_layers), N(m.layers - c.mamba_layers - c.attention_layers),
@@ -688,7 +688,7 @@ void count_params(const ModelSpec& m, ResultSet& out) {
       break;
     case PositionKind::none: break;
   }
-  if (m.mtp_layers > 0)
+  if (m.mtp_layers > 0 && c.mtp == 0)  // a table that sizes them says so itself (extra_items)
     out.assume("mtp_layers",
                text("{} multi-token-prediction layer(s) (num_nextn_predict_layers) not counted: the main "
                     "model only",

@@ -219,9 +219,13 @@ class TableEnv : public Env {
     want += " (" + var.what + ")";
     const std::vector<std::string>& keys = var.expr.config_keys();
     if (!keys.empty()) {
+      // A variable that is one key (or a key with a fallback) names it; a guard or a formula over
+      // several keys is named by its expression below.
       const std::string& k = keys.front();
-      if (v.is_null() && !f_.has(k.c_str())) f_.missing(k.c_str(), want.c_str());
-      if (f_.has(k.c_str()) && var.expr.text() == "$" + k) f_.bad(k.c_str(), want.c_str());
+      const std::string& e = var.expr.text();
+      const bool simple = e == "$" + k || e.rfind("$" + k + " ??", 0) == 0;
+      if (simple && v.is_null() && !f_.has(k.c_str())) f_.missing(k.c_str(), want.c_str());
+      if (f_.has(k.c_str()) && e == "$" + k) f_.bad(k.c_str(), want.c_str());
     }
     throw InputError(f_.file() + ": " + t_.name + " " + name + " = " + var.expr.text() + ": expected " + want +
                      ", got " + v.show());
