@@ -2,6 +2,7 @@
 // src/specs/napkin_json.cpp), presets lookup and the did-you-mean error.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -158,8 +159,16 @@ TEST_CASE("the language model of a vision-language config is read from text_conf
   CHECK(count_params(m).total == 8030261248 + clip + projector);
   m.tower.reset();  // --text-only
   CHECK(count_params(m).total == 8030261248);
-  j["text_config"].erase("hidden_size");
-  CHECK(error_of(j) == "config.json: /text_config/hidden_size: missing; expected a positive integer (hidden size D)");
+  // What the nested config leaves out, transformers fills from LlamaConfig: said as a note.
+  j["text_config"].erase("intermediate_size");
+  const auto d = from_hf_config(j, "config.json");
+  CHECK(d.ffn == 11008);
+  CHECK(std::find(d.notes.begin(), d.notes.end(),
+                  "absent from text_config, the defaults of its configuration class (llama): intermediate_size 11008") !=
+        d.notes.end());
+  j["text_config"]["hidden_size"] = -1;
+  CHECK(error_of(j).find("text_config.hidden_size") != std::string::npos);  // the tower's projector reads it first
+  CHECK(error_of(j).find("got -1") != std::string::npos);
 }
 
 TEST_CASE("OPT-350m's project_in/out and missing final norm give 331,196,416", "[specs][hf_config]") {

@@ -624,9 +624,17 @@ void count_params(const ModelSpec& m, ResultSet& out) {
     out.item("total_params", "total parameters", value(P(c.total)), "Σ of the groups below", sum);
   }
   if (m.moe.is_moe())
-    out.item("active_params", "active per token", value(P(c.active)), "total − L_moe·(E − k)·expert",
-             text("{} − {} · ({} − {}) · {}", P(c.total), N(c.moe_layers), N(m.moe.n_experts),
-                  N(m.moe.experts_per_token), N(c.moe_layer.routed_one)));
+    if (c.group(ParamGroup::vision) > 0)
+      out.item("active_params", "active per token", value(P(c.active)), "total − L_moe·(E − k)·expert − tower",
+               text("{} − {} · ({} − {}) · {} − {}", P(c.total), N(c.moe_layers), N(m.moe.n_experts),
+                    N(m.moe.experts_per_token), N(c.moe_layer.routed_one), g(ParamGroup::vision)));
+    else
+      out.item("active_params", "active per token", value(P(c.active)), "total − L_moe·(E − k)·expert",
+               text("{} − {} · ({} − {}) · {}", P(c.total), N(c.moe_layers), N(m.moe.n_experts),
+                    N(m.moe.experts_per_token), N(c.moe_layer.routed_one)));
+  else if (c.group(ParamGroup::vision) > 0)
+    out.item("active_params", "active per token", value(P(c.active)), "total − tower (a text token skips it)",
+             text("{} − {}", P(c.total), g(ParamGroup::vision)));
   else
     out.item("active_params", "active per token", value(P(c.active)), "total (dense)", text("{}", P(c.total)));
   out.item("embedding_params", "embedding (+ untied head)", value(P(c.embedding)), "embedding + head",

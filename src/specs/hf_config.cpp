@@ -583,7 +583,34 @@ ModelSpec from_hf_config(const json& j, std::string_view file, std::string_view 
     for (const char* k : {"text_config", "llm_config", "language_config"})
       if (inner == nullptr && j.contains(k) && j.at(k).is_object()) inner = k;
   const bool nested = inner != nullptr;
-  const json& src = nested ? j.at(inner) : j;
+  // A nested text_config is built by transformers as its configuration class, whose defaults
+  // fill what the file leaves out: LLaVA-1.5's text_config gives only vocab_size and
+  // max_position_embeddings (LlamaConfig: configuration_llama.py; MistralConfig:
+  // configuration_mistral.py). Those defaults are stated as a note.
+  json text_with_defaults;
+  std::string defaults_note;
+  if (nested && j.at(inner).contains("model_type") && j.at(inner).at("model_type").is_string()) {
+    const std::string tt = j.at(inner).at("model_type").get<std::string>();
+    static const json kLlama = {{"vocab_size", 32000},          {"hidden_size", 4096},
+                                {"intermediate_size", 11008},   {"num_hidden_layers", 32},
+                                {"num_attention_heads", 32},    {"max_position_embeddings", 2048},
+                                {"tie_word_embeddings", false}};
+    static const json kMistral = {{"vocab_size", 32000},         {"hidden_size", 4096},
+                                  {"intermediate_size", 14336},  {"num_hidden_layers", 32},
+                                  {"num_attention_heads", 32},   {"num_key_value_heads", 8},
+                                  {"max_position_embeddings", 131072}, {"sliding_window", 4096},
+                                  {"tie_word_embeddings", false}};
+    const json* defaults = tt == "llama" ? &kLlama : tt == "mistral" ? &kMistral : nullptr;
+    if (defaults != nullptr) {
+      text_with_defaults = j.at(inner);
+      for (const auto& [k, v] : defaults->items())
+        if (!text_with_defaults.contains(k)) {  // an explicit null says something (no sliding window)
+          text_with_defaults[k] = v;
+          defaults_note += (defaults_note.empty() ? "" : ", ") + k + " " + v.dump();
+        }
+    }
+  }
+  const json& src = !defaults_note.empty() ? text_with_defaults : nested ? j.at(inner) : j;
   Fields fields(src, f, nested ? "/" + std::string(inner) : "");
   // A vision (or audio) tower the checkpoint ships, described by a tower table of the top-level
   // model_type, is counted from the top-level config (data/architectures, "kind": "tower").
@@ -596,6 +623,9 @@ ModelSpec from_hf_config(const json& j, std::string_view file, std::string_view 
   ModelSpec m = read(fields, mt, f, as);
   m.tower = std::move(tower_tensors);
   read_quantization(Fields(j, f, ""), m);
+  if (!defaults_note.empty())
+    m.notes.push_back("absent from " + std::string(inner) + ", the defaults of its configuration class (" +
+                      src.at("model_type").get<std::string>() + "): " + defaults_note);
   if (nested && !m.tower)
     m.notes.push_back("language model read from " + std::string(inner) + "; the vision tower and projector are not counted");
   else if (nested)
