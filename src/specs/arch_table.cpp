@@ -294,6 +294,11 @@ void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m) 
     else if (field == "attention_chunk") m.attention_chunk = I(0);
     else if (field == "norms_per_layer") m.norms_per_layer = static_cast<int>(I(0));
     else if (field == "mtp_layers") m.mtp_layers = I(0);
+    else if (field == "position_table") m.position_table = I(0);
+    else if (field == "positions") {
+      const std::string k = word(e, env, f, t, where, {"rotary", "learned", "none"});
+      m.positions = k == "rotary" ? PositionKind::rotary : k == "learned" ? PositionKind::learned : PositionKind::none;
+    }
     else if (field == "tied") m.tied_embeddings = B();
     else if (field == "qkv_bias") m.qkv_bias = B();
     else if (field == "o_bias") m.o_bias = B();
