@@ -12,20 +12,15 @@
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/napkin_json.h"
 #include "napkin/specs/presets.h"
+#include "preset_config.h"
 
 using json = nlohmann::json;
 using napkin::count_params;
 using napkin::specs::from_hf_config;
 
-namespace {
+using napkin_test::llama_config;
 
-// The config of the llama-3.1-8b preset, to modify field by field.
-json llama_config() {
-  for (const auto& p : napkin::specs::model_preset_texts())
-    if (p.name == "llama-3.1-8b") return napkin::specs::parse_json_text(p.json, "preset").at("config");
-  FAIL("llama-3.1-8b preset missing");
-  return {};
-}
+namespace {
 
 std::string error_of(const json& j, const char* file = "config.json") {
   try {

@@ -14,17 +14,13 @@
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/load.h"
 #include "napkin/specs/presets.h"
+#include "preset_config.h"
+
+using napkin_test::llama_config;
 
 namespace {
 
 using napkin::test::TempDir;
-
-nlohmann::json llama_config() {
-  for (const auto& p : napkin::specs::model_preset_texts())
-    if (p.name == "llama-3.1-8b") return napkin::specs::parse_json_text(p.json, "preset").at("config");
-  FAIL("llama-3.1-8b preset missing");
-  return {};
-}
 
 // What `f` writes to the stderr file descriptor.
 template <class F>

@@ -2,6 +2,7 @@
 // small tree, evaluated against a config and the table's variables.
 #include "arch_expr.h"
 
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -117,7 +118,7 @@ class Parser {
   }
 
   NodePtr ternary() {
-    NodePtr c = coalesce();
+    NodePtr c = binary();
     if (eat("?")) {
       NodePtr a = ternary();
       expect(":");
@@ -126,44 +127,25 @@ class Parser {
     }
     return c;
   }
-  NodePtr coalesce() {
-    NodePtr l = logic_or();
-    while (eat("??")) l = make(Op::binary, "??", {l, logic_or()});
-    return l;
-  }
-  NodePtr logic_or() {
-    NodePtr l = logic_and();
-    while (eat("||")) l = make(Op::binary, "||", {l, logic_and()});
-    return l;
-  }
-  NodePtr logic_and() {
-    NodePtr l = compare();
-    while (eat("&&")) l = make(Op::binary, "&&", {l, compare()});
-    return l;
-  }
-  NodePtr compare() {
-    NodePtr l = additive();
-    for (const char* op : {"==", "!=", "<=", ">=", "<", ">"})
-      if (eat(op)) return make(Op::binary, op, {l, additive()});
-    return l;
-  }
-  NodePtr additive() {
-    NodePtr l = multiplicative();
-    for (;;) {
-      if (eat("+")) l = make(Op::binary, "+", {l, multiplicative()});
-      else if (eat("-")) l = make(Op::binary, "-", {l, multiplicative()});
-      else return l;
+  // The left-associative binary levels, loosest first; within a level the longer spelling first
+  // ("//" before "/", "<=" before "<"). A comparison takes one operator: a == b == c is an error.
+  static constexpr std::size_t kLevels = 6;
+  NodePtr binary(std::size_t level = 0) {
+    static constexpr std::array<std::array<const char*, 6>, kLevels> kOps{{
+        {"??"}, {"||"}, {"&&"}, {"==", "!=", "<=", ">=", "<", ">"}, {"+", "-"}, {"*", "//", "/", "%"}}};
+    constexpr std::size_t kCompare = 3;
+    if (level == kLevels) return unary();
+    NodePtr l = binary(level + 1);
+    for (bool more = true; more;) {
+      more = false;
+      for (const char* op : kOps[level])
+        if (op != nullptr && eat(op)) {
+          l = make(Op::binary, op, {l, binary(level + 1)});
+          more = level != kCompare;
+          break;
+        }
     }
-  }
-  NodePtr multiplicative() {
-    NodePtr l = unary();
-    for (;;) {
-      if (eat("*")) l = make(Op::binary, "*", {l, unary()});
-      else if (eat("//")) l = make(Op::binary, "//", {l, unary()});
-      else if (eat("/")) l = make(Op::binary, "/", {l, unary()});
-      else if (eat("%")) l = make(Op::binary, "%", {l, unary()});
-      else return l;
-    }
+    return l;
   }
   NodePtr unary() {
     skip();

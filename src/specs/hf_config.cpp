@@ -8,10 +8,11 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <initializer_list>
 #include <span>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "arch_table.h"
 #include "hf_family.h"
@@ -321,10 +322,7 @@ void analogy_sizes(const Fields& f, std::string_view family, ModelSpec& m) {
   const std::string before = m.analogy;
   const ParamCount c = count_params(m);
   const auto pct = [&c](std::int64_t v) {
-    const double p = 100.0 * static_cast<double>(v) / static_cast<double>(c.total);
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f%%", p);
-    return std::string(buf);
+    return fmt::format("{:.1f}%", 100.0 * static_cast<double>(v) / static_cast<double>(c.total));
   };
   if (!f.object().contains("tie_word_embeddings") && m.vocab > 0 && m.hidden > 0) {
     const std::int64_t head = m.vocab * m.hidden;
@@ -551,12 +549,23 @@ std::string family_names() {
   return s;
 }
 
+namespace {
+
+// The key of the nested object holding the language model of a multimodal config (text_config;
+// InternVL: llm_config; DeepSeek-VL2: language_config), or nullptr for a flat config.
+const char* language_model_key(const json& j) {
+  if (j.contains("hidden_size") || j.contains("n_embd")) return nullptr;
+  for (const char* k : {"text_config", "llm_config", "language_config"})
+    if (j.contains(k) && j.at(k).is_object()) return k;
+  return nullptr;
+}
+
+}  // namespace
+
 std::optional<std::string> unknown_family(const json& j) {
   if (!j.is_object() || is_napkin_model_json(j)) return std::nullopt;
-  const json* src = &j;
-  if (!j.contains("hidden_size") && !j.contains("n_embd"))
-    for (const char* k : {"text_config", "llm_config", "language_config"})
-      if (src == &j && j.contains(k) && j.at(k).is_object()) src = &j.at(k);
+  const char* inner = language_model_key(j);
+  const json* src = inner != nullptr ? &j.at(inner) : &j;
   const std::string t = src->contains("model_type") && src->at("model_type").is_string()
                             ? src->at("model_type").get<std::string>()
                             : std::string();
@@ -576,12 +585,7 @@ std::optional<std::string> unknown_family(const json& j) {
 ModelSpec from_hf_config(const json& j, std::string_view file, std::string_view as) {
   const std::string f(file);
   if (!j.is_object()) throw InputError(f + ": expected a JSON object (a config.json), got " + std::string(j.type_name()));
-  // Vision-language configs keep the language model in text_config (InternVL: llm_config;
-  // DeepSeek-VL2: language_config).
-  const char* inner = nullptr;
-  if (!j.contains("hidden_size") && !j.contains("n_embd"))
-    for (const char* k : {"text_config", "llm_config", "language_config"})
-      if (inner == nullptr && j.contains(k) && j.at(k).is_object()) inner = k;
+  const char* inner = language_model_key(j);
   const bool nested = inner != nullptr;
   // A nested text_config is built by transformers as its configuration class, whose defaults
   // fill what the file leaves out: LLaVA-1.5's text_config gives only vocab_size and
