@@ -101,6 +101,7 @@ LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in) {
     throw InputError("--engine", "llama.cpp", "a model architecture (MODEL), not a bare --params count");
   specs::refuse_encoder_decoder(m, "--engine llama.cpp");
   specs::refuse_mamba_layers(m, "llama.cpp's recurrent-state cache is not modelled");
+  specs::refuse_unmodelled_layers(m, "llama.cpp's recurrent-state and indexer caches are not modelled");
   if (m.attention == specs::AttentionKind::mla)
     throw InputError((m.name.empty() ? std::string("MODEL") : m.name) +
                      ": multi-head latent attention (MLA); llama.cpp's MLA cache is not modelled, expected a model "

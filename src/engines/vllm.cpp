@@ -134,6 +134,7 @@ VllmBudget vllm_budget(const specs::ModelSpec& m, const VllmInput& in) {
                      "a fraction of the GPU's memory in (0, 1]");
   specs::refuse_encoder_decoder(m, "--engine vllm");
   specs::refuse_mamba_layers(m, "--engine vllm (vLLM's Mamba state blocks are not modelled)");
+  specs::refuse_unmodelled_layers(m, "--engine vllm (vLLM's state and indexer cache blocks are not modelled)");
   validate_vllm_settings(m, in);
 
   VllmBudget b;

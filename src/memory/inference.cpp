@@ -71,13 +71,20 @@ double routed_expert_matrices(const specs::ModelSpec& m, const ParamCount& c, co
   return st.expert_params / static_cast<double>(c.moe_layer.routed_one) * mats;
 }
 
-// Mamba layers among the stage's layers.
+// Mamba and recurrent layers among the stage's layers: those that keep a state per sequence.
 std::int64_t stage_mamba_layers(const specs::ModelSpec& m, const StageShard& st) {
   if (m.layer_mixers.empty()) return 0;  // attention in every layer: no loop (a sweep asks this for every row)
   std::int64_t n = 0;
-  for (std::int64_t l = st.first_layer; l < st.first_layer + st.layers; ++l)
-    n += m.layer_mixer(l) == specs::LayerMixer::mamba ? 1 : 0;
+  for (std::int64_t l = st.first_layer; l < st.first_layer + st.layers; ++l) {
+    const specs::LayerMixer k = m.layer_mixer(l);
+    n += k == specs::LayerMixer::mamba || k == specs::LayerMixer::recurrent ? 1 : 0;
+  }
   return n;
+}
+
+// The state one sequence keeps in one of those layers on one GPU of `tp`.
+Bytes state_per_layer(const specs::ModelSpec& m, double tp) {
+  return m.has_mamba() ? ssm_state_per_layer(m) : recurrent_state_per_layer(m, tp);
 }
 
 InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in) {
@@ -135,6 +142,7 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
     const double proj = static_cast<double>(2 * s.d_inner + (s.version == 2 ? 2 * s.groups * s.d_state + s.heads : 0));
     p.ffn_width = std::max(p.ffn_width, proj / t);
   }
+  if (m.has_recurrent()) p.ffn_width = std::max(p.ffn_width, static_cast<double>(m.recurrent.proj_width) / t);
   p.head_rows = static_cast<double>(m.vocab) / t;
   const Bytes activations = p.chunk_tokens * (2.0 * static_cast<double>(m.hidden) + p.ffn_width) * 2.0 * byte +
                             in.batch.in(one) * p.head_rows * 4.0 * byte;
@@ -166,7 +174,7 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
                   static_cast<double>(st.windowed_layers) * p.ctx_window +
                   static_cast<double>(st.chunked_layers) * p.ctx_chunk) *
                  per_layer_token;
-    r.ssm_state = in.batch.in(one) * static_cast<double>(stage_mamba_layers(m, st)) * ssm_state_per_layer(m);
+    r.ssm_state = in.batch.in(one) * static_cast<double>(stage_mamba_layers(m, st)) * state_per_layer(m, t);
     r.activations = activations;
     r.runtime_reserve =
         std::ceil((in.cuda_context + in.fragmentation * (r.weights + r.kv_cache + r.ssm_state + r.activations)).in(byte)) *
@@ -314,9 +322,15 @@ void InferenceReport::kv_cache_item(ResultSet& out) const {
              "2 · L_dec · H · d_kv · (ctx_dec + ctx_enc) · batch · bytes",
              text("2 · {} · {} · {} · ({} + {}) · {} · {}", static_cast<double>(p.stage.layers), p.stage.kv_heads,
                   static_cast<double>(m.head_dim), in.context, in.context, in.batch, e));
+  else if (m.attention == specs::AttentionKind::mla && m.indexer.heads > 0)
+    out.item("kv_cache", "KV cache (MLA latent + indexer key)", value(r.kv_cache),
+             "L_gpu · ((d_c + d_rope) · bytes + indexer key) · ctx · batch",
+             text("{} · (({} + {}) · {} + {}) · {} · {}", static_cast<double>(p.stage.full_layers()),
+                  static_cast<double>(m.mla.kv_lora_rank), static_cast<double>(m.mla.qk_rope_head_dim), e,
+                  indexer_bytes_per_token_per_layer(m), in.context, in.batch));
   else if (m.attention == specs::AttentionKind::mla)
     out.item("kv_cache", "KV cache", value(r.kv_cache), "L_gpu · (d_c + d_rope) · ctx · batch · bytes",
-             text("{} · ({} + {}) · {} · {} · {}", static_cast<double>(p.stage.layers),
+             text("{} · ({} + {}) · {} · {} · {}", static_cast<double>(p.stage.full_layers()),
                   static_cast<double>(m.mla.kv_lora_rank), static_cast<double>(m.mla.qk_rope_head_dim), in.context,
                   in.batch, e));
   else if (p.stage.windowed_layers > 0 && p.stage.chunked_layers > 0)
@@ -354,6 +368,13 @@ void InferenceReport::ledger_rows(ResultSet& out) const {
              "batch · L_mamba · (C·(K − 1) · 2 B + E·N · bytes)",
              text("{} · {} · ({} · 2 B + {} · {} B)", in.batch, static_cast<double>(stage_mamba_layers(m, p.stage)), conv,
                   state, s.ssm_state_fp32 ? 4.0 : 2.0));
+  } else if (m.has_recurrent()) {
+    const auto& s = m.recurrent;
+    const double conv = s.conv_kernel > 1 ? static_cast<double>(s.conv_channels * (s.conv_kernel - 1)) : 0.0;
+    out.item("ssm_state", out.keep(s.kind + " state (conv window + recurrent state)"), value(r.ssm_state),
+             "batch · L_rec · (C·(K − 1) · 2 B + S · bytes) / tp",
+             text("{} · {} · ({} · 2 B + {} · {} B) / {}", in.batch, static_cast<double>(stage_mamba_layers(m, p.stage)),
+                  conv, static_cast<double>(s.state), s.state_fp32 ? 4.0 : 2.0, in.tp));
   }
   out.item("activations", "activations (transient)", value(r.activations),
            "tokens · (2·D + F_mlp) · 2 B + batch · V · 4 B",
@@ -361,7 +382,7 @@ void InferenceReport::ledger_rows(ResultSet& out) const {
                 in.batch, p.head_rows));
   out.item("runtime_reserve", "runtime reserve", value(r.runtime_reserve), "CUDA context + fragmentation · rows above",
            text("{} + {} · {}", in.cuda_context, in.fragmentation, r.weights + r.kv_cache + r.ssm_state + r.activations));
-  if (m.has_mamba())
+  if (m.has_mamba() || m.has_recurrent())
     out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
              text("{} + {} + {} + {} + {}", r.weights, r.kv_cache, r.ssm_state, r.activations, r.runtime_reserve))
         .is_total = true;
@@ -380,6 +401,12 @@ void InferenceReport::whole_model_items(ResultSet& out) const {
              "2 · L_dec · H · d_kv · bytes",
              text("2 · {} · {} · {} · {}", static_cast<double>(m.decoder_layers), static_cast<double>(m.kv_heads),
                   static_cast<double>(m.head_dim), e));
+  else if (m.attention == specs::AttentionKind::mla && m.indexer.heads > 0)
+    out.item("kv_per_token", "KV cache per token (whole model)", value(per_token),
+             "L · ((d_c + d_rope) · bytes + indexer key)",
+             text("{} · (({} + {}) · {} + {})", static_cast<double>(attention_layers(m)),
+                  static_cast<double>(m.mla.kv_lora_rank), static_cast<double>(m.mla.qk_rope_head_dim), e,
+                  indexer_bytes_per_token_per_layer(m)));
   else if (m.attention == specs::AttentionKind::mla)
     out.item("kv_per_token", "KV cache per token (whole model)", value(per_token), "L · (d_c + d_rope) · bytes",
              text("{} · ({} + {}) · {}", static_cast<double>(attention_layers(m)), static_cast<double>(m.mla.kv_lora_rank),
@@ -398,6 +425,11 @@ void InferenceReport::whole_model_items(ResultSet& out) const {
   else
     out.item("kv_per_sequence", "KV cache per sequence (whole model)", value(per_sequence), "per token · ctx",
              text("{} · {}", per_token, in.context));
+  if (m.has_mamba() || m.has_recurrent()) {
+    const auto n = static_cast<double>(m.mamba_layers() + m.recurrent_layers());
+    out.item("state_per_sequence", "recurrent state per sequence (whole model)", value(n * state_per_layer(m, 1.0)),
+             "L_state · state per layer", text("{} · {}", n, state_per_layer(m, 1.0)));
+  }
 }
 
 // How the weights are stored: as the checkpoint holds them, or at a dtype (what is kept at 2 B,
@@ -442,7 +474,14 @@ void InferenceReport::shape_assumptions(ResultSet& out) const {
                                      in.batch, in.context));
   check_trained_context(m, in.context.in(one), "--context", out);
   out.assume("kv_dtype", text("KV cache stored in {} ({} per element)", dtype_name(in.kv_dtype), e));
-  if (m.attention == specs::AttentionKind::mla)
+  if (m.attention == specs::AttentionKind::mla && m.indexer.heads > 0)
+    out.assume("kv_layout", text("MLA caches the compressed latent and the RoPE key per layer, not full K and V; "
+                                 "DeepSeek Sparse Attention's indexer caches one {}-element key per token and layer "
+                                 "in fp8 with an fp32 scale per 128 ({} per token, whatever --kv-dtype: "
+                                 "DeepSeek-V3.2-Exp inference/model.py), and each query reads its top {} keys",
+                                 static_cast<double>(m.indexer.head_dim), indexer_bytes_per_token_per_layer(m),
+                                 static_cast<double>(m.indexer.top_k)));
+  else if (m.attention == specs::AttentionKind::mla)
     out.assume("kv_layout", text("MLA caches the compressed latent and the RoPE key per layer, not full K and V"));
   if (p.stage.windowed_layers > 0)
     out.assume("sliding_window", text("{} layers keep a sliding window of {} tokens",
@@ -459,6 +498,22 @@ void InferenceReport::shape_assumptions(ResultSet& out) const {
                     static_cast<double>(m.mamba.d_inner), static_cast<double>(m.mamba.d_state),
                     m.mamba.ssm_state_fp32 ? std::string_view(", the SSM state in fp32 (config.json mamba_ssm_cache_dtype)")
                                            : std::string_view("")));
+  if (m.has_recurrent()) {
+    const auto& rs = m.recurrent;
+    std::string kept;
+    if (rs.conv_kernel > 1 && rs.conv_channels > 0)
+      kept = "its last K − 1 = " + std::to_string(rs.conv_kernel - 1) + " convolution inputs over " +
+             std::to_string(rs.conv_channels) + " channels";
+    if (rs.state > 0)
+      kept += (kept.empty() ? "" : " and ") + std::string("a recurrent state of ") + std::to_string(rs.state) +
+              " elements";
+    out.assume("ssm_state",
+               text("each sequence keeps, per {} layer, {}, in the model's 16-bit dtype{}; constant in the context, "
+                    "split by head over TP (vLLM's conv and temporal state, mamba_cache_dtype \"auto\")",
+                    std::string_view(rs.kind), out.keep(kept),
+                    rs.state_fp32 ? std::string_view(", the state in fp32 (config.json mamba_ssm_cache_dtype)")
+                                  : std::string_view("")));
+  }
   out.assume("prefill_chunk", text("a forward pass holds {} tokens at once; scores are not materialised "
                                    "(FlashAttention-style kernels)", p.chunk_tokens));
   if (m.tower)

@@ -229,7 +229,7 @@ void inference_weights(const WeightsInput& in, ResultSet& out) {
 Bytes kv_bytes_per_token_per_layer(const specs::ModelSpec& m, Dtype kv_dtype, double kv_heads) {
   const Bytes e = dtype_size(kv_dtype);
   if (m.attention == specs::AttentionKind::mla)
-    return static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * e;
+    return static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * e + indexer_bytes_per_token_per_layer(m);
   return 2.0 * kv_heads * static_cast<double>(m.head_dim) * e;
 }
 
@@ -250,6 +250,18 @@ Bytes ssm_state_per_layer(const specs::ModelSpec& m) {
   const double conv = static_cast<double>(s.conv_channels() * (s.conv_kernel - 1));
   const double state = static_cast<double>(s.d_inner * s.d_state);
   return (conv * 2.0 + state * (s.ssm_state_fp32 ? 4.0 : 2.0)) * byte;
+}
+
+Bytes recurrent_state_per_layer(const specs::ModelSpec& m, double tp) {
+  const auto& r = m.recurrent;
+  const double conv = r.conv_kernel > 1 ? static_cast<double>(r.conv_channels * (r.conv_kernel - 1)) : 0.0;
+  return (conv * 2.0 + static_cast<double>(r.state) * (r.state_fp32 ? 4.0 : 2.0)) / tp * byte;
+}
+
+Bytes indexer_bytes_per_token_per_layer(const specs::ModelSpec& m) {
+  if (m.indexer.heads <= 0) return Bytes{};
+  const double d = static_cast<double>(m.indexer.head_dim);
+  return (d + std::ceil(d / 128.0) * 4.0) * byte;
 }
 
 std::int64_t attention_layers(const specs::ModelSpec& m) {

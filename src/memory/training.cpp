@@ -205,6 +205,7 @@ void check_training_flags(const specs::ModelSpec& m, const TrainingMemoryInput& 
   specs::refuse_encoder_decoder(m, "memory --train");
   specs::refuse_mamba_layers(m, "the training ledger's activations (Korthikanti et al.) are those of attention "
                                 "and MLP layers, not of a Mamba mixer");
+  specs::refuse_unmodelled_layers(m, "the training ledger's activations (Korthikanti et al.) are those of dense attention and MLP layers");
   const bool lora = in.lora_rank.in(one) > 0.0;
   if (lora && m.count_only())
     throw InputError("--lora-rank", format_plain_number(in.lora_rank.in(one)),

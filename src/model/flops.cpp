@@ -499,6 +499,16 @@ void training_flops(const specs::ModelSpec& m, std::optional<ParamsCount> which,
   if (m.has_mamba())
     out.note(text("6·P·D counts the Mamba mixers' projections with the rest of P; their selective scan and "
                   "convolution (a few FLOP per state element per token) are not in it"));
+  if (m.has_recurrent())
+    out.note(text("6·P·D counts the {} layers' projections with the rest of P; their recurrence over the state (a "
+                  "few FLOP per state element per token) is not in it",
+                  std::string_view(m.recurrent.kind)));
+  if (m.indexer.heads > 0)
+    out.note(text("6·P·D counts the sparse-attention indexer's projections with the rest of P; its scoring of every "
+                  "earlier token ({} heads · {} dims per key, per layer) and the attention over the top {} keys are "
+                  "not in it",
+                  static_cast<double>(m.indexer.heads), static_cast<double>(m.indexer.head_dim),
+                  static_cast<double>(m.indexer.top_k)));
 }
 
 }  // namespace napkin

@@ -33,6 +33,19 @@ void refuse_mamba_layers(const ModelSpec& m, std::string_view what) {
                    "; expected a model without Mamba layers (napkin params and memory count them)");
 }
 
+void refuse_unmodelled_layers(const ModelSpec& m, std::string_view what) {
+  const std::string name = m.name.empty() ? std::string("MODEL") : m.name;
+  if (m.has_recurrent())
+    throw InputError(name + ": " + std::to_string(m.recurrent_layers()) + " " + m.recurrent.kind +
+                     " layers (a recurrent state per sequence): " + std::string(what) +
+                     "; expected a model without recurrent-state layers (napkin params, memory and flops size them)");
+  if (m.indexer.heads > 0)
+    throw InputError(name + ": DeepSeek Sparse Attention (an indexer of " + std::to_string(m.indexer.heads) +
+                     " heads keeping the top " + std::to_string(m.indexer.top_k) + " keys per query): " +
+                     std::string(what) + "; expected a model with dense attention (napkin params, memory and flops "
+                                         "size it)");
+}
+
 std::string_view to_string(FfnKind k) { return k == FfnKind::gated ? "gated" : "plain"; }
 
 std::string_view to_string(PositionKind k) {

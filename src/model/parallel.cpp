@@ -42,6 +42,11 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
     throw InputError("--tp", std::to_string(tp),
                      "1 for " + (m.name.empty() ? std::string("a model") : m.name) +
                          ": how TP splits a Mamba mixer's in_proj, convolution and state is not modelled");
+  if (tp > 1 && m.has_recurrent() && m.recurrent.tp_unit % tp != 0)
+    throw InputError("--tp", std::to_string(tp),
+                     "a divisor of " + std::to_string(m.recurrent.tp_unit) + ", the heads (or groups) TP splits " +
+                         (m.name.empty() ? std::string("the model") : m.name) + "'s " + m.recurrent.kind +
+                         " layers by");
   if (m.heads % tp != 0)
     throw InputError("--tp", std::to_string(tp),
                      "a divisor of the model's " + std::to_string(m.heads) + " attention heads");
@@ -70,13 +75,15 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
                              : 2.0 * static_cast<double>(m.kv_heads * m.head_dim) *
                                    (static_cast<double>(m.hidden) + (m.qkv_bias ? 1.0 : 0.0));
   const double t = static_cast<double>(tp);
-  // Mamba mixers (state-space layers) stay whole: tp is 1 on a model that has them.
+  // Mamba mixers (state-space layers) stay whole: tp is 1 on a model that has them. A recurrent
+  // mixer of a table (linear attention, short convolution) splits by head as its state does.
+  const double ssm_split = m.has_recurrent() ? t : 1.0;
   auto stage_layer_params = [&](std::int64_t i) {
     const LayerParams lp = layer_params(m, c, i);
     const double attn = static_cast<double>(lp.attention), kv = lp.attention > 0 ? kv_proj : 0.0;
     return (attn - kv) / t + kv * kv_keep + static_cast<double>(lp.mlp + lp.shared) / t +
-           static_cast<double>(lp.routed) / (t * static_cast<double>(ep)) +
-           static_cast<double>(lp.router + lp.norm + lp.ssm + lp.other);
+           static_cast<double>(lp.routed) / (t * static_cast<double>(ep)) + static_cast<double>(lp.ssm) / ssm_split +
+           static_cast<double>(lp.router + lp.norm + lp.other);
   };
   // Norms outside the layers (final norm, embedding norm) and "other" tensors (pooler,
   // projections) go with the last stage, replicated over TP.

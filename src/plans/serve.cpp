@@ -455,6 +455,7 @@ void check(const specs::ModelSpec& m, const ServeInput& in) {
   specs::refuse_encoder_decoder(m, "serve");
   specs::refuse_mamba_layers(m, "serve's per-op cost model has no Mamba mixer (selective scan, convolution, "
                                 "state reads)");
+  specs::refuse_unmodelled_layers(m, "serve's per-op cost model has dense attention and MLP layers only");
   if (m.encoder_only)
     throw InputError("serve: MODEL '" + m.name + "': expected a decoder model (an encoder-only model does not "
                      "generate tokens)");

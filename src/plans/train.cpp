@@ -241,9 +241,12 @@ specs::ModelSpec bare_spec(const TrainInput& in) {
 constexpr double kLargestCluster = 1e6;
 
 void check_run(const specs::ModelSpec* mp, const TrainInput& in, const Layout& lay, ResultSet* out) {
-  if (mp != nullptr)
+  if (mp != nullptr) {
     specs::refuse_mamba_layers(*mp, "train's activation memory and its palm and megatron FLOP formulas model "
                                     "attention and MLP layers, not Mamba mixers");
+    specs::refuse_unmodelled_layers(*mp, "train's activation memory and its palm and megatron FLOP formulas model "
+                                         "dense attention and MLP layers only");
+  }
   const double d = in.tokens.in(token), s = mp != nullptr ? num(in.memory.seq) : 0.0;
   const double mb = num(in.memory.micro_batch);
   const double dp = num(lay.dp), gpus = num(lay.gpus);

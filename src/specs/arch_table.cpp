@@ -142,6 +142,28 @@ Table parse_table(std::string_view name, std::string_view text) {
         }
     }
   }
+  // Every variable is used by a tensor, the spec or the layer count, directly or through other
+  // variables: a guard (a check that refuses a config) nobody reads would never be evaluated.
+  std::set<std::string> used;
+  std::vector<std::string> todo;
+  auto use = [&](const Expr& e) {
+    for (const std::string& n : e.variables())
+      if (t.vars.count(n) != 0 && used.insert(n).second) todo.push_back(n);
+  };
+  use(t.layers);
+  for (const TensorDef& d : t.tensors) {
+    for (const Expr& e : d.shape) use(e);
+    for (const auto* e : {&d.layers, &d.when, &d.experts, &d.mtp})
+      if (*e) use(**e);
+  }
+  for (const auto& [k, e] : t.spec) use(e);
+  while (!todo.empty()) {
+    const std::string n = todo.back();
+    todo.pop_back();
+    use(t.vars.at(n).expr);
+  }
+  for (const auto& [k, v] : t.vars)
+    if (used.count(k) == 0) defect(t.name, "vars/" + k + ": used by no tensor, spec field or other variable in use");
   for (const auto& [k, v] : t.vars) note_keys(v.expr);
   note_keys(t.layers);
   for (const TensorDef& d : t.tensors) {
@@ -277,7 +299,9 @@ std::string word(const Expr& e, TableEnv& env, const JsonFields& f, const Table&
 }
 
 // The spec fields a table may set, each from its expression (per layer for the per-layer ones).
-void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m) {
+// `beside`: per layer, whether layer_mixer said 'attention+recurrent' (Falcon-H1: attention and a
+// recurrent mixer side by side, a KV cache and a state).
+void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m, std::vector<bool>& beside) {
   for (const auto& [field, e] : t.spec) {
     const std::string where = "spec/" + field;
     auto I = [&](i64 min) { return integer(e, env, f, t, where, min); };
@@ -320,7 +344,22 @@ void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m) 
     else if (field == "mla_qk_rope_head_dim") m.mla.qk_rope_head_dim = I(0);
     else if (field == "mla_qk_nope_head_dim") m.mla.qk_nope_head_dim = I(0);
     else if (field == "mla_v_head_dim") m.mla.v_head_dim = I(0);
-    else if (field == "layer_attention" || field == "layer_ffn" || field == "ledger_refusal") {
+    else if (field == "recurrent_kind") {
+      const Value v = eval(e, env, f, t, where);
+      if (v.kind != Value::Kind::string || v.s.empty())
+        refuse(f, t, where + " = " + e.text(), "expected the name of the recurrent mixer, got " + v.show());
+      m.recurrent.kind = v.s;
+    }
+    else if (field == "recurrent_conv_channels") m.recurrent.conv_channels = I(0);
+    else if (field == "recurrent_conv_kernel") m.recurrent.conv_kernel = I(0);
+    else if (field == "recurrent_state") m.recurrent.state = I(0);
+    else if (field == "recurrent_state_fp32") m.recurrent.state_fp32 = B();
+    else if (field == "recurrent_proj_width") m.recurrent.proj_width = I(0);
+    else if (field == "recurrent_tp_unit") m.recurrent.tp_unit = I(1);
+    else if (field == "indexer_heads") m.indexer.heads = I(0);
+    else if (field == "indexer_head_dim") m.indexer.head_dim = I(0);
+    else if (field == "indexer_top_k") m.indexer.top_k = I(0);
+    else if (field == "layer_attention" || field == "layer_ffn" || field == "layer_mixer" || field == "ledger_refusal") {
       continue;  // per layer, below
     } else {
       defect(t.name, "spec/" + field + ": not a field the ledgers read");
@@ -331,7 +370,7 @@ void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m) 
                 : m.kv_heads == 1       ? AttentionKind::mqa
                                         : AttentionKind::gqa;
   for (const auto& [field, e] : t.spec) {
-    if (field != "layer_attention" && field != "layer_ffn") continue;
+    if (field != "layer_attention" && field != "layer_ffn" && field != "layer_mixer") continue;
     const std::string where = "spec/" + field;
     for (i64 l = 0; l < m.layers; ++l) {
       env.at_layer(l);
@@ -342,6 +381,13 @@ void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m) 
                                 : k == "sliding" ? LayerAttention::sliding
                                 : k == "chunked" ? LayerAttention::chunked
                                                  : LayerAttention::none);
+      } else if (field == "layer_mixer") {
+        const std::string k = word(e, env, f, t, where + " (layer " + std::to_string(l) + ")",
+                                   {"attention", "recurrent", "attention+recurrent", "none"});
+        m.layer_mixers.push_back(k == "attention" ? LayerMixer::attention
+                                 : k == "none"    ? LayerMixer::none
+                                                  : LayerMixer::recurrent);
+        beside.push_back(k == "attention+recurrent");
       } else {
         const std::string k =
             word(e, env, f, t, where + " (layer " + std::to_string(l) + ")", {"dense", "moe", "none"});
@@ -452,8 +498,24 @@ ModelSpec read_with_table(const Table& t, const JsonFields& f, const std::string
   const i64 layers = integer(t.layers, env, f, t, "layers", 1);
   if (layers > kMaxLayers)
     refuse(f, t, "layers = " + t.layers.text(), "expected at most 65536 layers, got " + std::to_string(layers));
-  set_spec(t, env, f, m);
+  std::vector<bool> beside;
+  set_spec(t, env, f, m, beside);
   if (m.layers != layers) defect(t.name, "spec/layers differs from layers");
+  if (m.has_recurrent()) {
+    // A recurrent layer keeps a state, not a KV cache: the table says both, and what the state is.
+    const RecurrentSpec& r = m.recurrent;
+    if (r.kind.empty() || (r.state <= 0 && (r.conv_channels <= 0 || r.conv_kernel <= 1)))
+      defect(t.name, "spec: recurrent layers need recurrent_kind and a state or a convolution window");
+    for (i64 l = 0; l < m.layers; ++l) {
+      const bool attends = m.layer_attention(l) != LayerAttention::none;
+      if (m.layer_mixer(l) == LayerMixer::recurrent && attends != beside[static_cast<std::size_t>(l)])
+        defect(t.name, "spec: layer " + std::to_string(l) +
+                           (attends ? " is 'recurrent' but attends (its layer_mixer is 'attention+recurrent')"
+                                    : " is 'attention+recurrent' but its layer_attention is none"));
+    }
+  }
+  if (m.indexer.heads > 0 && (m.indexer.head_dim <= 0 || m.indexer.top_k <= 0 || m.attention != AttentionKind::mla))
+    defect(t.name, "spec: an indexer needs indexer_head_dim, indexer_top_k and MLA attention");
   m.tensors = evaluate_tensors(t, env, f, layers);
   if (!t.verified) {
     m.unverified = "model_type '" + model_type + "' is counted from " + t.source.substr(0, t.source.find(':')) +

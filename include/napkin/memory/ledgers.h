@@ -115,6 +115,13 @@ std::int64_t attention_layers(const specs::ModelSpec& m);
 /// mamba_ssm_cache_dtype "auto"), the SSM state at 4 B when config.json's mamba_ssm_cache_dtype
 /// says float32.
 Bytes ssm_state_per_layer(const specs::ModelSpec& m);
+/// The state one sequence keeps in one recurrent layer (RecurrentSpec) on one of `tp` GPUs: the
+/// convolution window, conv_channels · (K − 1) at 2 B, plus the state's elements at 2 B (4 B when
+/// state_fp32), split by head over TP.
+Bytes recurrent_state_per_layer(const specs::ModelSpec& m, double tp = 1.0);
+/// DeepSeek Sparse Attention's indexer key per token and layer (IndexerSpec): index_head_dim fp8
+/// bytes and one fp32 scale per 128 of them, whatever the KV cache's dtype. Zero without one.
+Bytes indexer_bytes_per_token_per_layer(const specs::ModelSpec& m);
 
 struct KvCacheInput {
   Count batch = 1.0 * units::one;
@@ -293,7 +300,7 @@ struct InferenceMemoryInput {
 /// Per GPU (the most loaded pipeline stage), plus the total over all GPUs.
 struct InferenceMemory {
   Bytes weights{}, kv_cache{}, activations{}, runtime_reserve{};
-  Bytes ssm_state{};  // Mamba layers' recurrent state (conv window + SSM state), 0 without them
+  Bytes ssm_state{};  // Mamba and recurrent layers' state (conv window + SSM or linear-attention state), 0 without them
   Bytes per_gpu() const { return weights + kv_cache + ssm_state + activations + runtime_reserve; }
   Bytes total{};
   std::optional<bool> fits{};

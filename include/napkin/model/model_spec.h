@@ -56,7 +56,7 @@ struct MoeSpec {
 // State-space (Mamba) layers: what mixes tokens in a layer (attention, a Mamba mixer, or nothing:
 // Nemotron-H's MLP-only blocks) and which feed-forward block follows it (Nemotron-H's Mamba and
 // attention blocks have none).
-enum class LayerMixer : std::uint8_t { attention, mamba, none };
+enum class LayerMixer : std::uint8_t { attention, mamba, none, recurrent };
 enum class LayerFfn : std::uint8_t { dense, moe, none };
 
 /// A selective state-space mixer. Mamba-1 (Gu & Dao 2023; transformers modeling_mamba.py
@@ -81,6 +81,35 @@ struct MambaSpec {
   /// Channels the depthwise convolution runs over (and keeps K − 1 inputs of).
   std::int64_t conv_channels() const { return version == 2 ? d_inner + 2 * groups * d_state : d_inner; }
   bool operator==(const MambaSpec&) const = default;  // serve.cpp memoizes on it
+};
+
+/// A token mixer that keeps a fixed-size state per sequence in place of a KV cache, as an
+/// architecture table describes it (LayerMixer::recurrent): linear attention (Qwen3-Next's Gated
+/// DeltaNet, Kimi's delta attention, MiniMax's lightning attention), a Mamba-2 mixer inside a
+/// table, or a short convolution (LFM2). Per layer and sequence it keeps the last K − 1 inputs of
+/// a causal convolution over conv_channels channels (at the activations' 16 bits, as vLLM's
+/// conv state) and a state of `state` elements. Tensor parallelism splits all of it by head:
+/// tp must divide tp_unit.
+struct RecurrentSpec {
+  std::string kind;                // what the layer is, for the reports: "Gated DeltaNet"
+  std::int64_t conv_channels = 0;  // channels of the causal convolution (0: none)
+  std::int64_t conv_kernel = 0;    // K
+  std::int64_t state = 0;          // elements of the recurrent state per sequence (0: none)
+  bool state_fp32 = false;         // the state kept in fp32 (config mamba_ssm_cache_dtype), else 16-bit
+  std::int64_t proj_width = 0;     // the widest projection output of the mixer (activations)
+  std::int64_t tp_unit = 1;        // heads (or groups) tensor parallelism splits the mixer by
+  bool operator==(const RecurrentSpec&) const = default;  // serve.cpp memoizes on it
+};
+
+/// DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2, GLM-5): per layer it keeps one
+/// index_head_dim key per token beside the MLA cache, in fp8 with one fp32 scale per 128
+/// elements (DeepSeek-V3.2-Exp inference/model.py Indexer: k_cache float8_e4m3fn,
+/// k_scale_cache fp32 per block_size 128), and each query attends to its top_k keys only.
+struct IndexerSpec {
+  std::int64_t heads = 0;     // index_n_heads (0: no indexer)
+  std::int64_t head_dim = 0;  // index_head_dim
+  std::int64_t top_k = 0;     // index_topk
+  bool operator==(const IndexerSpec&) const = default;
 };
 
 struct ModelSpec {
@@ -261,6 +290,15 @@ struct ModelSpec {
     return n;
   }
   bool has_mamba() const { return mamba_layers() > 0; }
+  RecurrentSpec recurrent;  // the LayerMixer::recurrent layers' mixer
+  std::int64_t recurrent_layers() const {
+    if (layer_mixers.empty()) return 0;
+    std::int64_t n = 0;
+    for (std::int64_t l = 0; l < layers; ++l) n += layer_mixer(l) == LayerMixer::recurrent ? 1 : 0;
+    return n;
+  }
+  bool has_recurrent() const { return recurrent_layers() > 0; }
+  IndexerSpec indexer;  // DeepSeek Sparse Attention (every attention layer), heads 0: none
 
   /// The tensors of the checkpoint, when the family is an architecture table
   /// (data/architectures/*.json): parameter counts are then its sums, tensor by tensor. Shared:
@@ -287,6 +325,11 @@ void refuse_encoder_decoder(const ModelSpec& m, std::string_view command);
 /// Refuses (InputError, one line naming the model) a model with Mamba layers in a calculation
 /// that models attention layers only: `what` names the calculation and what it lacks.
 void refuse_mamba_layers(const ModelSpec& m, std::string_view what);
+
+/// Refuses (InputError, one line naming the model and its layers' kind) a model with
+/// recurrent-state layers (RecurrentSpec) or a sparse-attention indexer (IndexerSpec) in a
+/// calculation that models dense attention and MLP layers only: `what` names the calculation.
+void refuse_unmodelled_layers(const ModelSpec& m, std::string_view what);
 
 std::string_view to_string(FfnKind k);
 std::string_view to_string(PositionKind k);
