@@ -115,3 +115,31 @@ TEST_CASE("commands without a recurrent or sparse-attention model refuse it by n
   CHECK(run_napkin("memory " + dir + "qwen3.5-27b/config.json --context 8192").code == 0);
   CHECK(run_napkin("flops train " + dir + "deepseek-v3.2/config.json --tokens 1T").code == 0);
 }
+
+TEST_CASE("per-layer KV shapes: Gemma 4's full layers of global_head_dim and its KV-shared layers", "[recurrent]") {
+  // Gemma-4-31B: 50 sliding layers of 16 KV heads × 256 and 10 full layers of
+  // num_global_key_value_heads 4 × global_head_dim 512 (transformers modeling_gemma4.py), K and
+  // V both cached: (50·16·256 + 10·4·512) · 2 · 2 B = 901,120 B per token before the windows.
+  const auto m = real("gemma-4-31b-it");
+  CHECK(kv_bytes_per_token(m, Dtype::bf16).in(byte) == (50.0 * 16 * 256 + 10.0 * 4 * 512) * 2 * 2);
+  // At 32768 tokens the sliding layers keep their 1024-token window, the full layers everything.
+  CHECK(at(m, 1, 32768).kv_cache.in(byte) == (50.0 * 16 * 256 * 2 * 1024 + 10.0 * 4 * 512 * 2 * 32768) * 2);
+  CHECK(at(m, 1, 32768, 2).kv_cache.in(byte) == at(m, 1, 32768).kv_cache.in(byte) / 2);
+  // TP 8 would replicate the full layers' 4 KV heads: refused, not sized wrong.
+  CHECK_THROWS_WITH(at(m, 1, 8192, 8), Catch::Contains("KV heads"));
+  // Gemma-4-E4B: the last 18 of 42 layers read an earlier layer's cache and keep none.
+  const auto e4b = real("gemma-4-e4b-it");
+  int own = 0;
+  for (std::int64_t l = 0; l < e4b.layers; ++l) own += e4b.kv_width(l) > 0 ? 1 : 0;
+  CHECK(own == 24);
+  const auto serve = run_napkin("serve " + std::string(NAPKIN_SOURCE_DIR) +
+                                "/tests/real-configs/gemma-4-31b-it/config.json --hw h100-sxm");
+  CHECK(serve.code == 2);
+  CHECK(serve.out.find("layers of different KV shapes or KV-shared layers") != std::string::npos);
+}
+
+TEST_CASE("per-layer KV heads: Nemotron-NAS blocks without attention keep no cache", "[recurrent]") {
+  // Llama-3.3-Nemotron-Super-49B: 49 of its 80 blocks attend, each with 64 / 8 = 8 KV heads of 128.
+  const auto m = real("llama-3_3-nemotron-super-49b-v1");
+  CHECK(kv_bytes_per_token(m, Dtype::bf16).in(byte) == 49.0 * 2 * 8 * 128 * 2);
+}

@@ -169,11 +169,16 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
     }
     const Bytes per_layer_token = kv_bytes_per_token_per_layer(m, in.kv_dtype, st.kv_heads);
     r.weights = w.total();
-    r.kv_cache = in.batch.in(one) * kv_streams(m) *
-                 (static_cast<double>(st.full_layers()) * p.ctx_full +
-                  static_cast<double>(st.windowed_layers) * p.ctx_window +
-                  static_cast<double>(st.chunked_layers) * p.ctx_chunk) *
-                 per_layer_token;
+    if (m.has_layer_kv())
+      r.kv_cache = in.batch.in(one) *
+                   (st.kv_width_full * p.ctx_full + st.kv_width_window * p.ctx_window + st.kv_width_chunk * p.ctx_chunk) *
+                   dtype_size(in.kv_dtype);
+    else
+      r.kv_cache = in.batch.in(one) * kv_streams(m) *
+                   (static_cast<double>(st.full_layers()) * p.ctx_full +
+                    static_cast<double>(st.windowed_layers) * p.ctx_window +
+                    static_cast<double>(st.chunked_layers) * p.ctx_chunk) *
+                   per_layer_token;
     r.ssm_state = in.batch.in(one) * static_cast<double>(stage_mamba_layers(m, st)) * state_per_layer(m, t);
     r.activations = activations;
     r.runtime_reserve =
@@ -322,6 +327,11 @@ void InferenceReport::kv_cache_item(ResultSet& out) const {
              "2 · L_dec · H · d_kv · (ctx_dec + ctx_enc) · batch · bytes",
              text("2 · {} · {} · {} · ({} + {}) · {} · {}", static_cast<double>(p.stage.layers), p.stage.kv_heads,
                   static_cast<double>(m.head_dim), in.context, in.context, in.batch, e));
+  else if (m.has_layer_kv())
+    out.item("kv_cache", "KV cache (per-layer shapes)", value(r.kv_cache),
+             "(Σ_full 2·H_kv·d · ctx + Σ_win 2·H_kv·d · min(ctx, W) + Σ_chunk 2·H_kv·d · min(ctx, C)) · batch · bytes",
+             text("({} · {} + {} · {} + {} · {}) · {} · {}", p.stage.kv_width_full, in.context, p.stage.kv_width_window,
+                  p.ctx_window, p.stage.kv_width_chunk, p.ctx_chunk, in.batch, e));
   else if (m.attention == specs::AttentionKind::mla && m.indexer.heads > 0)
     out.item("kv_cache", "KV cache (MLA latent + indexer key)", value(r.kv_cache),
              "L_gpu · ((d_c + d_rope) · bytes + indexer key) · ctx · batch",
@@ -401,6 +411,9 @@ void InferenceReport::whole_model_items(ResultSet& out) const {
              "2 · L_dec · H · d_kv · bytes",
              text("2 · {} · {} · {} · {}", static_cast<double>(m.decoder_layers), static_cast<double>(m.kv_heads),
                   static_cast<double>(m.head_dim), e));
+  else if (m.has_layer_kv())
+    out.item("kv_per_token", "KV cache per token (whole model)", value(per_token), "Σ_layers 2 · H_kv · d_head · bytes",
+             text("{} · {}", per_token / e, e));
   else if (m.attention == specs::AttentionKind::mla && m.indexer.heads > 0)
     out.item("kv_per_token", "KV cache per token (whole model)", value(per_token),
              "L · ((d_c + d_rope) · bytes + indexer key)",
@@ -483,6 +496,30 @@ void InferenceReport::shape_assumptions(ResultSet& out) const {
                                  static_cast<double>(m.indexer.top_k)));
   else if (m.attention == specs::AttentionKind::mla)
     out.assume("kv_layout", text("MLA caches the compressed latent and the RoPE key per layer, not full K and V"));
+  if (m.has_layer_kv()) {
+    std::int64_t own = 0, shared = 0;
+    std::vector<std::string> shapes;
+    for (std::int64_t l = 0; l < m.layers; ++l) {
+      if (m.layer_attention(l) == specs::LayerAttention::none) continue;
+      if (m.kv_shared(l)) {
+        ++shared;
+        continue;
+      }
+      ++own;
+      const std::string shape = std::to_string(m.kv_heads_of(l)) + " × " + std::to_string(m.head_dim_of(l));
+      if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
+    }
+    std::string list;
+    for (const std::string& x : shapes) list += (list.empty() ? "" : ", ") + x;
+    if (shared > 0)
+      out.assume("kv_layout",
+                 text("per-layer KV shapes: {} layers cache their own K and V (KV heads × head size: {}); {} KV-shared "
+                      "layers read an earlier layer's cache and keep none",
+                      static_cast<double>(own), out.keep(list), static_cast<double>(shared)));
+    else
+      out.assume("kv_layout", text("per-layer KV shapes: {} layers cache their own K and V (KV heads × head size: {})",
+                                   static_cast<double>(own), out.keep(list)));
+  }
   if (p.stage.windowed_layers > 0)
     out.assume("sliding_window", text("{} layers keep a sliding window of {} tokens",
                                       static_cast<double>(p.stage.windowed_layers), static_cast<double>(m.sliding_window)));

@@ -241,6 +241,11 @@ Bytes kv_bytes_per_token(const specs::ModelSpec& m, Dtype kv_dtype) {
   // An encoder-decoder caches in its decoder layers only (self-attention over the decoder's
   // tokens, cross-attention over the encoder's): per token of either stream.
   const std::int64_t layers = m.encoder_decoder ? m.decoder_layers : attention_layers(m);
+  if (m.has_layer_kv()) {
+    std::int64_t width = 0;  // Σ over layers of the K and V elements each caches
+    for (std::int64_t l = 0; l < m.layers; ++l) width += m.kv_width(l);
+    return static_cast<double>(width) * dtype_size(kv_dtype);
+  }
   return static_cast<double>(layers) * kv_bytes_per_token_per_layer(m, kv_dtype);
 }
 
@@ -282,6 +287,11 @@ Bytes kv_cache(const specs::ModelSpec& m, const KvCacheInput& in) {
   if (m.encoder_decoder)
     return in.batch.in(one) * static_cast<double>(m.decoder_layers) * (ctx + ctx) *
            kv_bytes_per_token_per_layer(m, in.kv_dtype);
+  if (m.has_layer_kv()) {
+    double elements = 0.0;  // Σ over layers of keys kept · K and V elements per key
+    for (std::int64_t l = 0; l < m.layers; ++l) elements += m.kept_keys(l, ctx) * static_cast<double>(m.kv_width(l));
+    return in.batch.in(one) * elements * dtype_size(in.kv_dtype);
+  }
   double keys = 0.0;  // Σ over layers of the keys each keeps (ModelSpec::kept_keys)
   if (m.layer_kinds.empty() && m.sliding_window <= 0 && static_cast<double>(m.layers) * ctx < 9007199254740992.0)
     keys = static_cast<double>(m.layers) * ctx;  // every layer full: the same sum, exact below 2^53 (a sweep's row)
@@ -298,6 +308,14 @@ void kv_cache(const specs::ModelSpec& m, const KvCacheInput& in, ResultSet& out)
   const double chunked = layers_of(m, specs::LayerAttention::chunked);
   const double full = layers_of(m, specs::LayerAttention::full);
   const Count layers = static_cast<double>(attention_layers(m)) * one;
+  if (m.has_layer_kv()) {
+    out.item("kv_per_token", "KV cache per token", value(per_token), "Σ_layers 2 · H_kv · d_head · bytes",
+             text("{} · {}", per_token / e, e));
+    out.item("kv_cache", "KV cache", value(total), "batch · Σ_layers 2 · H_kv · d_head · kept keys · bytes",
+             text("{} sequence(s) at context {}", in.batch, in.context));
+    out.assume("kv_dtype", text("KV cache stored in {} ({})", dtype_name(in.kv_dtype), e));
+    return;
+  }
   if (m.encoder_decoder) {
     const double ld = static_cast<double>(m.decoder_layers);
     out.item("kv_per_token", "KV cache per token (of either stream)", value(per_token), "2 · L_dec · H · d_kv · bytes",

@@ -39,6 +39,11 @@ void refuse_unmodelled_layers(const ModelSpec& m, std::string_view what) {
     throw InputError(name + ": " + std::to_string(m.recurrent_layers()) + " " + m.recurrent.kind +
                      " layers (a recurrent state per sequence): " + std::string(what) +
                      "; expected a model without recurrent-state layers (napkin params, memory and flops size them)");
+  if (m.has_layer_kv())
+    throw InputError(name + ": layers of different KV shapes or KV-shared layers (per-layer KV heads and head "
+                     "sizes, or layers reading an earlier layer's cache): " + std::string(what) +
+                     "; expected a model whose attending layers share one KV shape (napkin params, memory and flops "
+                     "size it)");
   if (m.indexer.heads > 0)
     throw InputError(name + ": DeepSeek Sparse Attention (an indexer of " + std::to_string(m.indexer.heads) +
                      " heads keeping the top " + std::to_string(m.indexer.top_k) + " keys per query): " +

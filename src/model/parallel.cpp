@@ -50,6 +50,16 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
   if (m.heads % tp != 0)
     throw InputError("--tp", std::to_string(tp),
                      "a divisor of the model's " + std::to_string(m.heads) + " attention heads");
+  if (m.has_layer_kv()) {
+    // Per-layer KV shapes: every attending layer's KV heads split evenly (replicating the heads of
+    // a layer with fewer KV heads than ranks is not modelled for them).
+    for (std::int64_t l = 0; l < m.layers; ++l)
+      if (m.kv_width(l) > 0 && m.kv_heads_of(l) % tp != 0)
+        throw InputError("--tp", std::to_string(tp),
+                         "a divisor of layer " + std::to_string(l) + "'s " + std::to_string(m.kv_heads_of(l)) +
+                             " KV heads (" + (m.name.empty() ? std::string("the model") : m.name) +
+                             " has per-layer KV shapes, whose replicated heads napkin does not model)");
+  }
   const bool mla = m.attention == specs::AttentionKind::mla;
   double kv_heads = 1.0;
   double kv_keep = 1.0;  // fraction of the K/V projection weights one rank keeps
@@ -113,11 +123,12 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
       st.largest_layer = std::max(st.largest_layer, stage_layer_params(i));
       st.expert_params += static_cast<double>(lp.routed) / (t * static_cast<double>(ep));
       st.kept_params += static_cast<double>(lp.norm);
+      const double width = m.has_layer_kv() ? static_cast<double>(m.kv_width(i)) / t : 0.0;
       switch (m.layer_attention(i)) {
-        case specs::LayerAttention::sliding: ++st.windowed_layers; break;
-        case specs::LayerAttention::chunked: ++st.chunked_layers; break;
+        case specs::LayerAttention::sliding: ++st.windowed_layers; st.kv_width_window += width; break;
+        case specs::LayerAttention::chunked: ++st.chunked_layers; st.kv_width_chunk += width; break;
         case specs::LayerAttention::none: ++st.attention_free; break;
-        case specs::LayerAttention::full: break;
+        case specs::LayerAttention::full: st.kv_width_full += width; break;
       }
     }
     if (st.has_embedding) {

@@ -359,7 +359,8 @@ void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m, 
     else if (field == "indexer_heads") m.indexer.heads = I(0);
     else if (field == "indexer_head_dim") m.indexer.head_dim = I(0);
     else if (field == "indexer_top_k") m.indexer.top_k = I(0);
-    else if (field == "layer_attention" || field == "layer_ffn" || field == "layer_mixer" || field == "ledger_refusal") {
+    else if (field == "layer_attention" || field == "layer_ffn" || field == "layer_mixer" || field == "layer_kv_heads" ||
+             field == "layer_head_dim" || field == "layer_kv_shared" || field == "ledger_refusal") {
       continue;  // per layer, below
     } else {
       defect(t.name, "spec/" + field + ": not a field the ledgers read");
@@ -370,11 +371,20 @@ void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m, 
                 : m.kv_heads == 1       ? AttentionKind::mqa
                                         : AttentionKind::gqa;
   for (const auto& [field, e] : t.spec) {
-    if (field != "layer_attention" && field != "layer_ffn" && field != "layer_mixer") continue;
+    if (field != "layer_attention" && field != "layer_ffn" && field != "layer_mixer" && field != "layer_kv_heads" &&
+        field != "layer_head_dim" && field != "layer_kv_shared")
+      continue;
     const std::string where = "spec/" + field;
     for (i64 l = 0; l < m.layers; ++l) {
       env.at_layer(l);
-      if (field == "layer_attention") {
+      const std::string at = where + " (layer " + std::to_string(l) + ")";
+      if (field == "layer_kv_heads") {
+        m.layer_kv_heads.push_back(integer(e, env, f, t, at, 1));
+      } else if (field == "layer_head_dim") {
+        m.layer_head_dims.push_back(integer(e, env, f, t, at, 1));
+      } else if (field == "layer_kv_shared") {
+        m.layer_kv_shared.push_back(truth(e, env, f, t, at));
+      } else if (field == "layer_attention") {
         const std::string k = word(e, env, f, t, where + " (layer " + std::to_string(l) + ")",
                                    {"full", "sliding", "chunked", "none"});
         m.layer_kinds.push_back(k == "full"      ? LayerAttention::full
@@ -514,6 +524,8 @@ ModelSpec read_with_table(const Table& t, const JsonFields& f, const std::string
                                     : " is 'attention+recurrent' but its layer_attention is none"));
     }
   }
+  if (m.has_layer_kv() && m.attention == AttentionKind::mla)
+    defect(t.name, "spec: per-layer KV shapes (layer_kv_heads, layer_head_dim, layer_kv_shared) on an MLA model");
   if (m.indexer.heads > 0 && (m.indexer.head_dim <= 0 || m.indexer.top_k <= 0 || m.attention != AttentionKind::mla))
     defect(t.name, "spec: an indexer needs indexer_head_dim, indexer_top_k and MLA attention");
   m.tensors = evaluate_tensors(t, env, f, layers);

@@ -300,6 +300,32 @@ struct ModelSpec {
   bool has_recurrent() const { return recurrent_layers() > 0; }
   IndexerSpec indexer;  // DeepSeek Sparse Attention (every attention layer), heads 0: none
 
+  // Per-layer KV shapes where layers differ (Gemma 4's full layers of global_head_dim with their
+  // own KV head count, Nemotron-NAS's KV heads per block), and KV-shared layers (Gemma 3n/4: the
+  // last num_kv_shared_layers read an earlier layer's cache and keep none of their own). Empty:
+  // every attending layer caches kv_heads × head_dim.
+  std::vector<std::int64_t> layer_kv_heads, layer_head_dims;
+  std::vector<bool> layer_kv_shared;
+  bool has_layer_kv() const {
+    return !layer_kv_heads.empty() || !layer_head_dims.empty() || !layer_kv_shared.empty();
+  }
+  std::int64_t kv_heads_of(std::int64_t l) const {
+    return l >= 0 && static_cast<std::size_t>(l) < layer_kv_heads.size() ? layer_kv_heads[static_cast<std::size_t>(l)]
+                                                                          : kv_heads;
+  }
+  std::int64_t head_dim_of(std::int64_t l) const {
+    return l >= 0 && static_cast<std::size_t>(l) < layer_head_dims.size() ? layer_head_dims[static_cast<std::size_t>(l)]
+                                                                           : head_dim;
+  }
+  bool kv_shared(std::int64_t l) const {
+    return l >= 0 && static_cast<std::size_t>(l) < layer_kv_shared.size() && layer_kv_shared[static_cast<std::size_t>(l)];
+  }
+  /// K and V elements layer `l` caches per token: 0 without attention or with a shared cache.
+  std::int64_t kv_width(std::int64_t l) const {
+    if (layer_attention(l) == LayerAttention::none || kv_shared(l)) return 0;
+    return 2 * kv_heads_of(l) * head_dim_of(l);
+  }
+
   /// The tensors of the checkpoint, when the family is an architecture table
   /// (data/architectures/*.json): parameter counts are then its sums, tensor by tensor. Shared:
   /// copies of a spec (sweeps) point at one table.

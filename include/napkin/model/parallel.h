@@ -33,6 +33,9 @@ struct StageShard {
   std::int64_t windowed_layers = 0;  // of `layers`, those with a sliding window
   std::int64_t chunked_layers = 0;   // those with chunked attention (Llama 4's local layers)
   std::int64_t attention_free = 0;   // those without attention (no KV cache)
+  // A model with per-layer KV shapes (ModelSpec::has_layer_kv): K and V elements per token one
+  // GPU caches, summed over the stage's full, windowed and chunked layers.
+  double kv_width_full = 0, kv_width_window = 0, kv_width_chunk = 0;
   /// Layers of the stage that attend over every earlier token.
   std::int64_t full_layers() const { return layers - windowed_layers - chunked_layers - attention_free; }
   bool has_embedding = false, has_head = false;
