@@ -72,6 +72,19 @@ TEST_CASE("table expressions: exact integer arithmetic, defaults for absent keys
   CHECK(eval("min(3, 1, 2)").i == 1);
 }
 
+TEST_CASE("table expressions tell a list from a number and an absent key from a null one", "[arch]") {
+  // Hunyuan's moe_topk and Gemma 3n's intermediate_size are a number or a per-layer list;
+  // FalconH1Config defaults an absent num_key_value_heads to 8 and a null one to the heads.
+  const json cfg = {{"moe_topk", {8, 8}}, {"intermediate_size", 8192}, {"num_key_value_heads", nullptr}};
+  CHECK(eval("is_list($moe_topk)", cfg).b);
+  CHECK_FALSE(eval("is_list($intermediate_size)", cfg).b);
+  CHECK(eval("is_number($intermediate_size)", cfg).b);
+  CHECK(eval("is_list($intermediate_size) ? $intermediate_size[l] : $intermediate_size", cfg).i == 8192);
+  CHECK(eval("given('num_key_value_heads')", cfg).b);
+  CHECK_FALSE(eval("has($num_key_value_heads)", cfg).b);
+  CHECK_FALSE(eval("given('head_dim')", cfg).b);
+}
+
 TEST_CASE("table expressions refuse overflow, missing keys in arithmetic and bad syntax by name", "[arch]") {
   CHECK(error_of("9007199254740992 * 9007199254740992").rfind("integer overflow", 0) == 0);
   CHECK(error_of("$hidden_size * 2") == "'*' of null and 2 (a config key missing?)");

@@ -343,6 +343,16 @@ Value call(const Node& n, const Env& env) {
     arity(1);
     return boolean(!a[0].is_null());
   }
+  if (f == "is_list" || f == "is_number") {
+    arity(1);
+    return boolean(f == "is_list" ? a[0].kind == Value::Kind::list && a[0].j->is_array() : a[0].is_number());
+  }
+  if (f == "given") {
+    // given('key'): the config names the key, even as null (has($key) is false for both).
+    arity(1);
+    if (a[0].kind != Value::Kind::string) fail("given() needs a key name in quotes, got " + a[0].show());
+    return boolean(env.config().is_object() && env.config().contains(a[0].s));
+  }
   if (f == "min" || f == "max") {
     if (a.empty()) fail(f + "() takes at least one argument");
     Value best = a[0];

@@ -12,7 +12,8 @@
 // is an integer when it divides, else a double; `//` floors. Operators, loosest first: `?:`,
 // `??`, `||`, `&&`, comparisons, `+ -`, `* / // %`, unary `! -`, then `[i]` and `.key`.
 // Functions: min max ceil floor int round_up(x, m) len(x) count(list, v) contains(list, v)
-// has(x) (not null) sum(list) any(list, v) (contains).
+// has(x) (not null) sum(list) any(list, v) (contains) is_list(x) is_number(x) given('key') (the
+// config names the key, even as null: absent and null differ where a class defaults them apart).
 #pragma once
 
 #include <cstdint>
