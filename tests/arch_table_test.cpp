@@ -138,3 +138,14 @@ TEST_CASE("an unknown model_type is read by analogy (--as) with a table family, 
   CHECK_THROWS_WITH(napkin::specs::from_hf_config(moe, "config.json", "olmo3"),
                     Catch::StartsWith("config.json: /num_experts: 8 changes the count"));
 }
+
+TEST_CASE("a text_config without model_type takes the class its tower table names; an unverified tower warns",
+          "[arch]") {
+  // Kimi-VL-A3B-Instruct's Hub config: text_config has no model_type (KimiVLConfig builds a
+  // DeepseekV3Config); the kimi_vl_vision tower is counted but no checkpoint total confirms it.
+  const auto m = napkin::specs::read_hf_config(std::string(NAPKIN_SOURCE_DIR) +
+                                               "/tests/real-configs/kimi-vl-a3b-instruct/config.json");
+  CHECK(m.model_type == "deepseek_v3");
+  REQUIRE(m.tower);
+  CHECK(m.unverified.find("kimi_vl_vision tower") != std::string::npos);
+}

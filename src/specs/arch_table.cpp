@@ -45,6 +45,9 @@ struct Table {
   std::string name, source, checked;
   bool tower = false;  // "kind": "tower": a vision/audio tower over the top-level config
   bool verified = true;  // "verified": false: no checkpoint total has confirmed the table yet
+  // A tower's: the model_type of the text model its configuration class builds when the nested
+  // text_config names none (Kimi-VL's KimiVLConfig builds a DeepseekV3Config).
+  std::string text_model_type;
   std::vector<std::string> model_types, classes;
   std::map<std::string, Var, std::less<>> vars;
   Expr layers;
@@ -100,6 +103,8 @@ Table parse_table(std::string_view name, std::string_view text) {
   t.checked = j.value("checked", "");
   t.tower = j.value("kind", "model") == "tower";
   t.verified = j.value("verified", true);
+  t.text_model_type = j.value("text_model_type", "");
+  if (!t.text_model_type.empty() && !t.tower) defect(t.name, "text_model_type: only a tower table names it");
   if (t.source.empty()) defect(t.name, "source: expected the modeling file the table follows");
   for (const auto& [k, v] : j.at("vars").items()) {
     Var var;
@@ -432,6 +437,13 @@ const Table* tower_by_model_type(std::string_view model_type) {
 }
 
 std::string_view table_name(const Table& t) { return t.name; }
+
+bool table_verified(const Table& t) { return t.verified; }
+
+std::string_view tower_text_model_type(std::string_view top_model_type) {
+  const Table* t = tower_by_model_type(top_model_type);
+  return t != nullptr ? std::string_view(t->text_model_type) : std::string_view();
+}
 
 std::string model_type_of_class(const Table& t, std::string_view cls) {
   for (std::size_t i = 0; i < t.classes.size(); ++i)

@@ -21,6 +21,11 @@ const Table* table_by_model_type(std::string_view model_type);
 const Table* table_by_class(std::string_view cls);
 /// The table's family name and the model type its class `cls` implements.
 std::string_view table_name(const Table& t);
+/// False for a table marked "verified": false (no checkpoint total has confirmed it yet).
+bool table_verified(const Table& t);
+/// The model_type a multimodal config's text_config takes when it names none, as the tower
+/// table of the top-level model_type states it ("text_model_type"); empty when it states none.
+std::string_view tower_text_model_type(std::string_view top_model_type);
 std::string model_type_of_class(const Table& t, std::string_view cls);
 /// Every model type the tables read, in file order.
 std::vector<std::string> table_model_types();

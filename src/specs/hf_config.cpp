@@ -566,9 +566,11 @@ std::optional<std::string> unknown_family(const json& j) {
   if (!j.is_object() || is_napkin_model_json(j)) return std::nullopt;
   const char* inner = language_model_key(j);
   const json* src = inner != nullptr ? &j.at(inner) : &j;
-  const std::string t = src->contains("model_type") && src->at("model_type").is_string()
-                            ? src->at("model_type").get<std::string>()
-                            : std::string();
+  std::string t = src->contains("model_type") && src->at("model_type").is_string()
+                      ? src->at("model_type").get<std::string>()
+                      : std::string();
+  if (t.empty() && inner != nullptr && j.contains("model_type") && j.at("model_type").is_string())
+    t = std::string(arch::tower_text_model_type(j.at("model_type").get<std::string>()));
   if (!t.empty() && (family_by_model_type(t) != nullptr || arch::table_by_model_type(t) != nullptr)) return std::nullopt;
   std::string cls;
   if (src->contains("architectures") && src->at("architectures").is_array() && !src->at("architectures").empty() &&
@@ -587,6 +589,20 @@ ModelSpec from_hf_config(const json& j, std::string_view file, std::string_view 
   if (!j.is_object()) throw InputError(f + ": expected a JSON object (a config.json), got " + std::string(j.type_name()));
   const char* inner = language_model_key(j);
   const bool nested = inner != nullptr;
+  // A nested text_config that names no model_type is built as the class its top-level
+  // configuration gives it (the tower table's text_model_type: Kimi-VL's DeepseekV3Config).
+  if (nested && j.at(inner).is_object() && !j.at(inner).contains("model_type") && j.contains("model_type") &&
+      j.at("model_type").is_string()) {
+    const std::string typed(arch::tower_text_model_type(j.at("model_type").get<std::string>()));
+    if (!typed.empty()) {
+      json patched = j;
+      patched[inner]["model_type"] = typed;
+      ModelSpec m = from_hf_config(patched, file, as);
+      m.notes.push_back(std::string(inner) + " names no model_type: read as " + typed + ", the class " +
+                        j.at("model_type").get<std::string>() + "'s configuration builds for it");
+      return m;
+    }
+  }
   // A nested text_config is built by transformers as its configuration class, whose defaults
   // fill what the file leaves out: LLaVA-1.5's text_config gives only vocab_size and
   // max_position_embeddings (LlamaConfig: configuration_llama.py; MistralConfig:
@@ -623,9 +639,16 @@ ModelSpec from_hf_config(const json& j, std::string_view file, std::string_view 
   const arch::Table* tower = top_type.empty() || !as.empty() ? nullptr : arch::tower_by_model_type(top_type);
   std::shared_ptr<const TensorTable> tower_tensors;
   if (tower != nullptr) tower_tensors = arch::read_tower(*tower, top);
+  const bool tower_unverified = tower != nullptr && !arch::table_verified(*tower);
   std::string mt = fields.str_or("model_type", "");
   ModelSpec m = read(fields, mt, f, as);
   m.tower = std::move(tower_tensors);
+  if (tower_unverified) {
+    const std::string what = "the " + std::string(arch::table_name(*tower)) + " tower (" + top_type +
+                             ") is counted from its modeling file; no checkpoint total has confirmed it yet";
+    m.unverified = m.unverified.empty() ? what : m.unverified + "; " + what;
+    m.notes.push_back(what);
+  }
   read_quantization(Fields(j, f, ""), m);
   if (!defaults_note.empty())
     m.notes.push_back("absent from " + std::string(inner) + ", the defaults of its configuration class (" +
