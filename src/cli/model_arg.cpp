@@ -58,6 +58,11 @@ void refuse_text_only_without_model(bool text_only, const std::string& model) {
 
 void apply_text_only(specs::ModelSpec& m, bool text_only, const std::string& arg) {
   if (!text_only) return;
+  if (!m.tower_refusal.empty()) {
+    m.tower_refusal.clear();
+    m.notes.push_back("--text-only: the language model alone; the tower the checkpoint ships is not counted");
+    return;
+  }
   if (!m.tower)
     throw InputError("--text-only", "(given)", "a multimodal MODEL whose vision or audio tower napkin counts (" + arg +
                                                  " has none counted)");

@@ -301,6 +301,8 @@ ParamCount count_language_model(const ModelSpec& m);
 }  // namespace
 
 ParamCount count_params(const ModelSpec& m) {
+  if (!m.tower_refusal.empty())
+    throw InputError(m.tower_refusal + " (napkin counts the language model alone with --text-only)");
   ParamCount c = m.tensors ? detail::count_table(m) : count_language_model(m);
   if (m.tower) {
     // The tower: counted in total (the checkpoint holds it, vLLM loads it), not in the active

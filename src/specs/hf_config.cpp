@@ -638,11 +638,19 @@ ModelSpec from_hf_config(const json& j, std::string_view file, std::string_view 
   const std::string top_type = top.has("model_type") && top.raw("model_type").is_string() ? top.str_or("model_type", "") : "";
   const arch::Table* tower = top_type.empty() || !as.empty() ? nullptr : arch::tower_by_model_type(top_type);
   std::shared_ptr<const TensorTable> tower_tensors;
-  if (tower != nullptr) tower_tensors = arch::read_tower(*tower, top);
+  std::string tower_refusal;
+  if (tower != nullptr) {
+    try {
+      tower_tensors = arch::read_tower(*tower, top);
+    } catch (const InputError& e) {
+      tower_refusal = e.what();  // the language model may still be counted alone (--text-only)
+    }
+  }
   const bool tower_unverified = tower != nullptr && !arch::table_verified(*tower);
   std::string mt = fields.str_or("model_type", "");
   ModelSpec m = read(fields, mt, f, as);
   m.tower = std::move(tower_tensors);
+  m.tower_refusal = std::move(tower_refusal);
   if (tower_unverified) {
     const std::string what = "the " + std::string(arch::table_name(*tower)) + " tower (" + top_type +
                              ") is counted from its modeling file; no checkpoint total has confirmed it yet";

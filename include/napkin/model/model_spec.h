@@ -333,6 +333,9 @@ struct ModelSpec {
   /// A vision (or audio) tower and its projector, as the checkpoint stores them: counted in the
   /// vision group, outside the active parameters (--text-only drops it).
   std::shared_ptr<const TensorTable> tower;
+  /// Non-empty when the checkpoint ships a tower napkin cannot count (its table refused the
+  /// config): every count refuses with this reason unless --text-only drops the tower.
+  std::string tower_refusal;
   /// Non-empty when the ledgers cannot size this model (a layer kind whose state or FLOPs napkin
   /// does not model yet): every command but params refuses it with this reason.
   std::string ledger_refusal;
