@@ -48,7 +48,14 @@ const std::set<std::string>& reader_types() {
 // GGUF estimate (attention_sinks, expert_bias, shared_expert_gate, ...).
 const std::map<std::string, std::set<std::string>>& gaps() {
   static const std::map<std::string, std::set<std::string>> kGaps = {
-      {"qwen2_moe", {"moe_shared_expert_gate"}},
+      {"qwen2_moe", {"moe_shared_expert_gate"}},      // the D -> 1 shared_expert_gate (serve, GGUF)
+      {"gpt_oss", {"attention_sinks", "moe_expert_bias"}},  // GGUF estimate
+      {"cohere", {"norm_bias"}},                      // CohereLayerNorm has no bias (serve)
+      {"cohere2", {"norm_bias"}},
+      {"olmo", {"final_norm"}},                       // OlmoLayerNorm has no weights (serve)
+      {"olmo2", {"qk_norm_full_width"}},              // q_norm over H d (serve, GGUF)
+      {"olmoe", {"qk_norm_full_width"}},
+      {"starcoder2", {"attention_dropout", "hidden_dropout"}},  // training activations
   };
   return kGaps;
 }
@@ -266,6 +273,9 @@ TEST_CASE("a migrated family's table reads every preset and real config as its r
       CHECK(!b.error.empty());
       continue;
     }
+    // A count-changing key no family reads is refused by hf_config.cpp after the reader or the
+    // table alike (refuse_unconsumed), which read_config_with_table does not repeat.
+    if (a.error.find("does not read it") != std::string::npos && b.error.empty()) continue;
     CHECK(a.error.empty() == b.error.empty());
     ++compared[cfg.model_type];
     if (!a.error.empty() || !b.error.empty()) continue;
