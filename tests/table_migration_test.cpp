@@ -56,6 +56,9 @@ const std::map<std::string, std::set<std::string>>& gaps() {
       {"olmo2", {"qk_norm_full_width"}},              // q_norm over H d (serve, GGUF)
       {"olmoe", {"qk_norm_full_width"}},
       {"starcoder2", {"attention_dropout", "hidden_dropout"}},  // training activations
+      {"gpt2", {"attention_dropout", "hidden_dropout"}},
+      {"phi", {"hidden_dropout", "lm_head_bias"}},    // lm_head.bias (serve)
+      {"bloom", {"embedding_norm"}},                  // word_embeddings_layernorm (serve)
   };
   return kGaps;
 }
