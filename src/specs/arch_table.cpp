@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "arch_expr.h"
+#include "hf_family.h"
 #include "napkin/ground/error.h"
 #include "napkin/model/tensor_table.h"
 #include "napkin/specs/hf_config.h"
@@ -561,6 +562,15 @@ std::shared_ptr<const TensorTable> read_tower(const Table& t, const JsonFields& 
   if (layers > kMaxLayers)
     refuse(top, t, "layers = " + t.layers.text(), "expected at most 65536 layers, got " + std::to_string(layers));
   return evaluate_tensors(t, env, top, layers);
+}
+
+ModelSpec read_config_with_table(const nlohmann::json& config, std::string_view model_type) {
+  const Table* t = table_by_model_type(model_type);
+  if (t == nullptr) throw InputError("config.json: no architecture table reads model_type '" + std::string(model_type) + "'");
+  const JsonFields f(config, "config.json", "");
+  ModelSpec m = read_with_table(*t, f, std::string(model_type));
+  family::read_rope_scaling(f, m);
+  return m;
 }
 
 }  // namespace napkin::specs::arch

@@ -40,4 +40,11 @@ ModelSpec read_with_table(const Table& t, const JsonFields& f, const std::string
 const Table* tower_by_model_type(std::string_view model_type);
 std::shared_ptr<const TensorTable> read_tower(const Table& t, const JsonFields& top);
 
+/// Reads a flat config.json object (the language model's fields) with the table of `model_type`
+/// even where a hand-written reader takes precedence, as hf_config.cpp reads a table family:
+/// read_with_table, then rope_scaling and model_max_length. For holding a table against the
+/// reader of the same family (tests/table_migration_test.cpp). InputError when no table reads
+/// `model_type`, or as read_with_table.
+ModelSpec read_config_with_table(const nlohmann::json& config, std::string_view model_type);
+
 }  // namespace napkin::specs::arch
