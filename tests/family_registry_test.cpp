@@ -36,7 +36,11 @@ std::set<std::string> listed_types() {
   std::set<std::string> s;
   std::stringstream in(napkin::specs::model_type_names());
   std::string t;
-  while (std::getline(in, t, ',')) s.insert(t.substr(t.find_first_not_of(' ')));
+  while (std::getline(in, t, ',')) {
+    const std::string type = t.substr(t.find_first_not_of(' '));
+    INFO("listed twice: " << type);
+    CHECK(s.insert(type).second);  // each accepted type once, a reader's and its table's alike
+  }
   return s;
 }
 
@@ -154,4 +158,25 @@ TEST_CASE("the language model nests under text_config, llm_config or language_co
     CHECK(m.notes.back() == "language model read from " + std::string(key) +
                                 "; the vision tower and projector are not counted");
   }
+}
+
+TEST_CASE("a dense Qwen2 or Qwen3 config without intermediate_size is refused, not counted without MLPs",
+          "[specs][registry]") {
+  // Found by the table migration (tests/table_migration_test.cpp): the reader took an absent
+  // intermediate_size as 0 and counted the model with no MLP at all.
+  for (const char* t : {"qwen2", "qwen3"}) {
+    json j = llama_config();
+    j["model_type"] = t;
+    j.erase("architectures");
+    j.erase("intermediate_size");
+    INFO(t);
+    CHECK(error_of(j).find("intermediate_size") != std::string::npos);
+  }
+  json moe = llama_config();
+  moe.erase("architectures");
+  moe["model_type"] = "qwen2_moe";
+  moe["num_experts"] = 8;
+  moe["num_experts_per_tok"] = 2;
+  moe["moe_intermediate_size"] = 1024;
+  CHECK(error_of(moe).find("shared_expert_intermediate_size") != std::string::npos);
 }

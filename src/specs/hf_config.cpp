@@ -122,12 +122,15 @@ std::span<const Family> families() {
          qwen_sliding(f, m);
          m.qkv_bias = true;
          m.o_bias = false;
-         m.ffn = f.int_or("intermediate_size", 0, kCount);
+         // The dense MLP's width: every layer of a dense model, only mlp_only_layers (or those
+         // decoder_sparse_step skips) of a MoE one, which may then leave it out.
+         m.ffn = t == "qwen2_moe" ? f.int_or("intermediate_size", 0, kCount) : f.positive("intermediate_size", kFfn);
          if (t == "qwen2_moe") {
            // shared_expert (width shared_expert_intermediate_size) with a D→1 shared_expert_gate.
            read_moe_layout(f, m);
-           m.moe.shared_ffn = f.int_or("shared_expert_intermediate_size", 0, kCount);
-           m.moe.shared_expert_gate = m.moe.shared_ffn > 0;
+           // Qwen2MoeSparseMoeBlock always builds the shared expert and its gate.
+           m.moe.shared_ffn = f.positive("shared_expert_intermediate_size", "a positive integer (shared expert MLP width)");
+           m.moe.shared_expert_gate = true;
          }
        }},
       {"qwen3", {"qwen3", "qwen3_moe"}, {"Qwen3ForCausalLM", "Qwen3MoeForCausalLM"},
@@ -138,7 +141,7 @@ std::span<const Family> families() {
          read_llama_like(f, m, false);
          qwen_sliding(f, m);
          m.qk_norm = true;
-         m.ffn = f.int_or("intermediate_size", 0, kCount);
+         m.ffn = t == "qwen3_moe" ? f.int_or("intermediate_size", 0, kCount) : f.positive("intermediate_size", kFfn);
          if (t == "qwen3_moe") read_moe_layout(f, m);
        }},
       {"gemma", {"gemma", "gemma2"}, {"GemmaForCausalLM", "Gemma2ForCausalLM"},
@@ -538,14 +541,17 @@ std::string model_type_names() {
   std::string s;
   for (const Family& fam : families())
     for (std::string_view mt : fam.model_types) s += (s.empty() ? "" : ", ") + std::string(mt);
-  for (const std::string& mt : arch::table_model_types()) s += ", " + mt;
+  // A table of a type a reader already reads (the tables the readers move onto) is listed once.
+  for (const std::string& mt : arch::table_model_types())
+    if (family_by_model_type(mt) == nullptr) s += ", " + mt;
   return s;
 }
 
 std::string family_names() {
   std::string s;
   for (const Family& fam : families()) s += (s.empty() ? "" : ", ") + std::string(fam.name);
-  for (const std::string& mt : arch::table_model_types()) s += ", " + mt;
+  for (const std::string& mt : arch::table_model_types())
+    if (family_by_model_type(mt) == nullptr) s += ", " + mt;
   return s;
 }
 
