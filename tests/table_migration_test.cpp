@@ -41,25 +41,12 @@ const std::set<std::string>& reader_types() {
   return kTypes;
 }
 
-// ModelSpec fields a table cannot set yet (no spec field in data/architectures' format), by model
-// type: the reader's value and the table's default differ there for some configs. Counts never
-// differ (they come from the tensors); these fields are read by serve (norm_bias, final_norm,
-// qk_norm_per_head, qk_norm_full_width, lm_head_bias, embed_proj_dim), training (dropout) and the
-// GGUF estimate (attention_sinks, expert_bias, shared_expert_gate, ...).
+// ModelSpec fields a table cannot set yet, by model type: the reader's value and the table's
+// default would differ there. None now: the spec fields moe_shared_expert_gate, attention_sinks,
+// moe_expert_bias, norm_bias, final_norm, qk_norm_full_width, lm_head_bias, embedding_norm and the
+// dropouts closed the list the migration started with.
 const std::map<std::string, std::set<std::string>>& gaps() {
-  static const std::map<std::string, std::set<std::string>> kGaps = {
-      {"qwen2_moe", {"moe_shared_expert_gate"}},      // the D -> 1 shared_expert_gate (serve, GGUF)
-      {"gpt_oss", {"attention_sinks", "moe_expert_bias"}},  // GGUF estimate
-      {"cohere", {"norm_bias"}},                      // CohereLayerNorm has no bias (serve)
-      {"cohere2", {"norm_bias"}},
-      {"olmo", {"final_norm"}},                       // OlmoLayerNorm has no weights (serve)
-      {"olmo2", {"qk_norm_full_width"}},              // q_norm over H d (serve, GGUF)
-      {"olmoe", {"qk_norm_full_width"}},
-      {"starcoder2", {"attention_dropout", "hidden_dropout"}},  // training activations
-      {"gpt2", {"attention_dropout", "hidden_dropout"}},
-      {"phi", {"hidden_dropout", "lm_head_bias"}},    // lm_head.bias (serve)
-      {"bloom", {"embedding_norm"}},                  // word_embeddings_layernorm (serve)
-  };
+  static const std::map<std::string, std::set<std::string>> kGaps = {};
   return kGaps;
 }
 

@@ -308,10 +308,21 @@ std::string word(const Expr& e, TableEnv& env, const JsonFields& f, const Table&
 // `beside`: per layer, whether layer_mixer said 'attention+recurrent' (Falcon-H1: attention and a
 // recurrent mixer side by side, a KV cache and a state).
 void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m, std::vector<bool>& beside) {
+  // Dropout, unless the table says where its family keeps it: the names most configuration
+  // classes use (attention_dropout; hidden_dropout or resid_pdrop), 0 when absent, refused out of
+  // [0, 1). Training's activation memory reads them (dropout masks).
+  m.attention_dropout = f.probability_or("attention_dropout", 0.0);
+  m.hidden_dropout = f.probability_or("hidden_dropout", f.probability_or("resid_pdrop", 0.0));
   for (const auto& [field, e] : t.spec) {
     const std::string where = "spec/" + field;
     auto I = [&](i64 min) { return integer(e, env, f, t, where, min); };
     auto B = [&] { return truth(e, env, f, t, where); };
+    auto P = [&] {  // a probability: a dropout rate
+      const Value v = eval(e, env, f, t, where);
+      if (!v.is_number() || !(v.number() >= 0.0 && v.number() <= 1.0))
+        refuse(f, t, where + " = " + e.text(), "expected a probability from 0 to 1, got " + v.show());
+      return v.number();
+    };
     if (field == "hidden") m.hidden = I(1);
     else if (field == "layers") m.layers = I(1);
     else if (field == "heads") m.heads = I(1);
@@ -345,6 +356,17 @@ void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m, 
     else if (field == "moe_shared_ffn") m.moe.shared_ffn = I(0);
     else if (field == "moe_first_dense") m.moe.first_k_dense = I(0);
     else if (field == "moe_router_bias") m.moe.router_bias = B();
+    else if (field == "moe_shared_expert_gate") m.moe.shared_expert_gate = B();
+    else if (field == "moe_expert_bias") m.moe.expert_bias = B();
+    else if (field == "attention_sinks") m.attention_sinks = B();
+    else if (field == "norm_bias") m.norm_bias = B();
+    else if (field == "final_norm") m.final_norm = B();
+    else if (field == "qk_norm_full_width") m.qk_norm_full_width = B();
+    else if (field == "qk_norm_per_head") m.qk_norm_per_head = B();
+    else if (field == "lm_head_bias") m.lm_head_bias = B();
+    else if (field == "embedding_norm") m.embedding_norm = B();
+    else if (field == "attention_dropout") m.attention_dropout = P();
+    else if (field == "hidden_dropout") m.hidden_dropout = P();
     else if (field == "mla_q_lora_rank") m.mla.q_lora_rank = I(0);
     else if (field == "mla_kv_lora_rank") m.mla.kv_lora_rank = I(0);
     else if (field == "mla_qk_rope_head_dim") m.mla.qk_rope_head_dim = I(0);
