@@ -72,14 +72,8 @@ double routed_expert_matrices(const specs::ModelSpec& m, const ParamCount& c, co
 }
 
 // Mamba and recurrent layers among the stage's layers: those that keep a state per sequence.
-std::int64_t stage_mamba_layers(const specs::ModelSpec& m, const StageShard& st) {
-  if (m.layer_mixers.empty()) return 0;  // attention in every layer: no loop (a sweep asks this for every row)
-  std::int64_t n = 0;
-  for (std::int64_t l = st.first_layer; l < st.first_layer + st.layers; ++l) {
-    const specs::LayerMixer k = m.layer_mixer(l);
-    n += k == specs::LayerMixer::mamba || k == specs::LayerMixer::recurrent ? 1 : 0;
-  }
-  return n;
+std::int64_t stage_state_layers(const specs::ModelSpec& m, const StageShard& st) {
+  return m.state_layers(st.first_layer, st.layers);
 }
 
 // The state one sequence keeps in one of those layers on one GPU of `tp`.
@@ -179,7 +173,7 @@ InferenceParts compute_inference(const specs::ModelSpec& m, const InferenceMemor
                     static_cast<double>(st.windowed_layers) * p.ctx_window +
                     static_cast<double>(st.chunked_layers) * p.ctx_chunk) *
                    per_layer_token;
-    r.ssm_state = in.batch.in(one) * static_cast<double>(stage_mamba_layers(m, st)) * state_per_layer(m, t);
+    r.ssm_state = in.batch.in(one) * static_cast<double>(stage_state_layers(m, st)) * state_per_layer(m, t);
     r.activations = activations;
     r.runtime_reserve =
         std::ceil((in.cuda_context + in.fragmentation * (r.weights + r.kv_cache + r.ssm_state + r.activations)).in(byte)) *
@@ -376,14 +370,14 @@ void InferenceReport::ledger_rows(ResultSet& out) const {
     const double state = static_cast<double>(s.d_inner * s.d_state);
     out.item("ssm_state", "Mamba state (conv window + SSM state)", value(r.ssm_state),
              "batch · L_mamba · (C·(K − 1) · 2 B + E·N · bytes)",
-             text("{} · {} · ({} · 2 B + {} · {} B)", in.batch, static_cast<double>(stage_mamba_layers(m, p.stage)), conv,
+             text("{} · {} · ({} · 2 B + {} · {} B)", in.batch, static_cast<double>(stage_state_layers(m, p.stage)), conv,
                   state, s.ssm_state_fp32 ? 4.0 : 2.0));
   } else if (m.has_recurrent()) {
     const auto& s = m.recurrent;
     const double conv = s.conv_kernel > 1 ? static_cast<double>(s.conv_channels * (s.conv_kernel - 1)) : 0.0;
     out.item("ssm_state", out.keep(s.kind + " state (conv window + recurrent state)"), value(r.ssm_state),
              "batch · L_rec · (C·(K − 1) · 2 B + S · bytes) / tp",
-             text("{} · {} · ({} · 2 B + {} · {} B) / {}", in.batch, static_cast<double>(stage_mamba_layers(m, p.stage)),
+             text("{} · {} · ({} · 2 B + {} · {} B) / {}", in.batch, static_cast<double>(stage_state_layers(m, p.stage)),
                   conv, static_cast<double>(s.state), s.state_fp32 ? 4.0 : 2.0, in.tp));
   }
   out.item("activations", "activations (transient)", value(r.activations),
@@ -392,7 +386,7 @@ void InferenceReport::ledger_rows(ResultSet& out) const {
                 in.batch, p.head_rows));
   out.item("runtime_reserve", "runtime reserve", value(r.runtime_reserve), "CUDA context + fragmentation · rows above",
            text("{} + {} · {}", in.cuda_context, in.fragmentation, r.weights + r.kv_cache + r.ssm_state + r.activations));
-  if (m.has_mamba() || m.has_recurrent())
+  if (m.has_state_layers())
     out.item("per_gpu", "per GPU", value(r.per_gpu()), "sum of the rows above",
              text("{} + {} + {} + {} + {}", r.weights, r.kv_cache, r.ssm_state, r.activations, r.runtime_reserve))
         .is_total = true;
@@ -438,8 +432,8 @@ void InferenceReport::whole_model_items(ResultSet& out) const {
   else
     out.item("kv_per_sequence", "KV cache per sequence (whole model)", value(per_sequence), "per token · ctx",
              text("{} · {}", per_token, in.context));
-  if (m.has_mamba() || m.has_recurrent()) {
-    const auto n = static_cast<double>(m.mamba_layers() + m.recurrent_layers());
+  if (m.has_state_layers()) {
+    const auto n = static_cast<double>(m.state_layers(0, m.layers));
     out.item("state_per_sequence", "recurrent state per sequence (whole model)", value(n * state_per_layer(m, 1.0)),
              "L_state · state per layer", text("{} · {}", n, state_per_layer(m, 1.0)));
   }

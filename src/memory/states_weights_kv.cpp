@@ -249,18 +249,25 @@ Bytes kv_bytes_per_token(const specs::ModelSpec& m, Dtype kv_dtype) {
   return static_cast<double>(layers) * kv_bytes_per_token_per_layer(m, kv_dtype);
 }
 
+namespace {
+// One sequence's state in one layer: the convolution window at the activations' 2 B and the
+// state at 2 B, or 4 B when kept in fp32.
+Bytes state_bytes(double conv_elements, double state_elements, bool state_fp32) {
+  return (conv_elements * 2.0 + state_elements * (state_fp32 ? 4.0 : 2.0)) * byte;
+}
+}  // namespace
+
 Bytes ssm_state_per_layer(const specs::ModelSpec& m) {
   const auto& s = m.mamba;
   if (s.version == 0) return Bytes{};
-  const double conv = static_cast<double>(s.conv_channels() * (s.conv_kernel - 1));
-  const double state = static_cast<double>(s.d_inner * s.d_state);
-  return (conv * 2.0 + state * (s.ssm_state_fp32 ? 4.0 : 2.0)) * byte;
+  return state_bytes(static_cast<double>(s.conv_channels() * (s.conv_kernel - 1)),
+                     static_cast<double>(s.d_inner * s.d_state), s.ssm_state_fp32);
 }
 
 Bytes recurrent_state_per_layer(const specs::ModelSpec& m, double tp) {
   const auto& r = m.recurrent;
   const double conv = r.conv_kernel > 1 ? static_cast<double>(r.conv_channels * (r.conv_kernel - 1)) : 0.0;
-  return (conv * 2.0 + static_cast<double>(r.state) * (r.state_fp32 ? 4.0 : 2.0)) / tp * byte;
+  return state_bytes(conv, static_cast<double>(r.state), r.state_fp32) / tp;
 }
 
 Bytes indexer_bytes_per_token_per_layer(const specs::ModelSpec& m) {

@@ -148,6 +148,16 @@ Table parse_table(std::string_view name, std::string_view text) {
         }
     }
   }
+  // The expressions that describe the model: the layer count, every tensor's, the spec's.
+  auto each_model_expr = [&t](auto&& fn) {
+    fn(t.layers);
+    for (const TensorDef& d : t.tensors) {
+      for (const Expr& e : d.shape) fn(e);
+      for (const auto* e : {&d.layers, &d.when, &d.experts, &d.mtp})
+        if (*e) fn(**e);
+    }
+    for (const auto& [k, e] : t.spec) fn(e);
+  };
   // Every variable is used by a tensor, the spec or the layer count, directly or through other
   // variables: a guard (a check that refuses a config) nobody reads would never be evaluated.
   std::set<std::string> used;
@@ -156,13 +166,7 @@ Table parse_table(std::string_view name, std::string_view text) {
     for (const std::string& n : e.variables())
       if (t.vars.count(n) != 0 && used.insert(n).second) todo.push_back(n);
   };
-  use(t.layers);
-  for (const TensorDef& d : t.tensors) {
-    for (const Expr& e : d.shape) use(e);
-    for (const auto* e : {&d.layers, &d.when, &d.experts, &d.mtp})
-      if (*e) use(**e);
-  }
-  for (const auto& [k, e] : t.spec) use(e);
+  each_model_expr(use);
   while (!todo.empty()) {
     const std::string n = todo.back();
     todo.pop_back();
@@ -171,13 +175,7 @@ Table parse_table(std::string_view name, std::string_view text) {
   for (const auto& [k, v] : t.vars)
     if (used.count(k) == 0) defect(t.name, "vars/" + k + ": used by no tensor, spec field or other variable in use");
   for (const auto& [k, v] : t.vars) note_keys(v.expr);
-  note_keys(t.layers);
-  for (const TensorDef& d : t.tensors) {
-    for (const Expr& e : d.shape) note_keys(e);
-    for (const auto* e : {&d.layers, &d.when, &d.experts, &d.mtp})
-      if (*e) note_keys(**e);
-  }
-  for (const auto& [k, e] : t.spec) note_keys(e);
+  each_model_expr(note_keys);
   return t;
 }
 

@@ -283,21 +283,23 @@ struct ModelSpec {
     if (layer >= 0 && static_cast<std::size_t>(layer) < layer_ffns.size()) return layer_ffns[static_cast<std::size_t>(layer)];
     return is_moe_layer(layer) ? LayerFfn::moe : LayerFfn::dense;
   }
-  std::int64_t mamba_layers() const {
-    if (layer_mixers.empty()) return 0;  // attention in every layer: no loop
+  /// Layers in [first, first + count) whose mixer is `kind`.
+  std::int64_t layers_with(LayerMixer kind, std::int64_t first, std::int64_t count) const {
+    if (layer_mixers.empty()) return 0;  // attention in every layer: no loop (a sweep asks this for every row)
     std::int64_t n = 0;
-    for (std::int64_t l = 0; l < layers; ++l) n += layer_mixer(l) == LayerMixer::mamba ? 1 : 0;
+    for (std::int64_t l = first; l < first + count; ++l) n += layer_mixer(l) == kind ? 1 : 0;
     return n;
   }
+  std::int64_t mamba_layers() const { return layers_with(LayerMixer::mamba, 0, layers); }
   bool has_mamba() const { return mamba_layers() > 0; }
   RecurrentSpec recurrent;  // the LayerMixer::recurrent layers' mixer
-  std::int64_t recurrent_layers() const {
-    if (layer_mixers.empty()) return 0;
-    std::int64_t n = 0;
-    for (std::int64_t l = 0; l < layers; ++l) n += layer_mixer(l) == LayerMixer::recurrent ? 1 : 0;
-    return n;
-  }
+  std::int64_t recurrent_layers() const { return layers_with(LayerMixer::recurrent, 0, layers); }
   bool has_recurrent() const { return recurrent_layers() > 0; }
+  /// Layers that keep a state per sequence (Mamba or recurrent) in [first, first + count).
+  std::int64_t state_layers(std::int64_t first, std::int64_t count) const {
+    return layers_with(LayerMixer::mamba, first, count) + layers_with(LayerMixer::recurrent, first, count);
+  }
+  bool has_state_layers() const { return state_layers(0, layers) > 0; }
   IndexerSpec indexer;  // DeepSeek Sparse Attention (every attention layer), heads 0: none
 
   // Per-layer KV shapes where layers differ (Gemma 4's full layers of global_head_dim with their
@@ -309,17 +311,9 @@ struct ModelSpec {
   bool has_layer_kv() const {
     return !layer_kv_heads.empty() || !layer_head_dims.empty() || !layer_kv_shared.empty();
   }
-  std::int64_t kv_heads_of(std::int64_t l) const {
-    return l >= 0 && static_cast<std::size_t>(l) < layer_kv_heads.size() ? layer_kv_heads[static_cast<std::size_t>(l)]
-                                                                          : kv_heads;
-  }
-  std::int64_t head_dim_of(std::int64_t l) const {
-    return l >= 0 && static_cast<std::size_t>(l) < layer_head_dims.size() ? layer_head_dims[static_cast<std::size_t>(l)]
-                                                                           : head_dim;
-  }
-  bool kv_shared(std::int64_t l) const {
-    return l >= 0 && static_cast<std::size_t>(l) < layer_kv_shared.size() && layer_kv_shared[static_cast<std::size_t>(l)];
-  }
+  std::int64_t kv_heads_of(std::int64_t l) const { return per_layer(layer_kv_heads, l, kv_heads); }
+  std::int64_t head_dim_of(std::int64_t l) const { return per_layer(layer_head_dims, l, head_dim); }
+  bool kv_shared(std::int64_t l) const { return per_layer(layer_kv_shared, l, false); }
   /// K and V elements layer `l` caches per token: 0 without attention or with a shared cache.
   std::int64_t kv_width(std::int64_t l) const {
     if (layer_attention(l) == LayerAttention::none || kv_shared(l)) return 0;
@@ -341,6 +335,14 @@ struct ModelSpec {
   std::string ledger_refusal;
 
   bool operator==(const ModelSpec&) const = default;  // serve.cpp memoizes on it
+
+ private:
+  // `list[l]`, or `fallback` where the list gives no entry for layer l.
+  template <class T>
+  static T per_layer(const std::vector<T>& list, std::int64_t l, T fallback) {
+    return l >= 0 && static_cast<std::size_t>(l) < list.size() ? static_cast<T>(list[static_cast<std::size_t>(l)])
+                                                               : fallback;
+  }
 };
 
 /// The model of a bare parameter count (count_only()); `params` must be positive.
