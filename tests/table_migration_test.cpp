@@ -89,6 +89,33 @@ std::vector<Config> configs() {
                        {"num_hidden_layers", 28}, {"num_attention_heads", 16}, {"num_key_value_heads", 16},
                        {"head_dim", 256}, {"vocab_size", 256000}, {"max_position_embeddings", 8192},
                        {"rope_theta", 10000.0}, {"attention_bias", false}});
+  // THUDM/glm-4-9b-chat-hf (GlmForCausalLM), as tests/families_more_test.cpp states its keys: the
+  // weights of THUDM/glm-4-9b-chat, 9,399,951,360 parameters (tests/real-configs/glm-4-9b-chat).
+  const json glm = {{"model_type", "glm"},       {"architectures", {"GlmForCausalLM"}},
+                    {"hidden_size", 4096},       {"intermediate_size", 13696},
+                    {"num_hidden_layers", 40},   {"num_attention_heads", 32},
+                    {"num_key_value_heads", 2},  {"head_dim", 128},
+                    {"vocab_size", 151552},      {"partial_rotary_factor", 0.5},
+                    {"attention_bias", true},    {"tie_word_embeddings", false},
+                    {"max_position_embeddings", 131072}};
+  add("glm-4-9b-chat-hf", glm);
+  // zai-org/GLM-4-9B-0414 (Glm4ForCausalLM): the same shapes, max_position_embeddings 32768 and
+  // glm4's two more norms per layer; 9,400,279,040 parameters, its safetensors total as quoted
+  // publicly (search index ids 69323105306, 62641708671).
+  json glm4 = glm;
+  glm4["model_type"] = "glm4";
+  glm4["architectures"] = {"Glm4ForCausalLM"};
+  glm4["max_position_embeddings"] = 32768;
+  add("glm-4-9b-0414", glm4);
+  // tiiuae/falcon-7b's first config.json (model_type RefinedWebModel, RWForCausalLM), as a public
+  // script quotes it (search index id 3503026307): Falcon-7B, the old decoder architecture.
+  add("falcon-7b (RefinedWebModel)",
+      json{{"alibi", false}, {"apply_residual_connection_post_layernorm", false}, {"architectures", {"RWForCausalLM"}},
+           {"attention_dropout", 0.0}, {"bias", false}, {"bos_token_id", 11}, {"eos_token_id", 11},
+           {"hidden_dropout", 0.0}, {"hidden_size", 4544}, {"initializer_range", 0.02},
+           {"layer_norm_epsilon", 1e-05}, {"model_type", "RefinedWebModel"}, {"multi_query", true},
+           {"n_head", 71}, {"n_layer", 32}, {"parallel_attn", true}, {"torch_dtype", "bfloat16"},
+           {"use_cache", true}, {"vocab_size", 65024}});
   const std::filesystem::path dir = std::filesystem::path(NAPKIN_SOURCE_DIR) / "tests" / "real-configs";
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     const auto c = e.path() / "config.json";

@@ -353,6 +353,7 @@ void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m, 
     else if (field == "moe_shared_experts") m.moe.n_shared_experts = I(0);
     else if (field == "moe_shared_ffn") m.moe.shared_ffn = I(0);
     else if (field == "moe_first_dense") m.moe.first_k_dense = I(0);
+    else if (field == "moe_layer_freq") m.moe.layer_freq = I(1);
     else if (field == "moe_router_bias") m.moe.router_bias = B();
     else if (field == "moe_shared_expert_gate") m.moe.shared_expert_gate = B();
     else if (field == "moe_expert_bias") m.moe.expert_bias = B();
