@@ -121,8 +121,8 @@ TEST_CASE("a config value a table needs is named when missing or out of range", 
   j["vocab_size"] = 100278;
   j["num_attention_heads"] = 30;  // 4096 / 30 is no head dimension
   CHECK_THROWS_WITH(napkin::specs::from_hf_config(j, "config.json"),
-                    Catch::StartsWith("config.json: olmo3 d = $head_dim ?? D / H: expected a positive integer "
-                                      "(head dimension), got 136.53"));
+                    Catch::StartsWith("config.json: /num_attention_heads: 30: expected head dimension (olmo3 d = "
+                                      "$head_dim ?? D / H is 136.53"));
 }
 
 TEST_CASE("an unknown model_type is read by analogy (--as) with a table family, which says so", "[arch]") {
@@ -136,7 +136,7 @@ TEST_CASE("an unknown model_type is read by analogy (--as) with a table family, 
   json moe = j;
   moe["num_experts"] = 8;
   CHECK_THROWS_WITH(napkin::specs::from_hf_config(moe, "config.json", "olmo3"),
-                    Catch::StartsWith("config.json: /num_experts: 8 changes the count"));
+                    Catch::StartsWith("config.json: /num_experts: a mixture-of-experts key; model_type 'my_olmo' with --as olmo3 counts a dense model"));
 }
 
 TEST_CASE("a text_config without model_type takes the class its tower table names; an unverified tower warns",

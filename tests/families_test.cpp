@@ -110,8 +110,8 @@ TEST_CASE("layer_types other than full, sliding and chunked attention are refuse
                       {"num_attention_heads", 4}, {"intermediate_size", 128}, {"vocab_size", 100},
                       {"layer_types", {"full_attention", "linear_attention"}}};
   CHECK_THROWS_WITH(specs::from_hf_config(j, "config.json"),
-                    "config.json: /layer_types: 'linear_attention' is not a layer kind napkin counts; expected "
-                    "full_attention, sliding_attention or chunked_attention");
+                    "config.json: /layer_types: expected one of full, sliding, chunked, none, got 'linear_attention' "
+                    "(llama spec/layer_attention (layer 1) = kind)");
 }
 
 TEST_CASE("chunked layers keep at most one chunk of keys, and need attention_chunk_size", "[families]") {

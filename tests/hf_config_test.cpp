@@ -202,8 +202,9 @@ TEST_CASE("napkin model JSON round-trips every preset to the same count", "[spec
   for (const auto& name : napkin::specs::model_preset_names()) {
     INFO(name);
     const auto m = napkin::specs::load_model_preset(name);
-    if (m.tensors || m.tower) {
-      // A tensor table (a Gemma 3 preset's SigLIP tower) is not carried by napkin model JSON: refused.
+    if (m.tower || !napkin::formulas_reproduce_tensors(m)) {
+      // A tower (a Gemma 3 preset's SigLIP) or a tensor table the spec's fields do not say is not
+      // carried by napkin model JSON: refused.
       CHECK_THROWS_WITH(napkin::specs::to_napkin_json(m), Catch::Contains("does not carry the tensor table"));
       continue;
     }
@@ -227,7 +228,7 @@ TEST_CASE("napkin model JSON round-trips every real config to the same count, or
         napkin::specs::read_json_file((dir.path() / "expect.json").string()).contains("refused"))
       continue;  // a config napkin refuses (tests/real_config_totals_test.cpp checks the error)
     const auto m = napkin::specs::read_hf_config(config.string());
-    if (m.has_mamba() || m.encoder_decoder || m.tensors || m.tower) {
+    if (m.has_mamba() || m.encoder_decoder || m.tower || !napkin::formulas_reproduce_tensors(m)) {
       CHECK_THROWS_WITH(napkin::specs::to_napkin_json(m), Catch::Contains("napkin model JSON does not carry"));
       ++refused;
       continue;
@@ -266,8 +267,11 @@ TEST_CASE("an unknown preset suggests the closest name", "[specs][hf_config]") {
 TEST_CASE("a Qwen-MoE config with dense mlp_only_layers is refused rather than miscounted", "[specs][hf_config]") {
   const json j = {{"model_type", "qwen2_moe"},     {"hidden_size", 64},        {"num_hidden_layers", 2},
                   {"num_attention_heads", 4},      {"vocab_size", 100},        {"num_experts", 4},
-                  {"num_experts_per_tok", 2},      {"moe_intermediate_size", 32}, {"mlp_only_layers", {1}}};
-  CHECK(error_of(j) == "config.json: /mlp_only_layers: dense layers between MoE layers are not supported; expected []");
+                  {"num_experts_per_tok", 2},      {"moe_intermediate_size", 32}, {"mlp_only_layers", {1}},
+                  {"shared_expert_intermediate_size", 64}};
+  CHECK(error_of(j) == "config.json: /mlp_only_layers: [1]: expected mlp_only_layers [] (dense layers between MoE "
+                       "layers are not supported) (qwen2_moe dense = has($mlp_only_layers) && len($mlp_only_layers) > "
+                       "0 ? 0 : 1 is 0, not a positive integer)");
 }
 
 TEST_CASE("config.json in Python's dialect: Infinity and NaN outside strings read as null", "[specs][hf_config]") {
@@ -282,7 +286,8 @@ TEST_CASE("config.json in Python's dialect: Infinity and NaN outside strings rea
   CHECK(j.at("note") == "NaN and Infinity stay text");
   CHECK(count_params(from_hf_config(j, "config.json")).total == 8030261248);
   // A field napkin reads that holds NaN is missing, never a number.
-  const std::string bad = R"({"model_type": "llama", "hidden_size": NaN})";
+  const std::string bad = R"({"model_type": "llama", "hidden_size": NaN, "num_hidden_layers": 2,
+    "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100})";
   CHECK_THROWS_WITH(from_hf_config(napkin::specs::parse_json_text(bad, "config.json"), "config.json"),
                     "config.json: /hidden_size: missing; expected a positive integer (hidden size D)");
   // Anything else that is not JSON is still an error naming the byte.

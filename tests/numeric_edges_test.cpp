@@ -17,6 +17,7 @@
 #include "napkin/specs/hf_config.h"
 #include "napkin/specs/presets.h"
 #include "sweep.h"
+#include "preset_config.h"
 
 using namespace napkin;
 using namespace napkin::units;
@@ -39,7 +40,7 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 // A Llama-style decoder from its shape alone.
 specs::ModelSpec decoder(std::int64_t d, std::int64_t layers, std::int64_t heads, std::int64_t ffn,
                          std::int64_t vocab) {
-  specs::ModelSpec m = specs::load_model_preset("llama-3.1-8b");
+  specs::ModelSpec m = napkin_test::spec_fields_only(specs::load_model_preset("llama-3.1-8b"));
   m.name = "custom";
   m.hidden = d;
   m.layers = layers;

@@ -8,6 +8,7 @@
 #include "napkin/ground/error.h"
 #include "napkin/model/params.h"
 #include "napkin/specs/presets.h"
+#include "preset_config.h"
 
 using napkin::count_params;
 using napkin::ParamCount;
@@ -189,7 +190,7 @@ TEST_CASE("params ResultSet starts with the four interface keys and states the t
 }
 
 TEST_CASE("KV heads that do not divide the heads are rejected naming kv_heads", "[specs][params]") {
-  auto spec = load_model_preset("llama-3.1-8b");
+  auto spec = napkin_test::spec_fields_only(load_model_preset("llama-3.1-8b"));
   spec.kv_heads = 5;
   try {
     count_params(spec);

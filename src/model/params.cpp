@@ -1,6 +1,7 @@
 #include "napkin/model/params.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -383,7 +384,9 @@ ParamCount count_language_model(const ModelSpec& m) {
 }  // namespace
 
 LayerParams layer_params(const ModelSpec& m, const ParamCount& c, i64 l) {
-  if (m.tensors) return detail::table_layer(*m.tensors, l);
+  if (m.tensors)
+    return l >= 0 && static_cast<std::size_t>(l) < c.table_layers.size() ? c.table_layers[static_cast<std::size_t>(l)]
+                                                                          : detail::table_layer(*m.tensors, l);
   const specs::LayerFfn ffn = m.layer_ffn(l);
   LayerParams p = ffn == specs::LayerFfn::moe ? c.moe_layer : c.dense_layer;
   if (ffn == specs::LayerFfn::none) p.mlp = p.routed = p.routed_one = p.shared = p.router = 0;
@@ -605,8 +608,58 @@ void encoder_decoder_items(const ModelSpec& m, const ParamCount& c, ResultSet& o
 
 }  // namespace
 
+namespace {
+
+bool same(const LayerParams& a, const LayerParams& b) {
+  return a.attention == b.attention && a.norm == b.norm && a.mlp == b.mlp && a.routed == b.routed &&
+         a.routed_one == b.routed_one && a.shared == b.shared && a.router == b.router && a.ssm == b.ssm &&
+         a.other == b.other;
+}
+
+// The spec's formulas' count (count_language_model, the tower added as count_params adds it) where
+// it equals the table's count `c` of `m` exactly: every group, the layer kinds and one layer of
+// each kind; nullopt where the formulas cannot say what the tensors do.
+std::optional<ParamCount> formula_count(const ModelSpec& m, const ParamCount& c) {
+  ModelSpec f = m;
+  f.tensors = nullptr;
+  f.tower = nullptr;
+  ParamCount x;
+  try {
+    x = count_language_model(f);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+  const i64 tower = c.group(ParamGroup::vision);
+  x.groups[static_cast<std::size_t>(ParamGroup::vision)] += tower;
+  x.total += tower;
+  x.non_embedding += tower;
+  for (ParamGroup g : kParamGroups)
+    if (x.group(g) != c.group(g)) return std::nullopt;
+  const bool equal = x.mtp == c.mtp && x.total == c.total && x.active == c.active && x.embedding == c.embedding &&
+                     x.non_embedding == c.non_embedding && x.dense_layers == c.dense_layers &&
+                     x.moe_layers == c.moe_layers && x.attention_layers == c.attention_layers &&
+                     x.mamba_layers == c.mamba_layers && (c.dense_layers == 0 || same(x.dense_layer, c.dense_layer)) &&
+                     (c.moe_layers == 0 || same(x.moe_layer, c.moe_layer)) &&
+                     (c.mamba_layers == 0 || same(x.mamba_mixer, c.mamba_mixer));
+  if (!equal) return std::nullopt;
+  return x;
+}
+
+}  // namespace
+
+bool formulas_reproduce_tensors(const ModelSpec& m) {
+  if (!m.tensors) return true;
+  return formula_count(m, count_params(m)).has_value();
+}
+
 void count_params(const ModelSpec& m, ResultSet& out) {
-  const ParamCount c = count_params(m);
+  // A table family whose spec the formulas reproduce, group by group and layer kind by layer kind
+  // (the families migrated from hand-written readers), shows its rows as formulas with the
+  // numbers substituted; any other table family shows each group's tensors.
+  const ParamCount counted = count_params(m);
+  const std::optional<ParamCount> formula = m.tensors ? formula_count(m, counted) : std::nullopt;
+  const bool tensor_rows = m.tensors && !formula;
+  const ParamCount& c = formula ? *formula : counted;
   out.command = "params";
   out.input("model", verdict(m.name));
   if (!m.repo.empty()) out.input("repo", verdict(m.repo));
@@ -644,7 +697,7 @@ void count_params(const ModelSpec& m, ResultSet& out) {
   out.item("non_embedding_params", "non-embedding (P of 6PD)", value(P(c.non_embedding)),
            "total − embedding", text("{} − {}", P(c.total), P(c.embedding)));
   if (m.encoder_decoder) return encoder_decoder_items(m, c, out);
-  if (m.tensors) {
+  if (tensor_rows) {
     detail::table_items(m, c, out);
     detail::extra_items(m, c, out);
     out.assume("tensor_table", text("counted tensor by tensor from the architecture table {} (data/architectures; {})",
@@ -661,7 +714,7 @@ void count_params(const ModelSpec& m, ResultSet& out) {
   if (c.group(ParamGroup::other) > 0) other_item(m, c, out);
     detail::extra_items(m, c, out);
   }
-  if (c.mamba_layers > 0 && !m.tensors)  // a table names its mixers' tensors instead
+  if (c.mamba_layers > 0 && !tensor_rows)  // a table names its mixers' tensors instead
     out.item("mamba_layers", "layers by mixer", value(N(c.mamba_layers)), "Mamba layers of L",
              text("{} Mamba, {} attention, {} neither, of {} layers ({} with a dense MLP, {} with MoE)",
                   N(c.mamba_layers), N(c.attention_layers), N(m.layers - c.mamba_layers - c.attention_layers),

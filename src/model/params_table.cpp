@@ -19,30 +19,33 @@ Params P(i64 v) { return static_cast<double>(v) * units::param; }
 
 ParamGroup group_of(specs::TensorGroup g) { return static_cast<ParamGroup>(static_cast<int>(g)); }
 
+// Adds tensor `x` to the parameters of its layer.
+void add_to_layer(LayerParams& p, const specs::TableTensor& x) {
+  const i64 n = x.elements() * x.copies;
+  switch (x.group) {
+    case specs::TensorGroup::attention: p.attention += n; break;
+    case specs::TensorGroup::norm: p.norm += n; break;
+    case specs::TensorGroup::mlp: p.mlp += n; break;
+    case specs::TensorGroup::experts:
+      if (x.routed) {
+        p.routed += n;
+        p.routed_one += x.elements();
+      } else {
+        p.shared += n;
+      }
+      break;
+    case specs::TensorGroup::router: p.router += n; break;
+    case specs::TensorGroup::ssm: p.ssm += n; break;
+    default: p.other += n; break;  // embedding, head, other or vision tensors inside a layer
+  }
+}
+
 }  // namespace
 
 LayerParams table_layer(const specs::TensorTable& t, i64 l) {
   LayerParams p;
-  for (const specs::TableTensor& x : t.tensors) {
-    if (x.layer != l) continue;
-    const i64 n = x.elements() * x.copies;
-    switch (x.group) {
-      case specs::TensorGroup::attention: p.attention += n; break;
-      case specs::TensorGroup::norm: p.norm += n; break;
-      case specs::TensorGroup::mlp: p.mlp += n; break;
-      case specs::TensorGroup::experts:
-        if (x.routed) {
-          p.routed += n;
-          p.routed_one += x.elements();
-        } else {
-          p.shared += n;
-        }
-        break;
-      case specs::TensorGroup::router: p.router += n; break;
-      case specs::TensorGroup::ssm: p.ssm += n; break;
-      default: p.other += n; break;  // embedding, head, other or vision tensors inside a layer
-    }
-  }
+  for (const specs::TableTensor& x : t.tensors)
+    if (x.layer == l) add_to_layer(p, x);
   return p;
 }
 
@@ -60,9 +63,12 @@ ParamCount count_table(const ModelSpec& m) {
     c.total += n;
     c.active += x.routed ? x.elements() * std::min(k, x.copies) : n;
   }
+  c.table_layers.assign(static_cast<std::size_t>(std::max<i64>(m.layers, 0)), LayerParams{});
+  for (const specs::TableTensor& x : t.tensors)
+    if (x.layer >= 0 && x.layer < m.layers && !x.mtp) add_to_layer(c.table_layers[static_cast<std::size_t>(x.layer)], x);
   bool seen_dense = false, seen_moe = false;
   for (i64 l = 0; l < m.layers; ++l) {
-    const LayerParams p = table_layer(t, l);
+    const LayerParams& p = c.table_layers[static_cast<std::size_t>(l)];
     if (p.routed > 0) {
       ++c.moe_layers;
       if (!seen_moe) c.moe_layer = p;

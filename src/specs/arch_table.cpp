@@ -2,6 +2,7 @@
 // config with one of them into a ModelSpec and its tensor table.
 #include "arch_table.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -55,6 +56,13 @@ struct Table {
   std::vector<TensorDef> tensors;
   std::vector<std::pair<std::string, Expr>> spec;  // ModelSpec field ← expression
   std::set<std::string> keys;  // every $key named anywhere
+  // "class_defaults": {"class": "configuration_x.py XConfig", "values": {key: value}}: filled in
+  // where the config leaves a key out or null (save_pretrained omits a field equal to the class
+  // default), and named in a note.
+  std::string defaults_class;
+  json defaults;
+  // "notes": [text or {"if": condition, "text": text}]: what the count rests on, stated with it.
+  std::vector<std::pair<std::optional<Expr>, std::string>> notes;
 };
 
 namespace {
@@ -134,6 +142,28 @@ Table parse_table(std::string_view name, std::string_view text) {
     t.tensors.push_back(std::move(td));
   }
   for (const auto& [k, v] : j.at("spec").items()) t.spec.emplace_back(k, parse(t, "spec/" + k, v));
+  if (j.contains("class_defaults")) {
+    const json& d = j.at("class_defaults");
+    if (!d.is_object() || !d.contains("class") || !d.at("class").is_string() || !d.contains("values") ||
+        !d.at("values").is_object() || d.at("values").empty())
+      defect(t.name, "class_defaults: expected {\"class\": the configuration class, \"values\": {key: default}}");
+    if (t.tower) defect(t.name, "class_defaults: a tower reads the top-level config; its table names defaults with ??");
+    t.defaults_class = d.at("class").get<std::string>();
+    t.defaults = d.at("values");
+    for (const auto& [k, v] : t.defaults.items()) t.keys.insert(k);
+  }
+  if (j.contains("notes")) {
+    if (!j.at("notes").is_array()) defect(t.name, "notes: expected a list");
+    for (const json& n : j.at("notes")) {
+      if (n.is_string()) {
+        t.notes.emplace_back(std::nullopt, n.get<std::string>());
+      } else if (n.is_object() && n.contains("if") && n.contains("text") && n.at("text").is_string()) {
+        t.notes.emplace_back(parse(t, "notes/if", n.at("if")), n.at("text").get<std::string>());
+      } else {
+        defect(t.name, "notes: expected a text or {\"if\": condition, \"text\": text}");
+      }
+    }
+  }
   // Which variables depend on the layer index, and every config key named.
   auto note_keys = [&t](const Expr& e) { t.keys.insert(e.config_keys().begin(), e.config_keys().end()); };
   bool changed = true;
@@ -157,6 +187,8 @@ Table parse_table(std::string_view name, std::string_view text) {
         if (*e) fn(**e);
     }
     for (const auto& [k, e] : t.spec) fn(e);
+    for (const auto& [cond, text] : t.notes)
+      if (cond) fn(*cond);
   };
   // Every variable is used by a tensor, the spec or the layer count, directly or through other
   // variables: a guard (a check that refuses a config) nobody reads would never be evaluated.
@@ -188,6 +220,40 @@ const std::vector<Table>& tables() {
   return kTables;
 }
 
+// The config keys expression `e` reads, directly or through the variables it names, in order.
+void keys_behind(const Table& t, const Expr& e, std::vector<std::string>& out, std::set<std::string>& seen_vars) {
+  for (const std::string& k : e.config_keys())
+    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+  for (const std::string& n : e.variables())
+    if (const auto it = t.vars.find(n); it != t.vars.end() && seen_vars.insert(n).second)
+      keys_behind(t, it->second.expr, out, seen_vars);
+}
+
+// The config key to name for a value `v` of expression `e` that a check refused: one the config
+// holds whose value is `v` (the offending entry), else the first the expression reads itself,
+// else the last behind the variables it names (a guard over heads and key/value heads names the
+// latter), model_type last; none when the config holds none.
+std::optional<std::string> pick_key(const Table& t, const JsonFields& f, const Expr& e, const Value& v) {
+  std::vector<std::string> behind;
+  std::set<std::string> seen;
+  keys_behind(t, e, behind, seen);
+  auto set = [](const std::string& k) { return std::optional<std::string>(k); };
+  for (const std::string& k : behind) {
+    if (!f.has(k.c_str())) continue;
+    const json& x = f.raw(k.c_str());
+    if ((v.kind == Value::Kind::string && x.is_string() && x.get<std::string>() == v.s) ||
+        (v.kind == Value::Kind::integer && x.is_number_integer() && x.get<std::int64_t>() == v.i) ||
+        (v.kind == Value::Kind::boolean && x.is_boolean() && x.get<bool>() == v.b))
+      return set(k);
+  }
+  for (const std::string& k : e.config_keys())
+    if (k != "model_type" && f.has(k.c_str())) return set(k);
+  for (auto it = behind.rbegin(); it != behind.rend(); ++it)
+    if (*it != "model_type" && f.has(it->c_str())) return set(*it);
+  if (f.has("model_type") && !behind.empty()) return set("model_type");
+  return std::nullopt;
+}
+
 // Variables and the layer index over one config.
 class TableEnv : public Env {
  public:
@@ -213,6 +279,14 @@ class TableEnv : public Env {
     Value v;
     try {
       v = var.expr.eval(*this);
+    } catch (const ExprError& e) {
+      busy_.erase(it->first);
+      // A config value the expression cannot take (an integer beyond int64, a list where a
+      // number goes): named by its key when the variable is that key.
+      if (const std::string* k = own_key(var); k != nullptr && f_.has(k->c_str()))
+        throw InputError(f_.where(k->c_str()) + ": expected " + wanted(var, true) + ", got " +
+                         f_.raw(k->c_str()).dump().substr(0, 80));
+      throw;
     } catch (...) {
       busy_.erase(it->first);
       throw;
@@ -223,36 +297,60 @@ class TableEnv : public Env {
     return v;
   }
 
-  // A variable's value against its check, with the config key named when the expression reads one.
+  // What a variable's check asks for, with what the variable is; "below 2^53" where a number
+  // beyond it was given.
+  static std::string wanted(const Var& var, bool beyond) {
+    std::string want = var.check == "positive" ? "a positive integer"
+                       : var.check == "count"  ? "a non-negative integer"
+                       : var.check == "bool"   ? "true or false"
+                                               : "a number";
+    want += " (" + var.what + ")";
+    if (beyond && (var.check == "positive" || var.check == "count")) want += " below 2^53 = 9007199254740992";
+    return want;
+  }
+
+  // The config key a variable is: `$key`, or `$key ?? fallback`; nullptr for any other expression.
+  static const std::string* own_key(const Var& var) {
+    const std::vector<std::string>& keys = var.expr.config_keys();
+    if (keys.empty()) return nullptr;
+    const std::string& e = var.expr.text();
+    const std::string& k = keys.front();
+    return e == "$" + k || e.rfind("$" + k + " ??", 0) == 0 ? &k : nullptr;
+  }
+
+  // A variable's value against its check. The message names the config key: the variable's own
+  // (`$key ?? fallback`), else the first key its expression reads that the config holds, with
+  // the expression and its value for a guard over several keys.
   void checked(const std::string& name, const Var& var, const Value& v) const {
     if (var.check.empty()) return;
     bool ok = false;
-    std::string want;
     if (var.check == "positive") {
       ok = v.kind == Value::Kind::integer && v.i >= 1 && v.i < kMaxCount;
-      want = "a positive integer";
     } else if (var.check == "count") {
       ok = v.kind == Value::Kind::integer && v.i >= 0 && v.i < kMaxCount;
-      want = "a non-negative integer";
     } else if (var.check == "bool") {
       ok = v.kind == Value::Kind::boolean;
-      want = "true or false";
     } else if (var.check == "number") {
       ok = v.is_number();
-      want = "a number";
     }
     if (ok) return;
-    want += " (" + var.what + ")";
+    const bool beyond = v.is_number() && (v.kind == Value::Kind::integer ? v.i >= kMaxCount : v.d >= static_cast<double>(kMaxCount));
+    const std::string want = wanted(var, beyond);
     const std::vector<std::string>& keys = var.expr.config_keys();
-    if (!keys.empty()) {
-      // A variable that is one key (or a key with a fallback) names it; a guard or a formula over
-      // several keys is named by its expression below.
-      const std::string& k = keys.front();
-      const std::string& e = var.expr.text();
-      const bool simple = e == "$" + k || e.rfind("$" + k + " ??", 0) == 0;
-      if (simple && v.is_null() && !f_.has(k.c_str())) f_.missing(k.c_str(), want.c_str());
-      if (f_.has(k.c_str()) && e == "$" + k) f_.bad(k.c_str(), want.c_str());
+    if (const std::string* k = own_key(var)) {
+      if (v.is_null() && !f_.has(k->c_str())) {
+        // `$a ?? $b`: every spelling looked for is named.
+        std::string also;
+        for (std::size_t i = 1; i < keys.size(); ++i) also += (also.empty() ? "" : ", ") + ("/" + keys[i]);
+        if (also.empty() || var.expr.text() != "$" + *k + " ?? $" + keys[1]) f_.missing(k->c_str(), want.c_str());
+        throw InputError(f_.where(k->c_str()) + ": missing (also looked for " + also + "); expected " + want);
+      }
+      if (f_.has(k->c_str())) f_.bad(k->c_str(), want.c_str());
     }
+    if (const auto k = pick_key(t_, f_, var.expr, v))
+      throw InputError(f_.where(k->c_str()) + ": " + f_.raw(k->c_str()).dump().substr(0, 80) + ": expected " + var.what +
+                       " (" + t_.name + " " + name + " = " + var.expr.text() + " is " + v.show() + ", not " +
+                       want.substr(0, want.find(" (")) + ")");
     throw InputError(f_.file() + ": " + t_.name + " " + name + " = " + var.expr.text() + ": expected " + want +
                      ", got " + v.show());
   }
@@ -269,6 +367,15 @@ class TableEnv : public Env {
   throw InputError(f.file() + ": " + t.name + " " + where + ": " + what);
 }
 
+// A value of expression `e` that `where` cannot take: named by the first config key behind it
+// that the config holds (`config.json: /layer_types: ...`), with the table's expression.
+[[noreturn]] void refuse_value(const JsonFields& f, const Table& t, const std::string& where, const Expr& e,
+                               const Value& v, const std::string& what) {
+  if (const auto k = pick_key(t, f, e, v))
+    throw InputError(f.where(k->c_str()) + ": " + what + " (" + t.name + " " + where + " = " + e.text() + ")");
+  refuse(f, t, where + " = " + e.text(), what);
+}
+
 Value eval(const Expr& e, TableEnv& env, const JsonFields& f, const Table& t, const std::string& where) {
   try {
     return e.eval(env);
@@ -280,14 +387,13 @@ Value eval(const Expr& e, TableEnv& env, const JsonFields& f, const Table& t, co
 i64 integer(const Expr& e, TableEnv& env, const JsonFields& f, const Table& t, const std::string& where, i64 min) {
   const Value v = eval(e, env, f, t, where);
   if (v.kind != Value::Kind::integer || v.i < min || v.i >= kMaxCount)
-    refuse(f, t, where + " = " + e.text(),
-           "expected an integer of at least " + std::to_string(min) + " below 2^53, got " + v.show());
+    refuse_value(f, t, where, e, v, "expected an integer of at least " + std::to_string(min) + " below 2^53, got " + v.show());
   return v.i;
 }
 
 bool truth(const Expr& e, TableEnv& env, const JsonFields& f, const Table& t, const std::string& where) {
   const Value v = eval(e, env, f, t, where);
-  if (v.kind != Value::Kind::boolean) refuse(f, t, where + " = " + e.text(), "expected true or false, got " + v.show());
+  if (v.kind != Value::Kind::boolean) refuse_value(f, t, where, e, v, "expected true or false, got " + v.show());
   return v.b;
 }
 
@@ -299,7 +405,7 @@ std::string word(const Expr& e, TableEnv& env, const JsonFields& f, const Table&
     if (v.kind == Value::Kind::string && v.s == a) return v.s;
     list += std::string(list.empty() ? "" : ", ") + a;
   }
-  refuse(f, t, where + " = " + e.text(), "expected one of " + list + ", got " + v.show());
+  refuse_value(f, t, where, e, v, "expected one of " + list + ", got " + v.show());
 }
 
 // The spec fields a table may set, each from its expression (per layer for the per-layer ones).
@@ -473,6 +579,8 @@ std::string model_type_of_class(const Table& t, std::string_view cls) {
   return t.model_types.front();
 }
 
+bool table_reads(const Table& t, std::string_view key) { return t.keys.count(std::string(key)) != 0; }
+
 std::vector<std::string> table_model_types() {
   std::vector<std::string> out;
   for (const Table& t : tables())
@@ -503,8 +611,13 @@ std::shared_ptr<const TensorTable> evaluate_tensors(const Table& t, TableEnv& en
     double n = static_cast<double>(x.copies);
     for (i64 s : x.shape) n *= static_cast<double>(s);
     total += n;
-    if (total >= static_cast<double>(kMaxCount))
-      refuse(f, t, where, "the tensors sum past 2^53 = 9007199254740992 parameters, the largest exact count");
+    if (total >= static_cast<double>(kMaxCount)) {
+      std::string shape;
+      for (i64 d : x.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+      refuse(f, t, where, "the tensors sum past 2^53 = 9007199254740992 parameters at this one (shape [" + shape +
+                              "]" + (x.copies > 1 ? " × " + std::to_string(x.copies) + " experts" : "") +
+                              "); expected a model below 2^53 parameters, the largest exact count");
+    }
     table->tensors.push_back(std::move(x));
   };
   for (const TensorDef& d : t.tensors) {
@@ -533,15 +646,33 @@ std::shared_ptr<const TensorTable> evaluate_tensors(const Table& t, TableEnv& en
 
 }  // namespace
 
-ModelSpec read_with_table(const Table& t, const JsonFields& f, const std::string& model_type) {
-  for (const std::string& k : t.keys) (void)f.has(k.c_str());  // what the table reads, it counts
+ModelSpec read_with_table(const Table& t, const JsonFields& given, const std::string& model_type) {
+  for (const std::string& k : t.keys) (void)given.has(k.c_str());  // what the table reads, it counts
   ModelSpec m;
+  // The class defaults where the config leaves a key out: read in place of the config.
+  json merged;
+  std::string used;
+  if (!t.defaults.empty()) {
+    merged = given.object();
+    for (const auto& [k, v] : t.defaults.items())
+      if (!merged.contains(k) || merged.at(k).is_null()) {
+        merged[k] = v;
+        used += (used.empty() ? "" : ", ") + k + " " + v.dump();
+      }
+  }
+  const JsonFields with_defaults(used.empty() ? given.object() : merged, given);
+  const JsonFields& f = used.empty() ? given : with_defaults;
+  if (!used.empty()) m.notes.push_back("absent from the config, the class defaults of " + t.defaults_class + ": " + used);
   m.model_type = model_type;
   m.family = model_type;
   TableEnv env(t, f);
   const i64 layers = integer(t.layers, env, f, t, "layers", 1);
-  if (layers > kMaxLayers)
-    refuse(f, t, "layers = " + t.layers.text(), "expected at most 65536 layers, got " + std::to_string(layers));
+  if (layers > kMaxLayers) {
+    Value v;
+    v.kind = Value::Kind::integer;
+    v.i = layers;
+    refuse_value(f, t, "layers", t.layers, v, "expected a number of layers L from 1 to 65536, got " + std::to_string(layers));
+  }
   std::vector<bool> beside;
   set_spec(t, env, f, m, beside);
   if (m.layers != layers) defect(t.name, "spec/layers differs from layers");
@@ -563,6 +694,8 @@ ModelSpec read_with_table(const Table& t, const JsonFields& f, const std::string
   if (m.indexer.heads > 0 && (m.indexer.head_dim <= 0 || m.indexer.top_k <= 0 || m.attention != AttentionKind::mla))
     defect(t.name, "spec: an indexer needs indexer_head_dim, indexer_top_k and MLA attention");
   m.tensors = evaluate_tensors(t, env, f, layers);
+  for (const auto& [cond, text] : t.notes)
+    if (!cond || truth(*cond, env, f, t, "notes/if")) m.notes.push_back(text);
   if (!t.verified) {
     m.unverified = "model_type '" + model_type + "' is counted from " + t.source.substr(0, t.source.find(':')) +
                    "; no checkpoint total has confirmed it yet";

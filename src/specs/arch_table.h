@@ -1,8 +1,8 @@
 // Families described as data: the architecture tables of data/architectures/*.json (the format
 // and how to add one: docs/adding-a-family.md). Each table names the model types and classes it
 // reads, its variables over the config's keys, its tensors with shapes as expressions, and the
-// ModelSpec fields the ledgers read. Internal to the specs layer; hf_config.cpp consults it after
-// the hand-written readers.
+// ModelSpec fields the ledgers read. Internal to the specs layer; hf_config.cpp reads a model type
+// with its table where one exists, with a hand-written reader otherwise.
 #pragma once
 
 #include <string>
@@ -27,6 +27,8 @@ bool table_verified(const Table& t);
 /// table of the top-level model_type states it ("text_model_type"); empty when it states none.
 std::string_view tower_text_model_type(std::string_view top_model_type);
 std::string model_type_of_class(const Table& t, std::string_view cls);
+/// Whether an expression of `t` names config key `key` (its variables, tensors, spec, defaults).
+bool table_reads(const Table& t, std::string_view key);
 /// Every model type the tables read, in file order.
 std::vector<std::string> table_model_types();
 
@@ -40,8 +42,8 @@ ModelSpec read_with_table(const Table& t, const JsonFields& f, const std::string
 const Table* tower_by_model_type(std::string_view model_type);
 std::shared_ptr<const TensorTable> read_tower(const Table& t, const JsonFields& top);
 
-/// Reads a flat config.json object (the language model's fields) with the table of `model_type`
-/// even where a hand-written reader takes precedence, as hf_config.cpp reads a table family:
+/// Reads a flat config.json object (the language model's fields) with the table of `model_type`,
+/// as hf_config.cpp reads a table family:
 /// read_with_table, then rope_scaling and model_max_length. For holding a table against the
 /// reader of the same family (tests/table_migration_test.cpp). InputError when no table reads
 /// `model_type`, or as read_with_table.

@@ -1,5 +1,6 @@
-// Reading a Hugging Face config.json: the registry of families (model_type and architectures[]
-// to a reader in src/specs/family_*.cpp), the refusal of unknown ones, --as, declared
+// Reading a Hugging Face config.json: model_type and architectures[] to an architecture table
+// (data/architectures, arch_table.h) or, for the layouts no table expresses yet, to a reader in
+// src/specs/family_*.cpp (the registry below); the refusal of unknown ones, --as, declared
 // quantization, and config.json in Python's JSON dialect. Sources: the transformers configuration
 // and modeling files of each family, cited beside each reader where a default decides a count; a
 // default that changes the count and that the file does not state is recorded as a note (shown
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <initializer_list>
 #include <span>
 #include <stdexcept>
@@ -31,8 +33,11 @@ using namespace family;  // the readers and the helpers they share (hf_family.h)
 
 // ---- the registry of families ---------------------------------------------------------------
 //
-// Each family napkin counts exactly: the model_type values and architectures[] class names that
-// select it, the transformers files its field names and class defaults come from, and its reader.
+// The hand-written families: the model_type values and architectures[] class names that select
+// each, the transformers files its field names and class defaults come from, and its reader. A
+// model type that an architecture table reads is read by the table (the reader stays, for
+// tests/table_migration_test.cpp, until the readers of that family are retired); the family names
+// stay --as names.
 // An unknown model_type is refused (ModelSpec is never a guess); --as FAMILY reads it by analogy,
 // saying so on every command.
 
@@ -248,25 +253,35 @@ constexpr const char* kSsmKeys[] = {"ssm_cfg", "state_size", "d_state", "mamba_d
 constexpr const char* kEncDecKeys[] = {"is_encoder_decoder", "num_decoder_layers", "decoder_layers",
                                        "encoder_layers"};
 
-void refuse_unread_layout(const Fields& f, const Family& as, const std::string& t) {
+// Before reading by analogy (--as): a config whose layers the family would not build (state-space
+// mixers, an encoder-decoder, experts) is refused by the key that says so. `reads` is whether the
+// family reads a key: a table's expressions name it, a hand-written reader of experts reads
+// kMoeKeys, only T5's the encoder-decoder keys.
+void refuse_unread_layout(const Fields& f, std::string_view as, const std::function<bool(std::string_view)>& reads,
+                          const std::string& t) {
   auto first_present = [&](const auto& keys) -> const char* {
     for (const char* k : keys)
-      if (f.has(k)) return k;
+      if (f.has(k) && !reads(k)) return k;
     return nullptr;
   };
-  const std::string what = "model_type '" + t + "' with --as " + std::string(as.name);
+  const std::string what = "model_type '" + t + "' with --as " + std::string(as);
   if (const char* k = first_present(kSsmKeys))
     throw InputError(f.where(k) + ": a state-space (Mamba) layer key; " + what +
                      " would drop those layers; expected a supported family (" + family_names() + ")");
-  if (const char* k = first_present(kEncDecKeys); k != nullptr && as.name != "t5" &&
-                                                  !(std::string_view(k) == "is_encoder_decoder" &&
-                                                    !f.bool_or("is_encoder_decoder", false)))
+  if (const char* k = first_present(kEncDecKeys); k != nullptr && !(std::string_view(k) == "is_encoder_decoder" &&
+                                                                    !f.bool_or("is_encoder_decoder", false)))
     throw InputError(f.where(k) + ": an encoder-decoder key; " + what +
                      " counts a decoder only; expected a supported family (" + family_names() + ")");
-  if (const char* k = first_present(kMoeKeys); k != nullptr && !as.moe) {
+  if (const char* k = first_present(kMoeKeys)) {
     std::string moe;
     for (const Family& fam : families())
-      if (fam.moe) moe += (moe.empty() ? "" : ", ") + std::string(fam.name);
+      if (fam.moe && arch::table_by_model_type(fam.model_types.front()) == nullptr)
+        moe += (moe.empty() ? "" : ", ") + std::string(fam.name);
+    for (const std::string& mt : arch::table_model_types())
+      if (const arch::Table* x = arch::table_by_model_type(mt);
+          x != nullptr && arch::table_name(*x) == mt &&
+          std::any_of(std::begin(kMoeKeys), std::end(kMoeKeys), [x](const char* key) { return arch::table_reads(*x, key); }))
+        moe += (moe.empty() ? "" : ", ") + mt;
     throw InputError(f.where(k) + ": a mixture-of-experts key; " + what +
                      " counts a dense model; expected --as a family that reads experts (" + moe + ")");
   }
@@ -366,8 +381,10 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
   m.model_type = model_type;
   m.stored_dtype = f.has("torch_dtype") ? f.str_or("torch_dtype", "") : f.str_or("dtype", "");
   std::string t = model_type;
-  const Family* fam = t.empty() ? nullptr : family_by_model_type(t);
-  const arch::Table* table = fam != nullptr || t.empty() ? nullptr : arch::table_by_model_type(t);
+  // A model type with an architecture table is read by it; the hand-written readers read the
+  // rest (issue 28 migrates them onto tables one by one).
+  const arch::Table* table = t.empty() ? nullptr : arch::table_by_model_type(t);
+  const Family* fam = t.empty() || table != nullptr ? nullptr : family_by_model_type(t);
   if (fam == nullptr && table == nullptr) {
     // No model_type, or one napkin does not know: architectures[0] names the modeling class,
     // which decides the tensors (Kimi K2: model_type kimi_k2, DeepseekV3ForCausalLM).
@@ -384,20 +401,26 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
         }
     if (fam == nullptr && !arch.empty() && (table = arch::table_by_class(arch)) != nullptr)
       t = arch::model_type_of_class(*table, arch);
+    if (fam != nullptr && (table = arch::table_by_model_type(t)) != nullptr) fam = nullptr;
     if (fam != nullptr || table != nullptr)
       m.notes.push_back((model_type.empty() ? std::string("no model_type") : "model_type '" + model_type + "' is not one napkin names") +
                         ": architectures[0] " + arch + " is the modeling class of " + t + ", counted as " + t);
     if (fam == nullptr && model_type.empty() && as.empty() && f.has("n_embd")) {
       // openai-community/gpt2's first config.json has neither: its n_embd/n_layer/n_head are GPT-2's.
-      fam = family_by_model_type("gpt2");
       t = "gpt2";
+      table = arch::table_by_model_type(t);
+      if (table == nullptr) fam = family_by_model_type(t);
       m.notes.push_back("no model_type: n_embd/n_layer/n_head read with GPT-2 conventions (biases, LayerNorm, "
                         "learned positions, tied head)");
     }
   }
   if (!as.empty()) {
+    // A reader family's name (llama, deepseek, olmo, ...) reads as its first model type, with
+    // that type's table where it has one.
     const Family* by = family_by_name(as);
-    const arch::Table* by_table = by != nullptr ? nullptr : arch::table_by_model_type(as);
+    const std::string as_type(by != nullptr ? by->model_types.front() : as);
+    const arch::Table* by_table = arch::table_by_model_type(as_type);
+    if (by_table != nullptr) by = nullptr;
     if (by == nullptr && by_table == nullptr)
       throw InputError("--as", std::string(as), "a family napkin counts: " + family_names());
     if (fam != nullptr || table != nullptr)
@@ -412,7 +435,9 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
     m.notes.push_back(m.analogy);
     if (by_table != nullptr) {
       // A family described as data: every count-changing key must be one its table reads.
-      ModelSpec d = arch::read_with_table(*by_table, f, std::string(as));
+      refuse_unread_layout(
+          f, as, [by_table](std::string_view k) { return arch::table_reads(*by_table, k); }, model_type);
+      ModelSpec d = arch::read_with_table(*by_table, f, as_type);
       d.model_type = model_type;
       d.stored_dtype = m.stored_dtype;
       d.analogy = m.analogy;
@@ -422,7 +447,14 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
       refuse_unconsumed(f, model_type.empty() ? std::string(as) : model_type, arch::table_name(*by_table));
       return d;
     }
-    refuse_unread_layout(f, *by, model_type);
+    refuse_unread_layout(
+        f, by->name,
+        [by](std::string_view k) {
+          return std::find(std::begin(kMoeKeys), std::end(kMoeKeys), k) != std::end(kMoeKeys)  ? by->moe
+                 : std::find(std::begin(kEncDecKeys), std::end(kEncDecKeys), k) != std::end(kEncDecKeys) ? by->name == "t5"
+                                                                                                         : false;
+        },
+        model_type);
     fam = by;
     t = std::string(by->model_types.front());
   }
@@ -430,6 +462,8 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
     // A family described as data (data/architectures/*.json).
     ModelSpec d = arch::read_with_table(*table, f, t);
     d.model_type = model_type;
+    // Falcon's legacy RefinedWeb names show as falcon.
+    if (t == "RefinedWeb" || t == "RefinedWebModel") d.family = arch::table_name(*table);
     d.stored_dtype = m.stored_dtype;
     d.notes.insert(d.notes.begin(), m.notes.begin(), m.notes.end());
     read_rope_scaling(f, d);
@@ -745,5 +779,23 @@ ModelSpec read_hf_config(const std::string& path) {
   m.name = path;
   return m;
 }
+
+namespace family {
+
+ModelSpec read_config_with_reader(const json& config, std::string_view model_type) {
+  const Family* fam = family_by_model_type(model_type);
+  if (fam == nullptr)
+    throw InputError("config.json: no hand-written reader reads model_type '" + std::string(model_type) + "'");
+  const JsonFields f(config, "config.json", "");
+  ModelSpec m;
+  const std::string t(model_type);
+  m.model_type = t;
+  m.family = (t == "RefinedWeb" || t == "RefinedWebModel") ? std::string(fam->name) : t;
+  fam->read(f, m, t);
+  read_rope_scaling(f, m);
+  return m;
+}
+
+}  // namespace family
 
 }  // namespace napkin::specs

@@ -40,6 +40,11 @@ void read_llama_like(const Fields& f, ModelSpec& m, bool tied_default);
 /// rope_scaling (or transformers v5's rope_parameters) and model_max_length, for every family:
 /// the type ("type" in older configs), factor and original_max_position_embeddings.
 void read_rope_scaling(const Fields& f, ModelSpec& m);
+/// Reads a flat config.json object with the hand-written reader of `model_type` even where an
+/// architecture table takes precedence (hf_config.cpp), as the registry would: the reader, then
+/// rope_scaling and model_max_length. For holding a table against the reader it replaces
+/// (tests/table_migration_test.cpp). InputError when no reader reads `model_type`.
+ModelSpec read_config_with_reader(const json& config, std::string_view model_type);
 json with_defaults(const Fields& f, const json& defaults, std::string_view source, ModelSpec& m);
 void read_moe_layout(const Fields& f, ModelSpec& m);
 

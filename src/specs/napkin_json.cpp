@@ -6,6 +6,7 @@
 #include "hf_family.h"
 #include "json_fields.h"
 #include "napkin/ground/error.h"
+#include "napkin/model/params.h"
 #include "napkin/model/tensor_table.h"
 
 namespace napkin::specs {
@@ -129,10 +130,12 @@ json to_napkin_json(const ModelSpec& m) {
     throw InputError((m.name.empty() ? std::string("model") : m.name) +
                      ": napkin model JSON does not carry an encoder-decoder's two stacks; expected a decoder-only or "
                      "encoder-only model");
-  if (m.tensors || m.tower)
+  // A table family whose spec fields say all its tensors do (formulas_reproduce_tensors) is
+  // carried by them; any other needs its tensor table, which the format does not hold.
+  if (m.tower || !formulas_reproduce_tensors(m))
     throw InputError((m.name.empty() ? std::string("model") : m.name) + ": napkin model JSON does not carry the " +
-                     "tensor table of " + (m.tensors ? m.tensors->family : m.tower->family) +
-                     " (data/architectures); expected a model of a hand-written family (keep its config.json)");
+                     "tensor table of " + (m.tower ? m.tower->family : m.tensors->family) +
+                     " (data/architectures); expected a model whose spec fields give its tensors (keep its config.json)");
   json j;
   j["napkin_model"] = 1;
   j["name"] = m.name;

@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 #include <string_view>
 
 #include "napkin/ground/result.h"
@@ -68,11 +69,19 @@ struct ParamCount {
   // layer's own parameters are layer_params(m, c, l).
   std::int64_t attention_layers = 0, mamba_layers = 0;
   LayerParams mamba_mixer;
+  // A table family's parameters layer by layer (empty for the closed formulas): summed in one pass
+  // over its tensors, so that layer_params is not a walk over every tensor per layer.
+  std::vector<LayerParams> table_layers;
   std::int64_t group(ParamGroup g) const { return groups[static_cast<std::size_t>(g)]; }
 };
 
 /// Counts every weight tensor the spec implies. Throws InputError on an inconsistent spec.
 ParamCount count_params(const specs::ModelSpec& m);
+
+/// Whether the spec's own fields give the count of `m`'s tensor table exactly, group by group and
+/// layer kind by layer kind (true for a spec without a tensor table): `params` then shows the
+/// formulas, and napkin model JSON can carry the spec without its tensors.
+bool formulas_reproduce_tensors(const specs::ModelSpec& m);
 
 /// The parameters of layer `l` of a counted model: its mixer (attention, a Mamba mixer or none),
 /// its norms, and its feed-forward block (dense, MoE or none).
