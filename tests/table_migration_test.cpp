@@ -241,6 +241,13 @@ std::vector<std::pair<std::string, json>> variants(const json& lm) {
   set("attention_bias", true);
   set("mlp_bias", true);
   set("use_qk_norm", true);
+  if (lm.value("model_type", "") == "opt") {  // OPT-350m's projected embeddings, its other switches
+    set("word_embed_proj_dim", 512);
+    set("do_layer_norm_before", false);
+    set("layer_norm_elementwise_affine", false);
+    set("enable_bias", false);
+    set("_remove_final_layer_norm", true);
+  }
   drop("shared_expert_intermediate_size");
   set("num_key_value_heads", 3);  // divides no real model's heads: refused both ways
   set("num_key_value_heads", -1);

@@ -440,6 +440,8 @@ void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m, 
     else if (field == "norms_per_layer") m.norms_per_layer = static_cast<int>(I(0));
     else if (field == "mtp_layers") m.mtp_layers = I(0);
     else if (field == "position_table") m.position_table = I(0);
+    else if (field == "position_offset") m.position_offset = I(0);
+    else if (field == "embed_proj_dim") m.embed_proj_dim = I(0);
     else if (field == "positions") {
       const std::string k = word(e, env, f, t, where, {"rotary", "learned", "none"});
       m.positions = k == "rotary" ? PositionKind::rotary : k == "learned" ? PositionKind::learned : PositionKind::none;

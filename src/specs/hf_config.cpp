@@ -33,11 +33,9 @@ using namespace family;  // the readers and the helpers they share (hf_family.h)
 
 // ---- the registry of families ---------------------------------------------------------------
 //
-// The hand-written families: the model_type values and architectures[] class names that select
-// each, the transformers files its field names and class defaults come from, and its reader. A
-// model type that an architecture table reads is read by the table (the reader stays, for
-// tests/table_migration_test.cpp, until the readers of that family are retired); the family names
-// stay --as names.
+// The hand-written families: the model_types and architectures[] classes that select each, the
+// transformers files behind its field names and defaults, and its reader. A model type a table
+// reads is read by it (the reader stays for tests/table_migration_test.cpp); names stay --as names.
 // An unknown model_type is refused (ModelSpec is never a guess); --as FAMILY reads it by analogy,
 // saying so on every command.
 
