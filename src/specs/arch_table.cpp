@@ -442,6 +442,9 @@ void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m, 
     else if (field == "position_table") m.position_table = I(0);
     else if (field == "position_offset") m.position_offset = I(0);
     else if (field == "embed_proj_dim") m.embed_proj_dim = I(0);
+    else if (field == "type_vocab") m.type_vocab = I(0);
+    else if (field == "encoder_only") m.encoder_only = B();
+    else if (field == "pooler") m.pooler = B();
     else if (field == "positions") {
       const std::string k = word(e, env, f, t, where, {"rotary", "learned", "none"});
       m.positions = k == "rotary" ? PositionKind::rotary : k == "learned" ? PositionKind::learned : PositionKind::none;
