@@ -72,13 +72,15 @@ TEST_CASE("Nemotron-3-Nano-30B-A3B: E blocks of 128 relu² experts and one share
 TEST_CASE("Nemotron-H E blocks napkin does not count are refused naming the key", "[families]") {
   nlohmann::json j = nano30b();
   j["moe_latent_size"] = 1024;
-  CHECK(error_of(j).rfind("config.json: /moe_latent_size: 1024: a latent mixture of experts", 0) == 0);
+  CHECK(error_of(j).rfind("config.json: /moe_latent_size: 1024: expected no moe_latent_size (a latent mixture of "
+                          "experts",
+                          0) == 0);
   j = nano30b();
   j["mlp_bias"] = true;
-  CHECK(error_of(j).rfind("config.json: /mlp_bias: expected false in a model with E blocks", 0) == 0);
+  CHECK(error_of(j).rfind("config.json: /mlp_bias: true: expected mlp_bias false in a model with E blocks", 0) == 0);
   j = nano30b();
   j["n_shared_experts"] = 2;
-  CHECK(error_of(j).rfind("config.json: /n_shared_experts: expected 1", 0) == 0);
+  CHECK(error_of(j).rfind("config.json: /n_shared_experts: 2: expected n_shared_experts 1", 0) == 0);
   j = nano30b();
   j.erase("n_shared_experts");
   CHECK(error_of(j).rfind("config.json: /n_shared_experts: missing", 0) == 0);
@@ -88,7 +90,10 @@ TEST_CASE("Nemotron-H E blocks napkin does not count are refused naming the key"
   j = nano30b();
   j["hybrid_override_pattern"] = "MXM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
   j["num_hidden_layers"] = 50;
-  CHECK(error_of(j).find("block 1 is 'X'; expected M (Mamba-2), * (attention), - (MLP) or E") != std::string::npos);
+  CHECK(error_of(j).rfind("config.json: /hybrid_override_pattern: \"MXM*EMEM", 0) == 0);
+  CHECK(error_of(j).find("expected a block kind M (Mamba-2), * (attention), - (MLP) or E (mixture of experts)") !=
+        std::string::npos);
+  CHECK(error_of(j).find(", layer 1)") != std::string::npos);
   // The names of layers_block_type read the same: "moe" is an E block.
   j = nano30b();
   nlohmann::json types = nlohmann::json::array();

@@ -305,6 +305,15 @@ ParamCount count_params(const ModelSpec& m) {
   if (!m.tower_refusal.empty())
     throw InputError(m.tower_refusal + " (napkin counts the language model alone with --text-only)");
   ParamCount c = m.tensors ? detail::count_table(m) : count_language_model(m);
+  if (m.tensors && m.has_mamba()) {
+    // One Mamba mixer as the spec states it, where the table's first Mamba layer holds it.
+    const LayerParams mixer = mamba_mixer(m);
+    for (i64 l = 0; l < m.layers; ++l)
+      if (m.layer_mixer(l) == specs::LayerMixer::mamba) {
+        if (c.table_layers[static_cast<std::size_t>(l)].ssm == mixer.ssm) c.mamba_mixer = mixer;
+        break;
+      }
+  }
   if (m.tower) {
     // The tower: counted in total (the checkpoint holds it, vLLM loads it), not in the active
     // parameters of a text token.
@@ -618,7 +627,8 @@ bool same(const LayerParams& a, const LayerParams& b) {
 
 // The spec's formulas' count (count_language_model, the tower added as count_params adds it) where
 // it equals the table's count `c` of `m` exactly: every group, the layer kinds and one layer of
-// each kind; nullopt where the formulas cannot say what the tensors do.
+// each kind (a Mamba mixer's tensors are in the ssm and norm groups); nullopt where the formulas
+// cannot say what the tensors do.
 std::optional<ParamCount> formula_count(const ModelSpec& m, const ParamCount& c) {
   ModelSpec f = m;
   f.tensors = nullptr;
@@ -638,9 +648,10 @@ std::optional<ParamCount> formula_count(const ModelSpec& m, const ParamCount& c)
   const bool equal = x.mtp == c.mtp && x.total == c.total && x.active == c.active && x.embedding == c.embedding &&
                      x.non_embedding == c.non_embedding && x.dense_layers == c.dense_layers &&
                      x.moe_layers == c.moe_layers && x.attention_layers == c.attention_layers &&
-                     x.mamba_layers == c.mamba_layers && (c.dense_layers == 0 || same(x.dense_layer, c.dense_layer)) &&
-                     (c.moe_layers == 0 || same(x.moe_layer, c.moe_layer)) &&
-                     (c.mamba_layers == 0 || same(x.mamba_mixer, c.mamba_mixer));
+                     x.mamba_layers == c.mamba_layers &&
+                     // one layer of each kind is shown where no Mamba mixer makes layers differ
+                     (c.mamba_layers > 0 || c.dense_layers == 0 || same(x.dense_layer, c.dense_layer)) &&
+                     (c.mamba_layers > 0 || c.moe_layers == 0 || same(x.moe_layer, c.moe_layer));
   if (!equal) return std::nullopt;
   return x;
 }

@@ -347,10 +347,18 @@ class TableEnv : public Env {
       }
       if (f_.has(k->c_str())) f_.bad(k->c_str(), want.c_str());
     }
+    // A guard (a value of null) over keys the config leaves out: the first of them is missing.
+    std::vector<std::string> direct;
+    for (const std::string& k : keys)
+      if (k != "model_type") direct.push_back(k);
+    if (v.is_null() && !direct.empty() &&
+        std::none_of(direct.begin(), direct.end(), [this](const std::string& k) { return f_.has(k.c_str()); }))
+      f_.missing(direct.front().c_str(), var.what.c_str());
+    const std::string at = l_ && var.per_layer ? ", layer " + std::to_string(*l_) : "";
     if (const auto k = pick_key(t_, f_, var.expr, v))
       throw InputError(f_.where(k->c_str()) + ": " + f_.raw(k->c_str()).dump().substr(0, 80) + ": expected " + var.what +
-                       " (" + t_.name + " " + name + " = " + var.expr.text() + " is " + v.show() + ", not " +
-                       want.substr(0, want.find(" (")) + ")");
+                       " (" + t_.name + " " + name + " = " + var.expr.text() +
+                       (v.is_null() ? "" : " is " + v.show() + ", not " + want.substr(0, want.find(" ("))) + at + ")");
     throw InputError(f_.file() + ": " + t_.name + " " + name + " = " + var.expr.text() + ": expected " + want +
                      ", got " + v.show());
   }
@@ -494,6 +502,20 @@ void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m, 
     else if (field == "recurrent_state_fp32") m.recurrent.state_fp32 = B();
     else if (field == "recurrent_proj_width") m.recurrent.proj_width = I(0);
     else if (field == "recurrent_tp_unit") m.recurrent.tp_unit = I(1);
+    else if (field == "mamba_version") {
+      m.mamba.version = static_cast<int>(I(0));
+      if (m.mamba.version > 2) refuse(f, t, where + " = " + e.text(), "expected 1 or 2 (Mamba-1 or Mamba-2)");
+    }
+    else if (field == "mamba_d_inner") m.mamba.d_inner = I(1);
+    else if (field == "mamba_d_state") m.mamba.d_state = I(1);
+    else if (field == "mamba_conv_kernel") m.mamba.conv_kernel = I(1);
+    else if (field == "mamba_dt_rank") m.mamba.dt_rank = I(0);
+    else if (field == "mamba_groups") m.mamba.groups = I(0);
+    else if (field == "mamba_heads") m.mamba.heads = I(0);
+    else if (field == "mamba_proj_bias") m.mamba.proj_bias = B();
+    else if (field == "mamba_conv_bias") m.mamba.conv_bias = B();
+    else if (field == "mamba_inner_norms") m.mamba.inner_norms = B();
+    else if (field == "mamba_state_fp32") m.mamba.ssm_state_fp32 = B();
     else if (field == "indexer_heads") m.indexer.heads = I(0);
     else if (field == "indexer_head_dim") m.indexer.head_dim = I(0);
     else if (field == "indexer_top_k") m.indexer.top_k = I(0);
@@ -531,9 +553,10 @@ void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m, 
                                                  : LayerAttention::none);
       } else if (field == "layer_mixer") {
         const std::string k = word(e, env, f, t, where + " (layer " + std::to_string(l) + ")",
-                                   {"attention", "recurrent", "attention+recurrent", "none"});
+                                   {"attention", "recurrent", "attention+recurrent", "mamba", "none"});
         m.layer_mixers.push_back(k == "attention" ? LayerMixer::attention
                                  : k == "none"    ? LayerMixer::none
+                                 : k == "mamba"   ? LayerMixer::mamba
                                                   : LayerMixer::recurrent);
         beside.push_back(k == "attention+recurrent");
       } else {
@@ -694,6 +717,21 @@ ModelSpec read_with_table(const Table& t, const JsonFields& given, const std::st
                                     : " is 'attention+recurrent' but its layer_attention is none"));
     }
   }
+  // A Mamba mixer (MambaSpec, the ledgers' own state-space model: Mamba-1, Jamba, Nemotron-H) keeps
+  // its state, not a KV cache; the table states the mixer whole.
+  bool mamba_layers = false;
+  for (i64 l = 0; l < m.layers; ++l)
+    if (m.layer_mixer(l) == LayerMixer::mamba) {
+      mamba_layers = true;
+      if (m.layer_attention(l) != LayerAttention::none)
+        defect(t.name, "spec: layer " + std::to_string(l) + " is 'mamba' but its layer_attention is not 'none'");
+    }
+  if (!mamba_layers) m.mamba = MambaSpec{};  // a hybrid whose config lists no Mamba block
+  if ((mamba_layers && m.mamba.version == 0) ||
+      (mamba_layers && (m.mamba.d_inner <= 0 || m.mamba.d_state <= 0 || m.mamba.conv_kernel <= 0 ||
+                        (m.mamba.version == 1 ? m.mamba.dt_rank <= 0 : m.mamba.heads <= 0 || m.mamba.groups <= 0))))
+    defect(t.name, "spec: 'mamba' layers need mamba_version with mamba_d_inner, mamba_d_state, mamba_conv_kernel and "
+                   "mamba_dt_rank (Mamba-1) or mamba_heads and mamba_groups (Mamba-2)");
   if (m.has_layer_kv() && m.attention == AttentionKind::mla)
     defect(t.name, "spec: per-layer KV shapes (layer_kv_heads, layer_head_dim, layer_kv_shared) on an MLA model");
   if (m.indexer.heads > 0 && (m.indexer.head_dim <= 0 || m.indexer.top_k <= 0 || m.attention != AttentionKind::mla))
