@@ -110,6 +110,11 @@ TEST_CASE("An encoder-decoder's params rows show each stack with its formula", "
   CHECK(rs.find("encoder_layer_params")->value.num == 2360320.0);
   CHECK(rs.find("decoder_layer_params")->value.num == 3147264.0);
   CHECK(rs.find("dense_layer_params") == nullptr);  // no decoder-only rows
+  // Read by data/architectures/t5.json: its tensors (the decoder's blocks after the encoder's)
+  // give the formulas' count, group by group and block by block.
+  REQUIRE(m.tensors != nullptr);
+  CHECK(formulas_reproduce_tensors(m));
+  CHECK(count_params(m).dense_layers == 16);
 }
 
 TEST_CASE("The inference ledger of an encoder-decoder holds all weights and the decoder's two KV streams",

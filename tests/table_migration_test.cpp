@@ -200,6 +200,11 @@ std::set<std::string> differences(const ModelSpec& a, const ModelSpec& b) {
   cmp("hidden_dropout", a.hidden_dropout, b.hidden_dropout);
   cmp("mtp_layers", a.mtp_layers, b.mtp_layers);
   cmp("encoder_only", a.encoder_only, b.encoder_only);
+  cmp("type_vocab", a.type_vocab, b.type_vocab);
+  cmp("pooler", a.pooler, b.pooler);
+  cmp("encoder_decoder", a.encoder_decoder, b.encoder_decoder);
+  cmp("decoder_layers", a.decoder_layers, b.decoder_layers);
+  cmp("relative_attention_buckets", a.relative_attention_buckets, b.relative_attention_buckets);
   cmp("ledger_refusal", a.ledger_refusal, b.ledger_refusal);
   cmp("mamba", a.mamba, b.mamba);
   for (std::int64_t l = 0; l < std::max(a.layers, b.layers); ++l) {
@@ -274,6 +279,22 @@ std::vector<std::pair<std::string, json>> variants(const json& lm) {
     set("layer_norm_elementwise_affine", false);
     set("enable_bias", false);
     set("_remove_final_layer_norm", true);
+  }
+  if (lm.value("model_type", "") == "t5") {  // T5's defaults and feed_forward_proj's refusals
+    for (const char* k : {"num_decoder_layers", "relative_attention_num_buckets", "feed_forward_proj", "dropout_rate"})
+      drop(k);
+    set("num_decoder_layers", 3);
+    set("num_decoder_layers", 0);
+    set("num_decoder_layers", json());
+    set("relative_attention_num_buckets", 0);
+    set("relative_attention_num_buckets", -1);
+    set("dropout_rate", 0.0);
+    set("dropout_rate", 1.5);
+    for (const char* p : {"relu", "gelu_new", "gated-silu", "gated-gelu", "gelu-gated", "gated-", "gated-a-b", "", "-"})
+      set("feed_forward_proj", p);
+    set("feed_forward_proj", 7);
+    set("feed_forward_proj", json::array({"gated-gelu"}));
+    set("is_encoder_decoder", false);
   }
   drop("shared_expert_intermediate_size");
   set("num_key_value_heads", 3);  // divides no real model's heads: refused both ways

@@ -291,8 +291,9 @@ ParamCount count_encoder_decoder(const ModelSpec& m) {
   c.embedding = c.group(ParamGroup::embedding) + c.group(ParamGroup::head);
   c.non_embedding = c.total - c.embedding;
   c.active = c.total;
-  // One block of each stack; dense_layers counts both stacks' blocks.
-  c.dense_layers = layers;
+  // One block of each stack; dense_layers (and attention_layers: every block attends) counts both
+  // stacks' blocks, as a table's decoder stack does (params_table.cpp).
+  c.dense_layers = c.attention_layers = layers;
   c.dense_layer = LayerParams{.attention = p.attention_one, .norm = 2 * d, .mlp = p.mlp_one};
   return c;
 }

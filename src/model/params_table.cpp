@@ -63,11 +63,14 @@ ParamCount count_table(const ModelSpec& m) {
     c.total += n;
     c.active += x.routed ? x.elements() * std::min(k, x.copies) : n;
   }
-  c.table_layers.assign(static_cast<std::size_t>(std::max<i64>(m.layers, 0)), LayerParams{});
+  // An encoder-decoder's decoder blocks follow the encoder's L layers (arch_table.cpp "stack":
+  // "decoder"): both stacks' blocks are layers here, as count_encoder_decoder counts them.
+  const i64 blocks = std::max<i64>(m.layers, 0) + (m.encoder_decoder ? std::max<i64>(m.decoder_layers, 0) : 0);
+  c.table_layers.assign(static_cast<std::size_t>(blocks), LayerParams{});
   for (const specs::TableTensor& x : t.tensors)
-    if (x.layer >= 0 && x.layer < m.layers && !x.mtp) add_to_layer(c.table_layers[static_cast<std::size_t>(x.layer)], x);
+    if (x.layer >= 0 && x.layer < blocks && !x.mtp) add_to_layer(c.table_layers[static_cast<std::size_t>(x.layer)], x);
   bool seen_dense = false, seen_moe = false;
-  for (i64 l = 0; l < m.layers; ++l) {
+  for (i64 l = 0; l < blocks; ++l) {
     const LayerParams& p = c.table_layers[static_cast<std::size_t>(l)];
     if (p.routed > 0) {
       ++c.moe_layers;

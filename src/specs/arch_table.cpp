@@ -39,6 +39,9 @@ struct TensorDef {
   std::optional<Expr> when;    // "if"
   std::optional<Expr> experts;  // routed copies
   std::optional<Expr> mtp;      // multi-token-prediction layers: this many, at l = L, L + 1, ...
+  // "stack": "decoder": an encoder-decoder's decoder block (T5): `layers` runs l over the
+  // decoder's blocks (spec decoder_layers), stored at layer L + l after the encoder's L.
+  bool decoder = false;
 };
 
 }  // namespace
@@ -139,9 +142,18 @@ Table parse_table(std::string_view name, std::string_view text) {
     if (d.contains("experts")) td.experts = parse(t, td.name + "/experts", d.at("experts"));
     if (d.contains("mtp")) td.mtp = parse(t, td.name + "/mtp", d.at("mtp"));
     if (td.layers && td.mtp) defect(t.name, td.name + ": layers and mtp are exclusive");
+    if (d.contains("stack")) {
+      // An encoder-decoder's decoder stack: its own layer loop (see TensorDef::decoder).
+      if (d.at("stack") != "decoder") defect(t.name, td.name + "/stack: expected \"decoder\"");
+      if (!td.layers) defect(t.name, td.name + "/stack: a decoder tensor is per layer (\"layers\")");
+      td.decoder = true;
+    }
     t.tensors.push_back(std::move(td));
   }
   for (const auto& [k, v] : j.at("spec").items()) t.spec.emplace_back(k, parse(t, "spec/" + k, v));
+  if (std::any_of(t.tensors.begin(), t.tensors.end(), [](const TensorDef& d) { return d.decoder; }) &&
+      (t.tower || !j.at("spec").contains("decoder_layers") || !j.at("spec").contains("encoder_decoder")))
+    defect(t.name, "stack: decoder tensors need spec encoder_decoder and decoder_layers (a model table's)");
   if (j.contains("class_defaults")) {
     const json& d = j.at("class_defaults");
     if (!d.is_object() || !d.contains("class") || !d.at("class").is_string() || !d.contains("values") ||
@@ -453,6 +465,11 @@ void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m, 
     else if (field == "type_vocab") m.type_vocab = I(0);
     else if (field == "encoder_only") m.encoder_only = B();
     else if (field == "pooler") m.pooler = B();
+    // Encoder-decoder (T5): `layers` is the encoder's depth; the decoder's blocks ("stack":
+    // "decoder" tensors) and each stack's relative-position buckets.
+    else if (field == "encoder_decoder") m.encoder_decoder = B();
+    else if (field == "decoder_layers") m.decoder_layers = I(1);
+    else if (field == "relative_attention_buckets") m.relative_attention_buckets = I(0);
     else if (field == "positions") {
       const std::string k = word(e, env, f, t, where, {"rotary", "learned", "none"});
       m.positions = k == "rotary" ? PositionKind::rotary : k == "learned" ? PositionKind::learned : PositionKind::none;
@@ -618,13 +635,18 @@ std::vector<std::string> table_model_types() {
 
 namespace {
 
-std::shared_ptr<const TensorTable> evaluate_tensors(const Table& t, TableEnv& env, const JsonFields& f, i64 layers) {
+// `decoder_layers`: the decoder stack's blocks of an encoder-decoder (0 otherwise).
+std::shared_ptr<const TensorTable> evaluate_tensors(const Table& t, TableEnv& env, const JsonFields& f, i64 layers,
+                                                    i64 decoder_layers) {
   auto table = std::make_shared<TensorTable>();
   table->family = t.name;
   table->source = t.source;
   double total = 0.0;
   auto add = [&](const TensorDef& d, i64 layer) {
-    const std::string where = d.name + (layer >= 0 ? " (layer " + std::to_string(layer) + ")" : "");
+    const std::string where =
+        d.name + (layer < 0     ? std::string()
+                  : d.decoder ? " (decoder layer " + std::to_string(layer - layers) + ")"
+                              : " (layer " + std::to_string(layer) + ")");
     if (d.when && !truth(*d.when, env, f, t, where + " if")) return;
     TableTensor x;
     x.name = d.name;
@@ -663,9 +685,12 @@ std::shared_ptr<const TensorTable> evaluate_tensors(const Table& t, TableEnv& en
       add(d, -1);
       continue;
     }
-    for (i64 l = 0; l < layers; ++l) {
+    // A decoder tensor: l counts the decoder's blocks, stored after the encoder's L layers.
+    const i64 n = d.decoder ? decoder_layers : layers, first = d.decoder ? layers : 0;
+    for (i64 l = 0; l < n; ++l) {
       env.at_layer(l);
-      if (truth(*d.layers, env, f, t, d.name + " (layer " + std::to_string(l) + ") layers")) add(d, l);
+      if (truth(*d.layers, env, f, t, d.name + (d.decoder ? " (decoder layer " : " (layer ") + std::to_string(l) + ") layers"))
+        add(d, first + l);
     }
     env.at_layer(std::nullopt);
   }
@@ -736,7 +761,17 @@ ModelSpec read_with_table(const Table& t, const JsonFields& given, const std::st
     defect(t.name, "spec: per-layer KV shapes (layer_kv_heads, layer_head_dim, layer_kv_shared) on an MLA model");
   if (m.indexer.heads > 0 && (m.indexer.head_dim <= 0 || m.indexer.top_k <= 0 || m.attention != AttentionKind::mla))
     defect(t.name, "spec: an indexer needs indexer_head_dim, indexer_top_k and MLA attention");
-  m.tensors = evaluate_tensors(t, env, f, layers);
+  // An encoder-decoder's decoder stack, bounded as the encoder's layers are.
+  if (m.encoder_decoder && m.decoder_layers > kMaxLayers)
+    for (const auto& [field, e] : t.spec)
+      if (field == "decoder_layers") {
+        Value v;
+        v.kind = Value::Kind::integer;
+        v.i = m.decoder_layers;
+        refuse_value(f, t, "spec/decoder_layers", e, v,
+                     "expected a number of decoder layers from 1 to 65536, got " + std::to_string(m.decoder_layers));
+      }
+  m.tensors = evaluate_tensors(t, env, f, layers, m.encoder_decoder ? m.decoder_layers : 0);
   for (const auto& [cond, text] : t.notes)
     if (!cond || truth(*cond, env, f, t, "notes/if")) m.notes.push_back(text);
   if (!t.verified) {
@@ -758,7 +793,7 @@ std::shared_ptr<const TensorTable> read_tower(const Table& t, const JsonFields& 
   const i64 layers = integer(t.layers, env, top, t, "layers", 0);
   if (layers > kMaxLayers)
     refuse(top, t, "layers = " + t.layers.text(), "expected at most 65536 layers, got " + std::to_string(layers));
-  return evaluate_tensors(t, env, top, layers);
+  return evaluate_tensors(t, env, top, layers, 0);
 }
 
 ModelSpec read_config_with_table(const nlohmann::json& config, std::string_view model_type) {
