@@ -162,7 +162,7 @@ TEST_CASE("the language model nests under text_config, llm_config or language_co
 
 TEST_CASE("a dense Qwen2 or Qwen3 config without intermediate_size is refused, not counted without MLPs",
           "[specs][registry]") {
-  // Found by the table migration (tests/table_migration_test.cpp): the reader took an absent
+  // Found by the table migration (tests/table_migration_test.cpp, retired with the readers): the reader took an absent
   // intermediate_size as 0 and counted the model with no MLP at all.
   for (const char* t : {"qwen2", "qwen3"}) {
     json j = llama_config();

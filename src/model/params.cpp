@@ -666,7 +666,7 @@ bool formulas_reproduce_tensors(const ModelSpec& m) {
 
 void count_params(const ModelSpec& m, ResultSet& out) {
   // A table family whose spec the formulas reproduce, group by group and layer kind by layer kind
-  // (the families migrated from hand-written readers), shows its rows as formulas with the
+  // (the families of 2019–24, migrated from hand-written readers), shows its rows as formulas with the
   // numbers substituted; any other table family shows each group's tensors.
   const ParamCount counted = count_params(m);
   const std::optional<ParamCount> formula = m.tensors ? formula_count(m, counted) : std::nullopt;

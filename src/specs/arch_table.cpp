@@ -1,5 +1,6 @@
-// The architecture tables (arch_table.h): parsing data/architectures/*.json once, and reading a
-// config with one of them into a ModelSpec and its tensor table.
+// The architecture tables (arch_table.h): reading a config with one of them (parsed by
+// arch_table_parse.cpp) into a ModelSpec and its tensor table, and the messages that name the
+// config key a value came from.
 #include "arch_table.h"
 
 #include <algorithm>
@@ -7,230 +8,14 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <stdexcept>
 
-#include "arch_expr.h"
-#include "hf_family.h"
+#include "arch_table_data.h"
 #include "napkin/ground/error.h"
-#include "napkin/model/tensor_table.h"
-#include "napkin/specs/hf_config.h"
-#include "napkin/specs/presets.h"
+#include "rope_scaling.h"
 
 namespace napkin::specs::arch {
 
 namespace {
-
-using i64 = std::int64_t;
-constexpr i64 kMaxCount = i64{1} << 53;  // exact in a double, like every count napkin prints
-constexpr i64 kMaxLayers = i64{1} << 16;  // 65,536, as count_params bounds hand-written families
-
-struct Var {
-  Expr expr;
-  std::string check;  // "", "positive", "count", "bool", "number"
-  std::string what;   // for messages: "hidden size D"
-  bool per_layer = false;  // depends on l
-};
-
-struct TensorDef {
-  std::string name;
-  TensorGroup group = TensorGroup::other;
-  std::vector<Expr> shape;
-  std::optional<Expr> layers;  // per layer where true; absent: once
-  std::optional<Expr> when;    // "if"
-  std::optional<Expr> experts;  // routed copies
-  std::optional<Expr> mtp;      // multi-token-prediction layers: this many, at l = L, L + 1, ...
-  // "stack": "decoder": an encoder-decoder's decoder block (T5): `layers` runs l over the
-  // decoder's blocks (spec decoder_layers), stored at layer L + l after the encoder's L.
-  bool decoder = false;
-};
-
-}  // namespace
-
-struct Table {
-  std::string name, source, checked;
-  bool tower = false;  // "kind": "tower": a vision/audio tower over the top-level config
-  bool verified = true;  // "verified": false: no checkpoint total has confirmed the table yet
-  // A tower's: the model_type of the text model its configuration class builds when the nested
-  // text_config names none (Kimi-VL's KimiVLConfig builds a DeepseekV3Config).
-  std::string text_model_type;
-  std::vector<std::string> model_types, classes;
-  std::map<std::string, Var, std::less<>> vars;
-  Expr layers;
-  std::vector<TensorDef> tensors;
-  std::vector<std::pair<std::string, Expr>> spec;  // ModelSpec field ← expression
-  std::set<std::string> keys;  // every $key named anywhere
-  // "class_defaults": {"class": "configuration_x.py XConfig", "values": {key: value}}: filled in
-  // where the config leaves a key out or null (save_pretrained omits a field equal to the class
-  // default), and named in a note.
-  std::string defaults_class;
-  json defaults;
-  // "notes": [text or {"if": condition, "text": text}]: what the count rests on, stated with it.
-  std::vector<std::pair<std::optional<Expr>, std::string>> notes;
-};
-
-namespace {
-
-[[noreturn]] void defect(const std::string& table, const std::string& what) {
-  // A table that does not parse is a build defect (tests/arch_table_test.cpp reads them all).
-  throw std::logic_error("data/architectures/" + table + ".json: " + what);
-}
-
-Expr parse(const Table& t, const std::string& where, const json& v) {
-  if (!v.is_string()) defect(t.name, where + ": expected an expression string");
-  try {
-    return Expr::parse(v.get<std::string>());
-  } catch (const ExprError& e) {
-    defect(t.name, where + ": " + e.what);
-  }
-}
-
-std::vector<std::string> strings(const Table& t, const json& j, const char* key) {
-  std::vector<std::string> out;
-  if (!j.contains(key) || !j.at(key).is_array()) defect(t.name, std::string(key) + ": expected a list of strings");
-  for (const json& x : j.at(key)) out.push_back(x.get<std::string>());
-  return out;
-}
-
-TensorGroup group_of(const Table& t, const std::string& g) {
-  static const std::pair<const char*, TensorGroup> kGroups[] = {
-      {"embedding", TensorGroup::embedding}, {"attention", TensorGroup::attention}, {"mlp", TensorGroup::mlp},
-      {"experts", TensorGroup::experts},     {"router", TensorGroup::router},       {"norm", TensorGroup::norm},
-      {"head", TensorGroup::head},           {"other", TensorGroup::other},         {"ssm", TensorGroup::ssm},
-      {"vision", TensorGroup::vision}};
-  for (const auto& [n, v] : kGroups)
-    if (g == n) return v;
-  defect(t.name, "group '" + g + "': expected embedding, attention, mlp, experts, router, norm, head, other, ssm or vision");
-}
-
-Table parse_table(std::string_view name, std::string_view text) {
-  Table t;
-  t.name = std::string(name);
-  const json j = parse_json_text(text, "data/architectures/" + t.name + ".json");
-  if (j.value("family", "") != t.name) defect(t.name, "family: expected the file's name");
-  if (j.contains("kind") && j.at("kind") != "model" && j.at("kind") != "tower")
-    defect(t.name, "kind: expected model or tower");
-  t.model_types = strings(t, j, "model_types");
-  t.classes = strings(t, j, "architectures");
-  t.source = j.value("source", "");
-  t.checked = j.value("checked", "");
-  t.tower = j.value("kind", "model") == "tower";
-  t.verified = j.value("verified", true);
-  t.text_model_type = j.value("text_model_type", "");
-  if (!t.text_model_type.empty() && !t.tower) defect(t.name, "text_model_type: only a tower table names it");
-  if (t.source.empty()) defect(t.name, "source: expected the modeling file the table follows");
-  for (const auto& [k, v] : j.at("vars").items()) {
-    Var var;
-    if (v.is_string()) {
-      var.expr = parse(t, "vars/" + k, v);
-    } else if (v.is_array() && v.size() == 3) {
-      var.expr = parse(t, "vars/" + k, v[0]);
-      var.check = v[1].get<std::string>();
-      var.what = v[2].get<std::string>();
-    } else {
-      defect(t.name, "vars/" + k + ": expected an expression or [expression, check, what]");
-    }
-    t.vars.emplace(k, std::move(var));
-  }
-  t.layers = parse(t, "layers", j.at("layers"));
-  for (const json& d : j.at("tensors")) {
-    TensorDef td;
-    td.name = d.at("name").get<std::string>();
-    td.group = group_of(t, d.at("group").get<std::string>());
-    for (const json& s : d.at("shape")) td.shape.push_back(parse(t, td.name + "/shape", s));
-    if (d.contains("layers")) td.layers = parse(t, td.name + "/layers", d.at("layers"));
-    if (d.contains("if")) td.when = parse(t, td.name + "/if", d.at("if"));
-    if (d.contains("experts")) td.experts = parse(t, td.name + "/experts", d.at("experts"));
-    if (d.contains("mtp")) td.mtp = parse(t, td.name + "/mtp", d.at("mtp"));
-    if (td.layers && td.mtp) defect(t.name, td.name + ": layers and mtp are exclusive");
-    if (d.contains("stack")) {
-      // An encoder-decoder's decoder stack: its own layer loop (see TensorDef::decoder).
-      if (d.at("stack") != "decoder") defect(t.name, td.name + "/stack: expected \"decoder\"");
-      if (!td.layers) defect(t.name, td.name + "/stack: a decoder tensor is per layer (\"layers\")");
-      td.decoder = true;
-    }
-    t.tensors.push_back(std::move(td));
-  }
-  for (const auto& [k, v] : j.at("spec").items()) t.spec.emplace_back(k, parse(t, "spec/" + k, v));
-  if (std::any_of(t.tensors.begin(), t.tensors.end(), [](const TensorDef& d) { return d.decoder; }) &&
-      (t.tower || !j.at("spec").contains("decoder_layers") || !j.at("spec").contains("encoder_decoder")))
-    defect(t.name, "stack: decoder tensors need spec encoder_decoder and decoder_layers (a model table's)");
-  if (j.contains("class_defaults")) {
-    const json& d = j.at("class_defaults");
-    if (!d.is_object() || !d.contains("class") || !d.at("class").is_string() || !d.contains("values") ||
-        !d.at("values").is_object() || d.at("values").empty())
-      defect(t.name, "class_defaults: expected {\"class\": the configuration class, \"values\": {key: default}}");
-    if (t.tower) defect(t.name, "class_defaults: a tower reads the top-level config; its table names defaults with ??");
-    t.defaults_class = d.at("class").get<std::string>();
-    t.defaults = d.at("values");
-    for (const auto& [k, v] : t.defaults.items()) t.keys.insert(k);
-  }
-  if (j.contains("notes")) {
-    if (!j.at("notes").is_array()) defect(t.name, "notes: expected a list");
-    for (const json& n : j.at("notes")) {
-      if (n.is_string()) {
-        t.notes.emplace_back(std::nullopt, n.get<std::string>());
-      } else if (n.is_object() && n.contains("if") && n.contains("text") && n.at("text").is_string()) {
-        t.notes.emplace_back(parse(t, "notes/if", n.at("if")), n.at("text").get<std::string>());
-      } else {
-        defect(t.name, "notes: expected a text or {\"if\": condition, \"text\": text}");
-      }
-    }
-  }
-  // Which variables depend on the layer index, and every config key named.
-  auto note_keys = [&t](const Expr& e) { t.keys.insert(e.config_keys().begin(), e.config_keys().end()); };
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (auto& [k, v] : t.vars) {
-      if (v.per_layer) continue;
-      for (const std::string& n : v.expr.variables())
-        if (n == "l" || (t.vars.count(n) != 0 && t.vars.at(n).per_layer)) {
-          v.per_layer = changed = true;
-          break;
-        }
-    }
-  }
-  // The expressions that describe the model: the layer count, every tensor's, the spec's.
-  auto each_model_expr = [&t](auto&& fn) {
-    fn(t.layers);
-    for (const TensorDef& d : t.tensors) {
-      for (const Expr& e : d.shape) fn(e);
-      for (const auto* e : {&d.layers, &d.when, &d.experts, &d.mtp})
-        if (*e) fn(**e);
-    }
-    for (const auto& [k, e] : t.spec) fn(e);
-    for (const auto& [cond, text] : t.notes)
-      if (cond) fn(*cond);
-  };
-  // Every variable is used by a tensor, the spec or the layer count, directly or through other
-  // variables: a guard (a check that refuses a config) nobody reads would never be evaluated.
-  std::set<std::string> used;
-  std::vector<std::string> todo;
-  auto use = [&](const Expr& e) {
-    for (const std::string& n : e.variables())
-      if (t.vars.count(n) != 0 && used.insert(n).second) todo.push_back(n);
-  };
-  each_model_expr(use);
-  while (!todo.empty()) {
-    const std::string n = todo.back();
-    todo.pop_back();
-    use(t.vars.at(n).expr);
-  }
-  for (const auto& [k, v] : t.vars)
-    if (used.count(k) == 0) defect(t.name, "vars/" + k + ": used by no tensor, spec field or other variable in use");
-  for (const auto& [k, v] : t.vars) note_keys(v.expr);
-  each_model_expr(note_keys);
-  return t;
-}
-
-const std::vector<Table>& tables() {
-  static const std::vector<Table> kTables = [] {
-    std::vector<Table> out;
-    for (const auto& p : architecture_texts()) out.push_back(parse_table(p.name, p.json));
-    return out;
-  }();
-  return kTables;
-}
 
 // The config keys expression `e` reads, directly or through the variables it names, in order.
 void keys_behind(const Table& t, const Expr& e, std::vector<std::string>& out, std::set<std::string>& seen_vars) {
@@ -774,7 +559,7 @@ ModelSpec read_with_table(const Table& t, const JsonFields& given, const std::st
   m.tensors = evaluate_tensors(t, env, f, layers, m.encoder_decoder ? m.decoder_layers : 0);
   for (const auto& [cond, text] : t.notes)
     if (!cond || truth(*cond, env, f, t, "notes/if")) m.notes.push_back(text);
-  if (!t.verified) {
+  if (!t.verified || std::find(t.unverified.begin(), t.unverified.end(), model_type) != t.unverified.end()) {
     m.unverified = "model_type '" + model_type + "' is counted from " + t.source.substr(0, t.source.find(':')) +
                    "; no checkpoint total has confirmed it yet";
     m.notes.push_back(m.unverified);
@@ -796,13 +581,5 @@ std::shared_ptr<const TensorTable> read_tower(const Table& t, const JsonFields& 
   return evaluate_tensors(t, env, top, layers, 0);
 }
 
-ModelSpec read_config_with_table(const nlohmann::json& config, std::string_view model_type) {
-  const Table* t = table_by_model_type(model_type);
-  if (t == nullptr) throw InputError("config.json: no architecture table reads model_type '" + std::string(model_type) + "'");
-  const JsonFields f(config, "config.json", "");
-  ModelSpec m = read_with_table(*t, f, std::string(model_type));
-  family::read_rope_scaling(f, m);
-  return m;
-}
 
 }  // namespace napkin::specs::arch

@@ -1,8 +1,8 @@
 // Families described as data: the architecture tables of data/architectures/*.json (the format
 // and how to add one: docs/adding-a-family.md). Each table names the model types and classes it
 // reads, its variables over the config's keys, its tensors with shapes as expressions, and the
-// ModelSpec fields the ledgers read. Internal to the specs layer; hf_config.cpp reads a model type
-// with its table where one exists, with a hand-written reader otherwise.
+// ModelSpec fields the ledgers read. Internal to the specs layer; hf_config.cpp reads every model
+// type with its table.
 #pragma once
 
 #include <string>
@@ -42,11 +42,5 @@ ModelSpec read_with_table(const Table& t, const JsonFields& f, const std::string
 const Table* tower_by_model_type(std::string_view model_type);
 std::shared_ptr<const TensorTable> read_tower(const Table& t, const JsonFields& top);
 
-/// Reads a flat config.json object (the language model's fields) with the table of `model_type`,
-/// as hf_config.cpp reads a table family:
-/// read_with_table, then rope_scaling and model_max_length. For holding a table against the
-/// reader of the same family (tests/table_migration_test.cpp). InputError when no table reads
-/// `model_type`, or as read_with_table.
-ModelSpec read_config_with_table(const nlohmann::json& config, std::string_view model_type);
 
 }  // namespace napkin::specs::arch

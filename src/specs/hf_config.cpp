@@ -17,229 +17,39 @@
 #include <fmt/format.h>
 
 #include "arch_table.h"
-#include "hf_family.h"
 #include "json_fields.h"
 #include "napkin/ground/error.h"
 #include "napkin/model/params.h"
 #include "napkin/model/tensor_table.h"
 #include "napkin/specs/files.h"
 #include "napkin/specs/napkin_json.h"
+#include "rope_scaling.h"
 
 namespace napkin::specs {
 
 namespace {
 
-using namespace family;  // the readers and the helpers they share (hf_family.h)
+using json = nlohmann::json;
+using i64 = std::int64_t;
+using Fields = JsonFields;
+constexpr const char* kCount = "a non-negative integer";
 
-// ---- the registry of families ---------------------------------------------------------------
+// ---- families ---------------------------------------------------------------------------------
 //
-// The hand-written families: the model_types and architectures[] classes that select each, the
-// transformers files behind its field names and defaults, and its reader. A model type a table
-// reads is read by it (the reader stays for tests/table_migration_test.cpp); names stay --as names.
-// An unknown model_type is refused (ModelSpec is never a guess); --as FAMILY reads it by analogy,
-// saying so on every command.
+// Every family napkin counts is an architecture table (data/architectures, arch_table.h): the
+// model_type values and architectures[] classes that select it, its tensors with their shapes over
+// the config's keys, and the spec fields the ledgers read. An unknown model_type is refused
+// (ModelSpec is never a guess); --as FAMILY reads it by analogy, saying so on every command.
 
-using Reader = void (*)(const Fields&, ModelSpec&, const std::string& model_type);
+// --as names of the hand-written readers the tables replaced, where the name is no table's
+// model_type: read as the model type they named.
+constexpr std::pair<std::string_view, std::string_view> kAsAliases[] = {
+    {"deepseek_moe", "deepseek"}, {"gemma3", "gemma3_text"}, {"llama4", "llama4_text"}};
 
-// Qwen2 and Qwen3 (configuration_qwen2.py, configuration_qwen3.py): use_sliding_window defaults to
-// false, and with it the layers from max_window_layers on slide (the ones before stay full),
-// unless layer_types lists them.
-void qwen_sliding(const Fields& f, ModelSpec& m) {
-  if (!f.bool_or("use_sliding_window", false)) {
-    if (!f.has("layer_types")) m.sliding_window = 0;
-    return;
-  }
-  if (f.has("layer_types") || m.sliding_window <= 0) return;
-  const i64 from = f.int_or("max_window_layers", m.layers, kCount);
-  m.layer_kinds.assign(static_cast<std::size_t>(m.layers), LayerAttention::full);
-  for (i64 l = from; l < m.layers; ++l) m.layer_kinds[static_cast<std::size_t>(l)] = LayerAttention::sliding;
-}
-
-// A few names, kept in place (the registry is built at the first config read: no allocation).
-class Names {
- public:
-  Names(std::initializer_list<std::string_view> l) : n_(l.size()) {
-    if (l.size() > v_.size()) throw std::logic_error("hf_config: more names than Names holds");
-    std::copy(l.begin(), l.end(), v_.begin());
-  }
-  const std::string_view* begin() const { return v_.data(); }
-  const std::string_view* end() const { return v_.data() + n_; }
-  std::string_view front() const { return v_[0]; }
-
- private:
-  std::array<std::string_view, 8> v_{};
-  std::size_t n_;
-};
-
-struct Family {
-  std::string_view name;
-  Names model_types;
-  Names architectures;
-  std::string_view source;  // where the field names and class defaults come from
-  bool moe = false;         // reads mixture-of-experts fields
-  Reader read;
-};
-
-std::span<const Family> families() {
-  static const Family kFamilies[] = {
-      {"llama",
-       // Baichuan 2, InternLM 2.5 and MiniCPM keep Llama's tensors under other model_types (their
-       // remote-code configs use Llama's field names); issue 13's check against their real
-       // configs found Llama's count exact.
-       {"llama", "mistral", "phi3", "baichuan", "internlm2", "minicpm"},
-       {"LlamaForCausalLM", "MistralForCausalLM", "Phi3ForCausalLM", "BaichuanForCausalLM", "InternLM2ForCausalLM",
-        "MiniCPMForCausalLM"},
-       "configuration_llama.py, configuration_mistral.py, configuration_phi3.py",
-       false,
-       [](const Fields& f, ModelSpec& m, const std::string& t) {
-         // MiniCPM's remote-code configuration_minicpm.py defaults tie_word_embeddings to True in
-         // some releases and False in others (MiniCPM4's): without the key the count is a guess.
-         if (t == "minicpm" && !f.has("tie_word_embeddings"))
-           f.missing("tie_word_embeddings", "true or false (MiniCPM's remote code defaults it differently by "
-                                            "release)");
-         read_llama_like(f, m, false);
-         m.ffn = f.positive("intermediate_size", kFfn);
-       }},
-      {"mixtral",
-       // GraniteMoE keeps Mixtral's tensors (input_linear fuses gate and up, router without bias);
-       // its multipliers add no weights. Exact against granite-3.1-1b-a400m's checkpoint.
-       {"mixtral", "granitemoe"},
-       {"MixtralForCausalLM", "GraniteMoeForCausalLM"},
-       "configuration_mixtral.py, modeling_mixtral.py, modeling_granitemoe.py",
-       true,
-       [](const Fields& f, ModelSpec& m, const std::string&) {
-         // Every layer is MoE, experts w1/w2/w3 of width intermediate_size, router D×E without bias.
-         read_llama_like(f, m, false);
-         m.moe.n_experts = f.positive("num_local_experts", "a positive integer (experts)");
-         m.moe.experts_per_token = f.positive("num_experts_per_tok", "a positive integer (experts per token)");
-         m.moe.expert_ffn = f.positive("intermediate_size", kFfn);
-       }},
-      {"llama4", {"llama4_text", "llama4"}, {"Llama4ForCausalLM", "Llama4ForConditionalGeneration"},
-       "configuration_llama4.py, modeling_llama4.py", true,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_llama4(f, m); }},
-      {"qwen2", {"qwen2", "qwen2_moe"}, {"Qwen2ForCausalLM", "Qwen2MoeForCausalLM"},
-       "configuration_qwen2.py, modeling_qwen2.py, modeling_qwen2_moe.py", true,
-       [](const Fields& f, ModelSpec& m, const std::string& t) {
-         // q/k/v projections have biases, o_proj has none.
-         read_llama_like(f, m, false);
-         qwen_sliding(f, m);
-         m.qkv_bias = true;
-         m.o_bias = false;
-         // The dense MLP's width: every layer of a dense model, only mlp_only_layers (or those
-         // decoder_sparse_step skips) of a MoE one, which may then leave it out.
-         m.ffn = t == "qwen2_moe" ? f.int_or("intermediate_size", 0, kCount) : f.positive("intermediate_size", kFfn);
-         if (t == "qwen2_moe") {
-           // shared_expert (width shared_expert_intermediate_size) with a D→1 shared_expert_gate.
-           read_moe_layout(f, m);
-           // Qwen2MoeSparseMoeBlock always builds the shared expert and its gate.
-           m.moe.shared_ffn = f.positive("shared_expert_intermediate_size", "a positive integer (shared expert MLP width)");
-           m.moe.shared_expert_gate = true;
-         }
-       }},
-      {"qwen3", {"qwen3", "qwen3_moe"}, {"Qwen3ForCausalLM", "Qwen3MoeForCausalLM"},
-       "configuration_qwen3.py, modeling_qwen3.py", true,
-       [](const Fields& f, ModelSpec& m, const std::string& t) {
-         // q_norm and k_norm (RMSNorm over d_head) in every attention block; biases follow
-         // attention_bias (default false).
-         read_llama_like(f, m, false);
-         qwen_sliding(f, m);
-         m.qk_norm = true;
-         m.ffn = t == "qwen3_moe" ? f.int_or("intermediate_size", 0, kCount) : f.positive("intermediate_size", kFfn);
-         if (t == "qwen3_moe") read_moe_layout(f, m);
-       }},
-      {"gemma", {"gemma", "gemma2"}, {"GemmaForCausalLM", "Gemma2ForCausalLM"},
-       "modeling_gemma.py, modeling_gemma2.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string& t) {
-         // lm_head tied to embed_tokens; Gemma 2 adds post_attention and post_feedforward norms
-         // (4 per layer) and slides a window on every other layer.
-         read_llama_like(f, m, true);
-         m.ffn = f.positive("intermediate_size", kFfn);
-         if (t == "gemma2") {
-           m.norms_per_layer = 4;
-           m.sliding_every = m.sliding_window > 0 ? 2 : 0;
-         }
-       }},
-      {"gemma3", {"gemma3_text"}, {"Gemma3ForCausalLM"}, "configuration_gemma3.py, modeling_gemma3.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_gemma3(f, m); }},
-      {"gpt_oss", {"gpt_oss"}, {"GptOssForCausalLM"}, "configuration_gpt_oss.py, modeling_gpt_oss.py", true,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_gpt_oss(f, m); }},
-      // State-space and hybrid models (Mamba layers).
-      {"mamba", {"mamba", "falcon_mamba"}, {"MambaForCausalLM", "FalconMambaForCausalLM"},
-       "configuration_mamba.py, modeling_mamba.py, configuration_falcon_mamba.py, modeling_falcon_mamba.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_mamba(f, m); }},
-      {"jamba", {"jamba"}, {"JambaForCausalLM"}, "configuration_jamba.py, modeling_jamba.py", true,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_jamba(f, m); }},
-      {"nemotron_h", {"nemotron_h"}, {"NemotronHForCausalLM"}, "configuration_nemotron_h.py, modeling_nemotron_h.py",
-       false, [](const Fields& f, ModelSpec& m, const std::string&) { read_nemotron_h(f, m); }},
-      {"bloom", {"bloom"}, {"BloomForCausalLM"}, "configuration_bloom.py, modeling_bloom.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_bloom(f, m); }},
-      {"gpt2", {"gpt2"}, {"GPT2LMHeadModel", "GPT2Model"}, "configuration_gpt2.py, modeling_gpt2.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_gpt2(f, m); }},
-      {"gpt_neox", {"gpt_neox"}, {"GPTNeoXForCausalLM"}, "configuration_gpt_neox.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_neox(f, m); }},
-      {"opt", {"opt"}, {"OPTForCausalLM"}, "modeling_opt.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_opt(f, m); }},
-      {"falcon", {"falcon", "RefinedWeb", "RefinedWebModel"}, {"FalconForCausalLM", "RWForCausalLM"},
-       "configuration_falcon.py, modeling_falcon.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string& t) { read_falcon(f, m, t); }},
-      {"deepseek", {"deepseek_v2", "deepseek_v3"}, {"DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"},
-       "configuration_deepseek.py, modeling_deepseek.py (DeepSeek-V2/V3 repositories)", true,
-       [](const Fields& f, ModelSpec& m, const std::string& t) { read_deepseek(f, m, t == "deepseek_v3"); }},
-      // OLMo, ChatGLM/GLM, Phi, DeepSeek-MoE v1 (tests/families_dense_b_test.cpp).
-      {"olmo", {"olmo", "olmo2", "olmoe"}, {"OlmoForCausalLM", "Olmo2ForCausalLM", "OlmoeForCausalLM"},
-       "configuration_olmo.py, modeling_olmo.py, modeling_olmo2.py, modeling_olmoe.py", true,
-       [](const Fields& f, ModelSpec& m, const std::string& t) { read_olmo(f, m, t); }},
-      {"chatglm", {"chatglm"}, {"ChatGLMModel", "ChatGLMForConditionalGeneration"},
-       "configuration_chatglm.py, modeling_chatglm.py (THUDM ChatGLM2/3, GLM-4 repositories)", false,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_chatglm(f, m); }},
-      {"glm", {"glm", "glm4"}, {"GlmForCausalLM", "Glm4ForCausalLM"},
-       "configuration_glm.py, modeling_glm.py, modeling_glm4.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string& t) {
-         // GlmAttention: q/k/v biases follow attention_bias (configuration_glm.py default true),
-         // o_proj has none; gate_up_proj fuses gate and up (2·F) without bias. GLM-4-0414 adds
-         // post_self_attn_layernorm and post_mlp_layernorm (4 RMSNorms per layer).
-         read_llama_like(f, m, false);
-         m.ffn = f.positive("intermediate_size", kFfn);
-         m.qkv_bias = f.bool_or("attention_bias", true);
-         m.o_bias = false;
-         if (t == "glm4") m.norms_per_layer = 4;
-       }},
-      {"phi", {"phi"}, {"PhiForCausalLM"}, "configuration_phi.py, modeling_phi.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_phi(f, m); }},
-      {"deepseek_moe", {"deepseek"}, {"DeepseekForCausalLM"},
-       "configuration_deepseek.py, modeling_deepseek.py (deepseek-ai/deepseek-moe-16b-base)", true,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_deepseek_v1(f, m); }},
-      {"bert", {"bert"}, {"BertForMaskedLM", "BertModel"}, "modeling_bert.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_bert(f, m); }},
-      // Dense families, exact against the checkpoints in tests/families_dense_a_test.cpp.
-      {"granite", {"granite"}, {"GraniteForCausalLM"}, "configuration_granite.py, modeling_granite.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_granite(f, m); }},
-      {"cohere", {"cohere", "cohere2"}, {"CohereForCausalLM", "Cohere2ForCausalLM"},
-       "configuration_cohere.py, modeling_cohere.py, configuration_cohere2.py, modular_cohere2.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string& t) { read_cohere(f, m, t == "cohere2"); }},
-      {"starcoder2", {"starcoder2"}, {"Starcoder2ForCausalLM"}, "configuration_starcoder2.py, modeling_starcoder2.py",
-       false, [](const Fields& f, ModelSpec& m, const std::string&) { read_starcoder2(f, m); }},
-      {"gptj", {"gptj"}, {"GPTJForCausalLM"}, "configuration_gptj.py, modeling_gptj.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_gptj(f, m); }},
-      {"stablelm", {"stablelm"}, {"StableLmForCausalLM"}, "configuration_stablelm.py, modeling_stablelm.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_stablelm(f, m); }},
-      {"t5", {"t5"}, {"T5ForConditionalGeneration"}, "configuration_t5.py, modeling_t5.py", false,
-       [](const Fields& f, ModelSpec& m, const std::string&) { read_t5(f, m); }},
-  };
-  return kFamilies;
-}
-
-const Family* family_by_model_type(std::string_view t) {
-  for (const Family& fam : families())
-    for (std::string_view mt : fam.model_types)
-      if (mt == t) return &fam;
-  return nullptr;
-}
-
-const Family* family_by_name(std::string_view name) {
-  for (const Family& fam : families())
-    if (fam.name == name) return &fam;
-  return family_by_model_type(name);
+std::string as_model_type(std::string_view as) {
+  for (const auto& [name, type] : kAsAliases)
+    if (name == as) return std::string(type);
+  return std::string(as);
 }
 
 // Keys no supported family reads silently: a config carrying them is never counted by analogy
@@ -253,8 +63,7 @@ constexpr const char* kEncDecKeys[] = {"is_encoder_decoder", "num_decoder_layers
 
 // Before reading by analogy (--as): a config whose layers the family would not build (state-space
 // mixers, an encoder-decoder, experts) is refused by the key that says so. `reads` is whether the
-// family reads a key: a table's expressions name it, a hand-written reader of experts reads
-// kMoeKeys, only T5's the encoder-decoder keys.
+// family reads a key: its table's expressions name it.
 void refuse_unread_layout(const Fields& f, std::string_view as, const std::function<bool(std::string_view)>& reads,
                           const std::string& t) {
   auto first_present = [&](const auto& keys) -> const char* {
@@ -272,9 +81,6 @@ void refuse_unread_layout(const Fields& f, std::string_view as, const std::funct
                      " counts a decoder only; expected a supported family (" + family_names() + ")");
   if (const char* k = first_present(kMoeKeys)) {
     std::string moe;
-    for (const Family& fam : families())
-      if (fam.moe && arch::table_by_model_type(fam.model_types.front()) == nullptr)
-        moe += (moe.empty() ? "" : ", ") + std::string(fam.name);
     for (const std::string& mt : arch::table_model_types())
       if (const arch::Table* x = arch::table_by_model_type(mt);
           x != nullptr && arch::table_name(*x) == mt &&
@@ -358,32 +164,11 @@ void analogy_sizes(const Fields& f, std::string_view family, ModelSpec& m) {
     if (n == before) n = m.analogy;
 }
 
-// The model_type of `fam` that architectures class `arch` names: the classes are listed in the
-// order of the model types they implement (the first type when there are more classes).
-std::string model_type_of(const Family& fam, std::string_view arch) {
-  std::size_t i = 0;
-  for (std::string_view c : fam.architectures) {
-    if (c == arch) break;
-    ++i;
-  }
-  std::size_t n = 0;
-  for (std::string_view mt : fam.model_types) {
-    if (n == i) return std::string(mt);
-    ++n;
-  }
-  return std::string(fam.model_types.front());
-}
-
 ModelSpec read(const Fields& f, std::string model_type, const std::string& file, std::string_view as) {
-  ModelSpec m;
-  m.model_type = model_type;
-  m.stored_dtype = f.has("torch_dtype") ? f.str_or("torch_dtype", "") : f.str_or("dtype", "");
+  std::vector<std::string> notes;
   std::string t = model_type;
-  // A model type with an architecture table is read by it; the hand-written readers read the
-  // rest (issue 28 migrates them onto tables one by one).
   const arch::Table* table = t.empty() ? nullptr : arch::table_by_model_type(t);
-  const Family* fam = t.empty() || table != nullptr ? nullptr : family_by_model_type(t);
-  if (fam == nullptr && table == nullptr) {
+  if (table == nullptr) {
     // No model_type, or one napkin does not know: architectures[0] names the modeling class,
     // which decides the tensors (Kimi K2: model_type kimi_k2, DeepseekV3ForCausalLM).
     std::string arch;
@@ -391,108 +176,55 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
       const JsonFields::json& a = f.raw("architectures");
       if (a.is_array() && !a.empty() && a.front().is_string()) arch = a.front().get<std::string>();
     }
-    for (const Family& x : families())
-      for (std::string_view c : x.architectures)
-        if (!arch.empty() && c == arch && fam == nullptr) {
-          fam = &x;
-          t = model_type_of(x, arch);
-        }
-    if (fam == nullptr && !arch.empty() && (table = arch::table_by_class(arch)) != nullptr)
+    if (!arch.empty() && (table = arch::table_by_class(arch)) != nullptr) {
       t = arch::model_type_of_class(*table, arch);
-    if (fam != nullptr && (table = arch::table_by_model_type(t)) != nullptr) fam = nullptr;
-    if (fam != nullptr || table != nullptr)
-      m.notes.push_back((model_type.empty() ? std::string("no model_type") : "model_type '" + model_type + "' is not one napkin names") +
-                        ": architectures[0] " + arch + " is the modeling class of " + t + ", counted as " + t);
-    if (fam == nullptr && model_type.empty() && as.empty() && f.has("n_embd")) {
+      notes.push_back((model_type.empty() ? std::string("no model_type") : "model_type '" + model_type + "' is not one napkin names") +
+                      ": architectures[0] " + arch + " is the modeling class of " + t + ", counted as " + t);
+    }
+    if (table == nullptr && model_type.empty() && as.empty() && f.has("n_embd")) {
       // openai-community/gpt2's first config.json has neither: its n_embd/n_layer/n_head are GPT-2's.
       t = "gpt2";
       table = arch::table_by_model_type(t);
-      if (table == nullptr) fam = family_by_model_type(t);
-      m.notes.push_back("no model_type: n_embd/n_layer/n_head read with GPT-2 conventions (biases, LayerNorm, "
-                        "learned positions, tied head)");
+      notes.push_back("no model_type: n_embd/n_layer/n_head read with GPT-2 conventions (biases, LayerNorm, "
+                      "learned positions, tied head)");
     }
   }
+  std::string analogy;
   if (!as.empty()) {
-    // A reader family's name (llama, deepseek, olmo, ...) reads as its first model type, with
-    // that type's table where it has one.
-    const Family* by = family_by_name(as);
-    const std::string as_type(by != nullptr ? by->model_types.front() : as);
-    const arch::Table* by_table = arch::table_by_model_type(as_type);
-    if (by_table != nullptr) by = nullptr;
-    if (by == nullptr && by_table == nullptr)
-      throw InputError("--as", std::string(as), "a family napkin counts: " + family_names());
-    if (fam != nullptr || table != nullptr)
+    const std::string as_type = as_model_type(as);
+    const arch::Table* by = arch::table_by_model_type(as_type);
+    if (by == nullptr) throw InputError("--as", std::string(as), "a family napkin counts: " + family_names());
+    if (table != nullptr)
       throw InputError("--as", std::string(as),
                        "no --as for a known family: " + file + " says model_type '" + model_type + "' (" +
-                           (t == model_type ? std::string(fam != nullptr ? fam->name : arch::table_name(*table))
-                                            : "architectures[0] names " + t) +
+                           (t == model_type ? std::string(arch::table_name(*table)) : "architectures[0] names " + t) +
                            "); --as reads an unknown model_type by analogy");
-    m.analogy = (model_type.empty() ? std::string("a config without model_type") : "model_type '" + model_type + "'") +
-                " counted as " + std::string(by != nullptr ? by->name : arch::table_name(*by_table)) + " (--as " +
-                std::string(as) + "): the count is by analogy, not exact";
-    m.notes.push_back(m.analogy);
-    if (by_table != nullptr) {
-      // A family described as data: every count-changing key must be one its table reads.
-      refuse_unread_layout(
-          f, as, [by_table](std::string_view k) { return arch::table_reads(*by_table, k); }, model_type);
-      ModelSpec d = arch::read_with_table(*by_table, f, as_type);
-      d.model_type = model_type;
-      d.stored_dtype = m.stored_dtype;
-      d.analogy = m.analogy;
-      d.notes.insert(d.notes.begin(), m.notes.begin(), m.notes.end());
-      analogy_sizes(f, arch::table_name(*by_table), d);
-      read_rope_scaling(f, d);
-      refuse_unconsumed(f, model_type.empty() ? std::string(as) : model_type, arch::table_name(*by_table));
-      return d;
-    }
+    analogy = (model_type.empty() ? std::string("a config without model_type") : "model_type '" + model_type + "'") +
+              " counted as " + std::string(arch::table_name(*by)) + " (--as " + std::string(as) +
+              "): the count is by analogy, not exact";
+    notes.push_back(analogy);
+    // Every count-changing key must be one the table reads.
     refuse_unread_layout(
-        f, by->name,
-        [by](std::string_view k) {
-          return std::find(std::begin(kMoeKeys), std::end(kMoeKeys), k) != std::end(kMoeKeys)  ? by->moe
-                 : std::find(std::begin(kEncDecKeys), std::end(kEncDecKeys), k) != std::end(kEncDecKeys) ? by->name == "t5"
-                                                                                                         : false;
-        },
-        model_type);
-    fam = by;
-    t = std::string(by->model_types.front());
+        f, as, [by](std::string_view k) { return arch::table_reads(*by, k); }, model_type);
+    table = by;
+    t = as_type;
   }
-  if (table != nullptr) {
-    // A family described as data (data/architectures/*.json).
-    ModelSpec d = arch::read_with_table(*table, f, t);
-    d.model_type = model_type;
-    // Falcon's legacy RefinedWeb names show as falcon.
-    if (t == "RefinedWeb" || t == "RefinedWebModel") d.family = arch::table_name(*table);
-    d.stored_dtype = m.stored_dtype;
-    d.notes.insert(d.notes.begin(), m.notes.begin(), m.notes.end());
-    read_rope_scaling(f, d);
-    refuse_unconsumed(f, model_type.empty() ? t : model_type, arch::table_name(*table));
-    return d;
-  }
-  if (fam == nullptr)
+  if (table == nullptr)
     throw InputError(f.where("model_type") + ": " +
                      (model_type.empty() ? std::string("missing") : "'" + model_type + "' is not a family napkin counts") +
                      "; expected one of " + model_type_names() +
                      " (or --as FAMILY to count it by analogy with one, stated as a warning)");
+  ModelSpec m = arch::read_with_table(*table, f, t);
+  m.model_type = model_type;
+  m.stored_dtype = f.has("torch_dtype") ? f.str_or("torch_dtype", "") : f.str_or("dtype", "");
+  m.analogy = analogy;
+  m.notes.insert(m.notes.begin(), notes.begin(), notes.end());
   // The family shown is the model_type read (mistral, qwen2_moe, deepseek_v3, ...), except that
   // Falcon's legacy RefinedWeb names show as falcon.
-  m.family = (t == "RefinedWeb" || t == "RefinedWebModel") ? std::string(fam->name) : t;
-  fam->read(f, m, t);
-  if (!m.analogy.empty()) analogy_sizes(f, fam->name, m);
+  if (t == "RefinedWeb" || t == "RefinedWebModel") m.family = arch::table_name(*table);
+  if (!analogy.empty()) analogy_sizes(f, arch::table_name(*table), m);
   read_rope_scaling(f, m);
-  if (m.analogy.empty()) refuse_unconsumed(f, model_type.empty() ? t : model_type, fam->name);
-  // Layouts counted from their modeling files that no checkpoint total has yet confirmed
-  // (tests/real-configs: the hand computations and the rounded figures published for them).
-  static constexpr std::pair<std::string_view, std::string_view> kUnverified[] = {
-      {"starcoder2", "modeling_starcoder2.py (StarCoder2-3B: 3.03B published, rounded)"},
-      {"cohere2", "modular_cohere2.py"},
-      {"falcon_mamba", "modeling_falcon_mamba.py (Falcon-Mamba-7B: 7.27B published, rounded)"},
-      {"glm4", "modular_glm4.py"}};
-  for (const auto& [type, source] : kUnverified)
-    if (m.analogy.empty() && t == type) {
-      m.unverified = "model_type '" + t + "' is counted from " + std::string(source) +
-                     "; no checkpoint total has confirmed it yet";
-      m.notes.push_back(m.unverified);
-    }
+  refuse_unconsumed(f, model_type.empty() ? t : model_type, arch::table_name(*table));
   return m;
 }
 
@@ -571,19 +303,13 @@ void read_quantization(const Fields& top, ModelSpec& m) {
 
 std::string model_type_names() {
   std::string s;
-  for (const Family& fam : families())
-    for (std::string_view mt : fam.model_types) s += (s.empty() ? "" : ", ") + std::string(mt);
-  // A table of a type a reader already reads (the tables the readers move onto) is listed once.
-  for (const std::string& mt : arch::table_model_types())
-    if (family_by_model_type(mt) == nullptr) s += ", " + mt;
+  for (const std::string& mt : arch::table_model_types()) s += (s.empty() ? "" : ", ") + mt;
   return s;
 }
 
 std::string family_names() {
-  std::string s;
-  for (const Family& fam : families()) s += (s.empty() ? "" : ", ") + std::string(fam.name);
-  for (const std::string& mt : arch::table_model_types())
-    if (family_by_model_type(mt) == nullptr) s += ", " + mt;
+  std::string s = model_type_names();
+  for (const auto& [name, type] : kAsAliases) s += ", " + std::string(name);
   return s;
 }
 
@@ -609,14 +335,11 @@ std::optional<std::string> unknown_family(const json& j) {
                       : std::string();
   if (t.empty() && inner != nullptr && j.contains("model_type") && j.at("model_type").is_string())
     t = std::string(arch::tower_text_model_type(j.at("model_type").get<std::string>()));
-  if (!t.empty() && (family_by_model_type(t) != nullptr || arch::table_by_model_type(t) != nullptr)) return std::nullopt;
+  if (!t.empty() && arch::table_by_model_type(t) != nullptr) return std::nullopt;
   std::string cls;
   if (src->contains("architectures") && src->at("architectures").is_array() && !src->at("architectures").empty() &&
       src->at("architectures").front().is_string())
     cls = src->at("architectures").front().get<std::string>();
-  for (const Family& fam : families())
-    for (std::string_view c : fam.architectures)
-      if (!cls.empty() && c == cls) return std::nullopt;
   if (!cls.empty() && arch::table_by_class(cls) != nullptr) return std::nullopt;
   if (t.empty() && src->contains("n_embd")) return std::nullopt;  // GPT-2's first config
   return t.empty() ? std::string("a config without model_type") : "model_type '" + t + "'";
@@ -777,23 +500,5 @@ ModelSpec read_hf_config(const std::string& path) {
   m.name = path;
   return m;
 }
-
-namespace family {
-
-ModelSpec read_config_with_reader(const json& config, std::string_view model_type) {
-  const Family* fam = family_by_model_type(model_type);
-  if (fam == nullptr)
-    throw InputError("config.json: no hand-written reader reads model_type '" + std::string(model_type) + "'");
-  const JsonFields f(config, "config.json", "");
-  ModelSpec m;
-  const std::string t(model_type);
-  m.model_type = t;
-  m.family = (t == "RefinedWeb" || t == "RefinedWebModel") ? std::string(fam->name) : t;
-  fam->read(f, m, t);
-  read_rope_scaling(f, m);
-  return m;
-}
-
-}  // namespace family
 
 }  // namespace napkin::specs

@@ -3,11 +3,11 @@
 #include <optional>
 #include <string>
 
-#include "hf_family.h"
 #include "json_fields.h"
 #include "napkin/ground/error.h"
 #include "napkin/model/params.h"
 #include "napkin/model/tensor_table.h"
+#include "rope_scaling.h"
 
 namespace napkin::specs {
 
@@ -49,7 +49,7 @@ ModelSpec from_napkin_json(const json& j, std::string_view file) {
   m.position_offset = r.integer("position_offset", "a non-negative integer", 0, kNone);
   m.position_table = r.integer("position_table", "a non-negative integer", 0,
                                m.positions == PositionKind::learned ? m.max_context + m.position_offset : 0);
-  family::read_rope_scaling(r, m);  // "rope_scaling" and "model_max_length", as config.json spells them
+  read_rope_scaling(r, m);  // "rope_scaling" and "model_max_length", as config.json spells them
   m.sliding_window = r.integer("sliding_window", "a non-negative integer", 0, kNone);
   m.sliding_every = r.integer("sliding_every", "a non-negative integer", 0, kNone);
   m.attention_chunk = r.integer("attention_chunk", "a non-negative integer", 0, kNone);

@@ -1,7 +1,7 @@
 // The tensors of a model, as its checkpoint names and shapes them: what an architecture table
 // (data/architectures/*.json, docs/adding-a-family.md) evaluates to for one config. When a
 // ModelSpec carries one, its parameter counts are the table's sums (napkin/model/params.h), tensor
-// by tensor, instead of the closed formulas of the hand-written families.
+// by tensor (params shows the spec's closed formulas where they give the same count).
 #pragma once
 
 #include <cstdint>
