@@ -202,6 +202,26 @@ bool truth(const Expr& e, TableEnv& env, const JsonFields& f, const Table& t, co
   return v.b;
 }
 
+// integer() and truth() without the message: nullopt where the value would be refused (or the
+// expression fails), so that the caller asks again with the message's place, built only then.
+std::optional<i64> quick_integer(const Expr& e, TableEnv& env, i64 min) {
+  try {
+    const Value v = e.eval(env);
+    if (v.kind == Value::Kind::integer && v.i >= min && v.i < kMaxCount) return v.i;
+  } catch (const ExprError&) {
+  }
+  return std::nullopt;
+}
+
+std::optional<bool> quick_truth(const Expr& e, TableEnv& env) {
+  try {
+    const Value v = e.eval(env);
+    if (v.kind == Value::Kind::boolean) return v.b;
+  } catch (const ExprError&) {
+  }
+  return std::nullopt;
+}
+
 std::string word(const Expr& e, TableEnv& env, const JsonFields& f, const Table& t, const std::string& where,
                  std::initializer_list<const char*> allowed) {
   const Value v = eval(e, env, f, t, where);
@@ -427,31 +447,45 @@ std::shared_ptr<const TensorTable> evaluate_tensors(const Table& t, TableEnv& en
   table->family = t.name;
   table->source = t.source;
   double total = 0.0;
-  auto add = [&](const TensorDef& d, i64 layer) {
-    const std::string where =
-        d.name + (layer < 0     ? std::string()
-                  : d.decoder ? " (decoder layer " + std::to_string(layer - layers) + ")"
-                              : " (layer " + std::to_string(layer) + ")");
-    if (d.when && !truth(*d.when, env, f, t, where + " if")) return;
+  // The message's place, built only for a message (a 65,536-layer config evaluates millions).
+  auto where_of = [&](const TensorDef& d, i64 layer) {
+    return d.name + (layer < 0     ? std::string()
+                     : d.decoder ? " (decoder layer " + std::to_string(layer - layers) + ")"
+                                 : " (layer " + std::to_string(layer) + ")");
+  };
+  // One tensor of `d` at `layer` (its when, shape and experts evaluated there), or nullopt.
+  auto make = [&](const TensorDef& d, i64 layer) -> std::optional<TableTensor> {
+    if (d.when) {
+      const std::optional<bool> w = quick_truth(*d.when, env);
+      if (!(w ? *w : truth(*d.when, env, f, t, where_of(d, layer) + " if"))) return std::nullopt;
+    }
     TableTensor x;
     x.name = d.name;
-    x.layer = layer;
     x.group = d.group;
-    for (const Expr& s : d.shape) x.shape.push_back(integer(s, env, f, t, where + " shape", 1));
+    for (const Expr& s : d.shape) {
+      const std::optional<i64> v = quick_integer(s, env, 1);
+      x.shape.push_back(v ? *v : integer(s, env, f, t, where_of(d, layer) + " shape", 1));
+    }
     if (d.experts) {
-      x.copies = integer(*d.experts, env, f, t, where + " experts", 1);
+      const std::optional<i64> v = quick_integer(*d.experts, env, 1);
+      x.copies = v ? *v : integer(*d.experts, env, f, t, where_of(d, layer) + " experts", 1);
       x.routed = true;
     }
     x.mtp = d.mtp.has_value();
+    return x;
+  };
+  auto add = [&](const TensorDef& d, TableTensor x, i64 layer) {
+    x.layer = layer;
     double n = static_cast<double>(x.copies);
     for (i64 s : x.shape) n *= static_cast<double>(s);
     total += n;
     if (total >= static_cast<double>(kMaxCount)) {
       std::string shape;
-      for (i64 d : x.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
-      refuse(f, t, where, "the tensors sum past 2^53 = 9007199254740992 parameters at this one (shape [" + shape +
-                              "]" + (x.copies > 1 ? " × " + std::to_string(x.copies) + " experts" : "") +
-                              "); expected a model below 2^53 parameters, the largest exact count");
+      for (i64 v : x.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(v);
+      refuse(f, t, where_of(d, layer),
+             "the tensors sum past 2^53 = 9007199254740992 parameters at this one (shape [" + shape + "]" +
+                 (x.copies > 1 ? " × " + std::to_string(x.copies) + " experts" : "") +
+                 "); expected a model below 2^53 parameters, the largest exact count");
     }
     table->tensors.push_back(std::move(x));
   };
@@ -461,21 +495,32 @@ std::shared_ptr<const TensorTable> evaluate_tensors(const Table& t, TableEnv& en
       if (n > kMaxLayers) refuse(f, t, d.name + " mtp", "expected at most 65536 layers, got " + std::to_string(n));
       for (i64 i = 0; i < n; ++i) {
         env.at_layer(layers + i);
-        add(d, -1);
+        if (auto x = make(d, -1)) add(d, std::move(*x), -1);
       }
       env.at_layer(std::nullopt);
       continue;
     }
     if (!d.layers) {
-      add(d, -1);
+      if (auto x = make(d, -1)) add(d, std::move(*x), -1);
       continue;
     }
-    // A decoder tensor: l counts the decoder's blocks, stored after the encoder's L layers.
+    // A decoder tensor: l counts the decoder's blocks, stored after the encoder's L layers. A
+    // tensor whose when, shape and experts do not depend on the layer is evaluated once.
     const i64 n = d.decoder ? decoder_layers : layers, first = d.decoder ? layers : 0;
+    std::optional<std::optional<TableTensor>> same;  // the layer-free tensor, once made
     for (i64 l = 0; l < n; ++l) {
       env.at_layer(l);
-      if (truth(*d.layers, env, f, t, d.name + (d.decoder ? " (decoder layer " : " (layer ") + std::to_string(l) + ") layers"))
-        add(d, first + l);
+      const std::optional<bool> in = quick_truth(*d.layers, env);
+      if (!(in ? *in
+               : truth(*d.layers, env, f, t,
+                       d.name + (d.decoder ? " (decoder layer " : " (layer ") + std::to_string(l) + ") layers")))
+        continue;
+      if (!d.per_layer) {
+        if (!same) same = make(d, first + l);
+        if (*same) add(d, **same, first + l);
+      } else if (auto x = make(d, first + l)) {
+        add(d, std::move(*x), first + l);
+      }
     }
     env.at_layer(std::nullopt);
   }

@@ -40,6 +40,9 @@ struct TensorDef {
   // "stack": "decoder": an encoder-decoder's decoder block (T5): `layers` runs l over the
   // decoder's blocks (spec decoder_layers), stored at layer L + l after the encoder's L.
   bool decoder = false;
+  // Whether its when, shape or experts depend on the layer (l, or a variable that does): if not,
+  // it is evaluated once for every layer its `layers` selects.
+  bool per_layer = true;
 };
 
 struct Table {

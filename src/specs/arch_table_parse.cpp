@@ -130,6 +130,15 @@ Table parse_table(std::string_view name, std::string_view text) {
         }
     }
   }
+  for (TensorDef& d : t.tensors) {
+    auto layered = [&t](const Expr& e) {
+      for (const std::string& n : e.variables())
+        if (n == "l" || (t.vars.count(n) != 0 && t.vars.at(n).per_layer)) return true;
+      return false;
+    };
+    d.per_layer = std::any_of(d.shape.begin(), d.shape.end(), layered) || (d.when && layered(*d.when)) ||
+                  (d.experts && layered(*d.experts));
+  }
   // The expressions that describe the model: the layer count, every tensor's, the spec's.
   auto each_model_expr = [&t](auto&& fn) {
     fn(t.layers);

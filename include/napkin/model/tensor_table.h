@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace napkin::specs {
@@ -15,7 +16,9 @@ namespace napkin::specs {
 enum class TensorGroup : std::uint8_t { embedding, attention, mlp, experts, router, norm, head, other, ssm, vision };
 
 struct TableTensor {
-  std::string name;                 // as the checkpoint names it; {l} the layer, {e} the expert
+  // As the checkpoint names it ({l} the layer, {e} the expert): a view of the bundled table's
+  // text, which lives as long as the program.
+  std::string_view name;
   std::vector<std::int64_t> shape;  // outermost first, as safetensors lists it
   std::int64_t layer = -1;          // the layer it belongs to; -1 outside the layers
   std::int64_t copies = 1;          // routed experts: one tensor per expert
