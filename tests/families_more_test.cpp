@@ -109,4 +109,17 @@ TEST_CASE("GLM (glm-4-9b-chat-hf's layout, model_type glm) counts the 9,399,951,
                             {"max_position_embeddings", 131072}};
   const auto m = specs::from_hf_config(j, "config.json");
   CHECK(count_params(m).total == 9399951360);
+  // GlmConfig's class defaults are glm-4-9b-chat's (configuration_glm.py): a config that leaves
+  // them out counts the same, and says which it took.
+  const nlohmann::json bare = {{"model_type", "glm"}};
+  const auto d = specs::from_hf_config(bare, "config.json");
+  CHECK(count_params(d).total == 9399951360);
+  CHECK(d.kv_heads == 2);
+  CHECK(d.head_dim == 128);
+  REQUIRE_FALSE(d.notes.empty());
+  CHECK(d.notes.front().rfind("absent from the config, the class defaults of configuration_glm.py GlmConfig", 0) == 0);
+  // GlmMLP has no biases whatever a config says of mlp_bias (GlmConfig has no such field).
+  nlohmann::json biased = j;
+  biased["mlp_bias"] = true;
+  CHECK(count_params(specs::from_hf_config(biased, "config.json")).total == 9399951360);
 }
