@@ -78,7 +78,8 @@ void refuse_unread_layout(const Fields& f, std::string_view as, const std::funct
   if (const char* k = first_present(kEncDecKeys); k != nullptr && !(std::string_view(k) == "is_encoder_decoder" &&
                                                                     !f.bool_or("is_encoder_decoder", false)))
     throw InputError(f.where(k) + ": an encoder-decoder key; " + what +
-                     " counts a decoder only; expected a supported family (" + family_names() + ")");
+                     " does not read it (a decoder, or another encoder-decoder layout); expected a supported family (" +
+                     family_names() + ")");
   if (const char* k = first_present(kMoeKeys)) {
     std::string moe;
     for (const std::string& mt : arch::table_model_types())
