@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <array>
-#include <functional>
 #include <initializer_list>
 #include <span>
 #include <stdexcept>
@@ -62,13 +61,12 @@ constexpr const char* kEncDecKeys[] = {"is_encoder_decoder", "num_decoder_layers
                                        "encoder_layers"};
 
 // Before reading by analogy (--as): a config whose layers the family would not build (state-space
-// mixers, an encoder-decoder, experts) is refused by the key that says so. `reads` is whether the
-// family reads a key: its table's expressions name it.
-void refuse_unread_layout(const Fields& f, std::string_view as, const std::function<bool(std::string_view)>& reads,
-                          const std::string& t) {
+// mixers, an encoder-decoder, experts) is refused by the key that says so, unless the family's
+// table `by` reads it.
+void refuse_unread_layout(const Fields& f, std::string_view as, const arch::Table& by, const std::string& t) {
   auto first_present = [&](const auto& keys) -> const char* {
     for (const char* k : keys)
-      if (f.has(k) && !reads(k)) return k;
+      if (f.has(k) && !arch::table_reads(by, k)) return k;
     return nullptr;
   };
   const std::string what = "model_type '" + t + "' with --as " + std::string(as);
@@ -205,8 +203,7 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
               "): the count is by analogy, not exact";
     notes.push_back(analogy);
     // Every count-changing key must be one the table reads.
-    refuse_unread_layout(
-        f, as, [by](std::string_view k) { return arch::table_reads(*by, k); }, model_type);
+    refuse_unread_layout(f, as, *by, model_type);
     table = by;
     t = as_type;
   }
