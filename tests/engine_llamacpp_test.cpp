@@ -13,6 +13,7 @@
 #include "napkin/engines/llamacpp.h"
 #include "napkin/ground/error.h"
 #include "napkin/specs/gguf_model.h"
+#include "napkin/specs/presets.h"
 #include "run_napkin.h"
 
 using namespace napkin;
@@ -263,6 +264,32 @@ TEST_CASE("sliding layers keep PAD(min(n_ctx, window + ubatch), 256) cells; --sw
   CHECK(kv.streams == 4);
   CHECK(kv.swa_cells == 4608);
   CHECK(kv.total().in(units::byte) == 2.0 * 8192 * 4 * 2048 + 2.0 * 4608 * 4 * 2048);
+}
+
+// llama.cpp applies a sliding window only where its architecture sets swa_type (src/models/<arch>.cpp
+// at 6c8dcaa, b10256): Mistral-7B-v0.1 converts to the llama architecture, which reads no window
+// (convert_hf_to_gguf.py writes none), and Phi-3's window is read and disabled ("Phi SWA is
+// currently disabled", PR #13676). Both cache every layer in full, as Mistral-7B-v0.2 (no window)
+// logs 4096.00 MiB at 32768 cells (above); Gemma 2 keeps its window.
+TEST_CASE("llama.cpp caches Mistral-7B-v0.1's and Phi-3's sliding layers in full; Gemma 2 slides its window",
+          "[engine][llamacpp]") {
+  const auto in = run(32768, CacheType::f16, CacheType::f16, true);
+  const auto mistral = specs::load_model_preset("mistral-7b");
+  REQUIRE(mistral.layer_attention(0) == specs::LayerAttention::sliding);  // the config's window 4096
+  LlamaCppKv kv = llamacpp_kv(mistral, in);
+  CHECK(kv.swa_layers == 0);
+  CHECK(kv.base_layers == 32);
+  CHECK(mib(kv.total()) == 4096.0);
+  CHECK(kv.window_ignored.find("llama architecture") != std::string_view::npos);
+  const auto phi3 = specs::load_model_preset("phi-3-mini");
+  REQUIRE(phi3.layer_attention(0) == specs::LayerAttention::sliding);
+  kv = llamacpp_kv(phi3, in);
+  CHECK(kv.swa_layers == 0);
+  CHECK(kv.window_ignored.find("Phi SWA is currently disabled") != std::string_view::npos);
+  const auto gemma2 = specs::load_model_preset("gemma-2-2b");
+  kv = llamacpp_kv(gemma2, in);
+  CHECK(kv.swa_layers == 13);  // every other of 26 layers, from layer 0
+  CHECK(kv.window_ignored.empty());
 }
 
 TEST_CASE("llama.cpp engine refuses MLA (multi-head latent attention)", "[engine][llamacpp]") {

@@ -96,6 +96,35 @@ std::int64_t cache_row_bytes(CacheType t, std::int64_t n) {
   return n / i.block() * i.bytes();
 }
 
+namespace {
+
+// Whether llama.cpp applies the sliding window (or attention chunk) the config gives this model
+// type: only the architectures whose load_hparams sets swa_type (llama.cpp src/models/<arch>.cpp at
+// 6c8dcaa, b10256; src/llama-model.cpp load_hparams at a95a11e): gemma2, gemma3, gemma3n,
+// gemma4, cohere2, llama4 (chunked), openai-moe (gpt-oss), exaone4 with 64 layers, olmo2 (OLMo 2
+// and 3), afmoe, lfm2. Every other architecture caches every layer in full: llama (which
+// convert_hf_to_gguf.py makes of MistralForCausalLM, writing no window), phi3 (its window is read,
+// then disabled: "Phi SWA is currently disabled", PR #13676), qwen2, starcoder2, mistral3 read
+// none. Empty: llama.cpp applies it (or the spec names no model type); else why not.
+std::string_view window_ignored(const specs::ModelSpec& m) {
+  static constexpr std::string_view kApplies[] = {"gemma2", "gemma3_text", "gemma3n_text", "gemma4_text", "cohere2",
+                                                   "llama4_text", "gpt_oss", "olmo2", "olmo3", "afmoe", "lfm2"};
+  const std::string& t = m.model_type.empty() ? m.family : m.model_type;
+  if (t.empty() || std::find(std::begin(kApplies), std::end(kApplies), t) != std::end(kApplies)) return {};
+  if (t == "exaone4")
+    return m.layers == 64 ? std::string_view{}
+                          : "llama.cpp slides exaone4's window only with 64 layers (src/models/exaone4.cpp)";
+  if (t == "phi3")
+    return "llama.cpp reads Phi-3's sliding_window and disables it (\"Phi SWA is currently disabled\", "
+           "src/models/phi3.cpp, PR #13676)";
+  if (t == "llama" || t == "mistral")
+    return "llama.cpp runs this as its llama architecture, which reads no sliding window (src/models/llama.cpp; "
+           "convert_hf_to_gguf.py writes none for LlamaForCausalLM or MistralForCausalLM)";
+  return "llama.cpp's architecture for this model type sets no sliding window (src/models/<arch>.cpp load_arch_hparams)";
+}
+
+}  // namespace
+
 LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in) {
   if (m.count_only())
     throw InputError("--engine", "llama.cpp", "a model architecture (MODEL), not a bare --params count");
@@ -136,8 +165,15 @@ LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in) {
   }
   kv.base_cells = kv.n_ctx_seq;
   bool sliding = false, chunked = false;
+  const std::string_view ignored = window_ignored(m);
   for (i64 l = 0; l < m.layers; ++l) {
-    switch (m.layer_attention(l)) {
+    const specs::LayerAttention a = m.layer_attention(l);
+    if (!ignored.empty() && (a == specs::LayerAttention::sliding || a == specs::LayerAttention::chunked)) {
+      ++kv.base_layers;  // cached in full: llama.cpp applies no window here
+      kv.window_ignored = ignored;
+      continue;
+    }
+    switch (a) {
       case specs::LayerAttention::full: ++kv.base_layers; break;
       case specs::LayerAttention::sliding: ++kv.swa_layers; sliding = true; break;
       case specs::LayerAttention::chunked: ++kv.swa_layers; chunked = true; break;
@@ -269,6 +305,9 @@ void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& 
   out.assume("llamacpp_v_dtype", text("V cache in {} ({} B per {} elements)", tv,
                                       static_cast<double>(cache_type_block_bytes(in.type_v)),
                                       static_cast<double>(cache_type_block(in.type_v))));
+  if (!kv.window_ignored.empty())
+    out.assume("llamacpp_swa", text("every layer caches all {} cells: the config's sliding window is not applied; {}",
+                                    static_cast<double>(kv.n_ctx_seq), kv.window_ignored));
   if (kv.swa_layers > 0)
     out.assume("llamacpp_swa",
                text(in.swa_full ? "sliding layers cache all {} cells (--swa-full: llama.cpp before PR 13194)"

@@ -75,6 +75,9 @@ struct LlamaCppKv {
   std::int64_t k_width = 0, v_width = 0;  // n_embd_k_gqa, n_embd_v_gqa
   Bytes k{}, v{};                          // over all layers and streams
   Bytes k_swa{}, v_swa{};                  // the part of k, v in the sliding-window cache
+  // Non-empty where the config's sliding or chunked layers are cached in full because llama.cpp's
+  // architecture for the model type applies no window (Mistral-7B-v0.1 as llama, Phi-3): why.
+  std::string_view window_ignored;
   Bytes total() const { return k + v; }
 };
 
