@@ -67,7 +67,8 @@ std::string vllm_failure(const VllmBudget& bud) {
   return "does not fit: one request of the context needs " + format_plain_number(static_cast<double>(bud.blocks_per_request)) +
          " KV blocks, more than the pool's " + format_plain_number(static_cast<double>(bud.kv_blocks)) + " (" +
          format_plain_number(static_cast<double>(bud.kv_pool_tokens)) +
-         " tokens; vLLM refuses a max_model_len it cannot hold); lower the context or raise --gpu-memory-utilization";
+         " tokens; vLLM refuses a max_model_len it cannot hold); lower the context, raise --gpu-memory-utilization, "
+         "or raise --tp (each GPU then holds its share of the weights and of every layer's KV heads)";
 }
 
 }  // namespace napkin::cli
