@@ -292,6 +292,28 @@ TEST_CASE("llama.cpp caches Mistral-7B-v0.1's and Phi-3's sliding layers in full
   CHECK(kv.window_ignored.empty());
 }
 
+// llama.cpp --kv-unified (llama-kv-cache.cpp: n_stream = kv_unified ? 1 : n_seq_max;
+// llama-kv-cache-iswa.cpp: size_swa = PAD(min(size_base, n_swa · (kv_unified ? n_seq_max : 1) +
+// n_ubatch), 256)): the slots share one stream of all -c cells, and the window cache holds every
+// slot's window in that one stream.
+TEST_CASE("llama.cpp --kv-unified shares one cache of -c cells among the slots; the window cache holds every "
+          "slot's window",
+          "[engine][llamacpp]") {
+  auto m = shape(4, 2304, 8, 2, 256, 9216, 256000);  // Gemma-2-like: every other layer slides 4096
+  m.sliding_window = 4096;
+  m.sliding_every = 2;
+  auto in = run(32768, CacheType::f16, CacheType::f16, true);
+  in.n_parallel = 4.0 * one;
+  in.kv_unified = true;
+  const LlamaCppKv kv = llamacpp_kv(m, in);
+  CHECK(kv.streams == 1);
+  CHECK(kv.n_ctx_seq == 32768);
+  CHECK(kv.swa_cells == 16896);  // PAD(4096 · 4 + 512, 256)
+  CHECK(kv.total().in(units::byte) == 2.0 * 32768 * 1024 * 2 + 2.0 * 16896 * 1024 * 2);
+  in.n_parallel = 1.0 * one;
+  CHECK_THROWS_WITH(llamacpp_kv(m, in), Catch::StartsWith("--kv-unified"));
+}
+
 TEST_CASE("llama.cpp engine refuses MLA (multi-head latent attention)", "[engine][llamacpp]") {
   auto m = shape(4, 512, 8, 8, 64, 1024, 1000);
   m.attention = specs::AttentionKind::mla;

@@ -34,6 +34,9 @@ void add_llamacpp_flags(CommandApp* sub, NumericFlags& nf, LlamaCppFlags& f, boo
   sub->get_option("--parallel")->group("Engine");
   sub->add_flag("--swa-full", f.swa_full, "llama.cpp --swa-full: sliding-window layers cache the whole context")
       ->group("Engine");
+  sub->add_flag("--kv-unified", f.kv_unified,
+                "llama.cpp --kv-unified: the --parallel slots share one cache of --context cells (each may use all)")
+      ->group("Engine");
   if (add_flash_attention)
     sub->add_flag("--flash-attention", f.flash_attention, "llama.cpp -fa on (the default)")->group("Engine");
   sub->add_flag("--no-flash-attention", f.no_flash_attention,
@@ -44,7 +47,8 @@ void add_llamacpp_flags(CommandApp* sub, NumericFlags& nf, LlamaCppFlags& f, boo
 void check_engine_flags(CommandApp* sub, Engine engine, std::initializer_list<const char*> not_with_llamacpp) {
   const auto given = [&](const char* flag) { return sub->get_option(flag)->count() > 0; };
   if (engine != Engine::llamacpp) {
-    for (const char* flag : {"--v-dtype", "--ubatch", "--parallel", "--swa-full", "--no-flash-attention"})
+    for (const char* flag :
+         {"--v-dtype", "--ubatch", "--parallel", "--swa-full", "--kv-unified", "--no-flash-attention"})
       if (given(flag)) throw InputError(flag, "(given)", "--engine llama.cpp with it (a llama.cpp setting)");
     return;
   }
@@ -61,6 +65,7 @@ void fill_llamacpp_input(CommandApp* sub, const std::string& kv_dtype, const Lla
   in.type_v = f.v_dtype.empty() ? in.type_k : parse_cache_type(f.v_dtype, "--v-dtype");
   in.flash_attention = !f.no_flash_attention;
   in.swa_full = f.swa_full;
+  in.kv_unified = f.kv_unified;
   if (!in.flash_attention && cache_type_block(in.type_v) > 1)
     throw InputError(f.v_dtype.empty() ? "--kv-dtype" : "--v-dtype", std::string(cache_type_name(in.type_v)),
                      "f16, bf16 or f32 with --no-flash-attention (llama.cpp: V cache quantization requires flash_attn)");

@@ -23,7 +23,7 @@ Engine parse_engine(const std::string& text);
 struct LlamaCppFlags {
   std::string v_dtype;
   std::size_t ubatch = 0, parallel = 0;  // indices in NumericFlags
-  bool swa_full = false, no_flash_attention = false, flash_attention = false;
+  bool swa_full = false, kv_unified = false, no_flash_attention = false, flash_attention = false;
 };
 void add_llamacpp_flags(CommandApp* sub, NumericFlags& nf, LlamaCppFlags& f, bool add_flash_attention);
 

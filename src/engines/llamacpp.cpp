@@ -157,7 +157,10 @@ LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in) {
   kv.n_ubatch = std::min(kv.n_batch, as_int(in.n_ubatch));
   kv.n_ctx = pad(as_int(in.n_ctx), kCtxPad);
   kv.n_ctx_seq = kv.n_ctx;
-  if (n_seq > 1) {
+  if (in.kv_unified && n_seq <= 1)
+    throw InputError("--kv-unified", "(with --parallel 1)",
+                     "--parallel 2 or more (one slot's cache is the whole cache already)");
+  if (n_seq > 1 && !in.kv_unified) {
     // A split cache (llama-server with an explicit -np): one stream per slot.
     kv.n_ctx_seq = pad(kv.n_ctx / n_seq, kCtxPad);  // ≥ 256: n_ctx ≥ 256 ≥ n_seq (llama.cpp throws on 0)
     kv.n_ctx = kv.n_ctx_seq * n_seq;
@@ -186,7 +189,8 @@ LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in) {
     kv.window = sliding ? m.sliding_window : m.attention_chunk;
     // llama-kv-cache-iswa.cpp: PAD(min(size_base, n_swa·(unified ? n_seq_max : 1) + n_ubatch), 256).
     kv.swa_cells = in.swa_full ? kv.n_ctx_seq
-                               : pad(std::min(kv.n_ctx_seq, kv.window + kv.n_ubatch), kCtxPad);
+                               : pad(std::min(kv.n_ctx_seq, kv.window * (in.kv_unified ? n_seq : 1) + kv.n_ubatch),
+                                     kCtxPad);
   }
   kv.k_width = m.kv_heads * m.head_dim;
   kv.v_width = m.kv_heads * m.head_dim;
@@ -293,7 +297,13 @@ void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& 
   out.assume("llamacpp_engine",
              text("llama.cpp's buffers (mainline, 2025-11 on): the model buffer, the KV cache buffer and the compute "
                   "buffer its graph allocator reserves, all on one GPU"));
-  out.assume("llamacpp_context",
+  if (in.kv_unified)
+    out.assume("llamacpp_context",
+               text("-c {} shared by {} slots (--kv-unified: one stream of {} cells, each slot may fill all of it; "
+                    "the sliding-window cache holds window · {} + ubatch)",
+                    in.n_ctx, in.n_parallel.in(one), static_cast<double>(kv.n_ctx_seq), in.n_parallel.in(one)));
+  else
+    out.assume("llamacpp_context",
              text(kv.streams > 1 ? "-c {} is the total over {} slots (llama-server -np {}: one stream of {} cells per "
                                    "slot, n_ctx padded to 256 per slot)"
                                  : "-c {} over {} slot(s) (np {}): {} cells, n_ctx padded to a multiple of 256",
@@ -355,6 +365,7 @@ void llamacpp_memory(const specs::ModelSpec& m, const LlamaCppInput& in, ResultS
   out.input("v_dtype", verdict(cache_type_name(in.type_v)));
   out.input("flash_attention", boolean(in.flash_attention));
   out.input("swa_full", boolean(in.swa_full));
+  out.input("kv_unified", boolean(in.kv_unified));
   ledger_rows(m, in, out, "cuda_context");
 }
 

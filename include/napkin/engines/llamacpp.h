@@ -49,6 +49,7 @@ struct LlamaCppInput {
   Count n_batch = 2048.0 * units::one;  // -b (llama-server's default; no napkin flag)
   bool flash_attention = true;          // -fa (mainline default "auto": on where the backend has kernels)
   bool swa_full = false;                // --swa-full
+  bool kv_unified = false;              // --kv-unified: one cache stream the slots share (n_parallel > 1)
   // The model buffer, as the caller measured it (a GGUF's tensor bytes, or a dtype's arithmetic):
   // its formula, substituted text and the assumption naming it (all outlive the ResultSet).
   Bytes weights{};
