@@ -616,16 +616,6 @@ void encoder_decoder_items(const ModelSpec& m, const ParamCount& c, ResultSet& o
   for (const auto& note : m.notes) out.assume("model_config", text("{}", std::string_view(note)));
 }
 
-}  // namespace
-
-namespace {
-
-bool same(const LayerParams& a, const LayerParams& b) {
-  return a.attention == b.attention && a.norm == b.norm && a.mlp == b.mlp && a.routed == b.routed &&
-         a.routed_one == b.routed_one && a.shared == b.shared && a.router == b.router && a.ssm == b.ssm &&
-         a.other == b.other;
-}
-
 // The spec's formulas' count (count_language_model, the tower added as count_params adds it) where
 // it equals the table's count `c` of `m` exactly: every group, the layer kinds and one layer of
 // each kind (a Mamba mixer's tensors are in the ssm and norm groups); nullopt where the formulas
@@ -651,8 +641,8 @@ std::optional<ParamCount> formula_count(const ModelSpec& m, const ParamCount& c)
                      x.moe_layers == c.moe_layers && x.attention_layers == c.attention_layers &&
                      x.mamba_layers == c.mamba_layers &&
                      // one layer of each kind is shown where no Mamba mixer makes layers differ
-                     (c.mamba_layers > 0 || c.dense_layers == 0 || same(x.dense_layer, c.dense_layer)) &&
-                     (c.mamba_layers > 0 || c.moe_layers == 0 || same(x.moe_layer, c.moe_layer));
+                     (c.mamba_layers > 0 || c.dense_layers == 0 || x.dense_layer == c.dense_layer) &&
+                     (c.mamba_layers > 0 || c.moe_layers == 0 || x.moe_layer == c.moe_layer);
   if (!equal) return std::nullopt;
   return x;
 }

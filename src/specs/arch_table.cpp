@@ -189,9 +189,12 @@ Value eval(const Expr& e, TableEnv& env, const JsonFields& f, const Table& t, co
   }
 }
 
+// The values integer() and truth() take.
+bool counts(const Value& v, i64 min) { return v.kind == Value::Kind::integer && v.i >= min && v.i < kMaxCount; }
+
 i64 integer(const Expr& e, TableEnv& env, const JsonFields& f, const Table& t, const std::string& where, i64 min) {
   const Value v = eval(e, env, f, t, where);
-  if (v.kind != Value::Kind::integer || v.i < min || v.i >= kMaxCount)
+  if (!counts(v, min))
     refuse_value(f, t, where, e, v, "expected an integer of at least " + std::to_string(min) + " below 2^53, got " + v.show());
   return v.i;
 }
@@ -207,7 +210,7 @@ bool truth(const Expr& e, TableEnv& env, const JsonFields& f, const Table& t, co
 std::optional<i64> quick_integer(const Expr& e, TableEnv& env, i64 min) {
   try {
     const Value v = e.eval(env);
-    if (v.kind == Value::Kind::integer && v.i >= min && v.i < kMaxCount) return v.i;
+    if (counts(v, min)) return v.i;
   } catch (const ExprError&) {
   }
   return std::nullopt;
@@ -234,6 +237,96 @@ std::string word(const Expr& e, TableEnv& env, const JsonFields& f, const Table&
 }
 
 // The spec fields a table may set, each from its expression (per layer for the per-layer ones).
+// The spec fields that take an integer of at least `min` or a boolean, and the ModelSpec member
+// each sets (encoder_decoder, decoder_layers, relative_attention_buckets: T5's two stacks, `layers`
+// the encoder's depth); the others are read one by one in set_spec.
+struct IntField {
+  std::string_view name;
+  i64 min;
+  i64& (*at)(ModelSpec&);
+};
+struct BoolField {
+  std::string_view name;
+  bool& (*at)(ModelSpec&);
+};
+const IntField kIntFields[] = {
+    {"hidden", 1, [](ModelSpec& m) -> i64& { return m.hidden; }},
+    {"layers", 1, [](ModelSpec& m) -> i64& { return m.layers; }},
+    {"heads", 1, [](ModelSpec& m) -> i64& { return m.heads; }},
+    {"kv_heads", 1, [](ModelSpec& m) -> i64& { return m.kv_heads; }},
+    {"head_dim", 1, [](ModelSpec& m) -> i64& { return m.head_dim; }},
+    {"ffn", 0, [](ModelSpec& m) -> i64& { return m.ffn; }},
+    {"vocab", 1, [](ModelSpec& m) -> i64& { return m.vocab; }},
+    {"max_context", 0, [](ModelSpec& m) -> i64& { return m.max_context; }},
+    {"sliding_window", 0, [](ModelSpec& m) -> i64& { return m.sliding_window; }},
+    {"attention_chunk", 0, [](ModelSpec& m) -> i64& { return m.attention_chunk; }},
+    {"mtp_layers", 0, [](ModelSpec& m) -> i64& { return m.mtp_layers; }},
+    {"position_table", 0, [](ModelSpec& m) -> i64& { return m.position_table; }},
+    {"position_offset", 0, [](ModelSpec& m) -> i64& { return m.position_offset; }},
+    {"embed_proj_dim", 0, [](ModelSpec& m) -> i64& { return m.embed_proj_dim; }},
+    {"type_vocab", 0, [](ModelSpec& m) -> i64& { return m.type_vocab; }},
+    {"decoder_layers", 1, [](ModelSpec& m) -> i64& { return m.decoder_layers; }},
+    {"relative_attention_buckets", 0, [](ModelSpec& m) -> i64& { return m.relative_attention_buckets; }},
+    {"moe_experts", 0, [](ModelSpec& m) -> i64& { return m.moe.n_experts; }},
+    {"moe_top_k", 0, [](ModelSpec& m) -> i64& { return m.moe.experts_per_token; }},
+    {"moe_expert_ffn", 0, [](ModelSpec& m) -> i64& { return m.moe.expert_ffn; }},
+    {"moe_shared_experts", 0, [](ModelSpec& m) -> i64& { return m.moe.n_shared_experts; }},
+    {"moe_shared_ffn", 0, [](ModelSpec& m) -> i64& { return m.moe.shared_ffn; }},
+    {"moe_first_dense", 0, [](ModelSpec& m) -> i64& { return m.moe.first_k_dense; }},
+    {"moe_layer_freq", 1, [](ModelSpec& m) -> i64& { return m.moe.layer_freq; }},
+    {"mla_q_lora_rank", 0, [](ModelSpec& m) -> i64& { return m.mla.q_lora_rank; }},
+    {"mla_kv_lora_rank", 0, [](ModelSpec& m) -> i64& { return m.mla.kv_lora_rank; }},
+    {"mla_qk_rope_head_dim", 0, [](ModelSpec& m) -> i64& { return m.mla.qk_rope_head_dim; }},
+    {"mla_qk_nope_head_dim", 0, [](ModelSpec& m) -> i64& { return m.mla.qk_nope_head_dim; }},
+    {"mla_v_head_dim", 0, [](ModelSpec& m) -> i64& { return m.mla.v_head_dim; }},
+    {"recurrent_conv_channels", 0, [](ModelSpec& m) -> i64& { return m.recurrent.conv_channels; }},
+    {"recurrent_conv_kernel", 0, [](ModelSpec& m) -> i64& { return m.recurrent.conv_kernel; }},
+    {"recurrent_state", 0, [](ModelSpec& m) -> i64& { return m.recurrent.state; }},
+    {"recurrent_proj_width", 0, [](ModelSpec& m) -> i64& { return m.recurrent.proj_width; }},
+    {"recurrent_tp_unit", 1, [](ModelSpec& m) -> i64& { return m.recurrent.tp_unit; }},
+    {"mamba_d_inner", 1, [](ModelSpec& m) -> i64& { return m.mamba.d_inner; }},
+    {"mamba_d_state", 1, [](ModelSpec& m) -> i64& { return m.mamba.d_state; }},
+    {"mamba_conv_kernel", 1, [](ModelSpec& m) -> i64& { return m.mamba.conv_kernel; }},
+    {"mamba_dt_rank", 0, [](ModelSpec& m) -> i64& { return m.mamba.dt_rank; }},
+    {"mamba_groups", 0, [](ModelSpec& m) -> i64& { return m.mamba.groups; }},
+    {"mamba_heads", 0, [](ModelSpec& m) -> i64& { return m.mamba.heads; }},
+    {"indexer_heads", 0, [](ModelSpec& m) -> i64& { return m.indexer.heads; }},
+    {"indexer_head_dim", 0, [](ModelSpec& m) -> i64& { return m.indexer.head_dim; }},
+    {"indexer_top_k", 0, [](ModelSpec& m) -> i64& { return m.indexer.top_k; }},
+};
+const BoolField kBoolFields[] = {
+    {"encoder_only", [](ModelSpec& m) -> bool& { return m.encoder_only; }},
+    {"pooler", [](ModelSpec& m) -> bool& { return m.pooler; }},
+    {"encoder_decoder", [](ModelSpec& m) -> bool& { return m.encoder_decoder; }},
+    {"tied", [](ModelSpec& m) -> bool& { return m.tied_embeddings; }},
+    {"qkv_bias", [](ModelSpec& m) -> bool& { return m.qkv_bias; }},
+    {"o_bias", [](ModelSpec& m) -> bool& { return m.o_bias; }},
+    {"mlp_bias", [](ModelSpec& m) -> bool& { return m.mlp_bias; }},
+    {"qk_norm", [](ModelSpec& m) -> bool& { return m.qk_norm; }},
+    {"moe_router_bias", [](ModelSpec& m) -> bool& { return m.moe.router_bias; }},
+    {"moe_shared_expert_gate", [](ModelSpec& m) -> bool& { return m.moe.shared_expert_gate; }},
+    {"moe_expert_bias", [](ModelSpec& m) -> bool& { return m.moe.expert_bias; }},
+    {"attention_sinks", [](ModelSpec& m) -> bool& { return m.attention_sinks; }},
+    {"norm_bias", [](ModelSpec& m) -> bool& { return m.norm_bias; }},
+    {"final_norm", [](ModelSpec& m) -> bool& { return m.final_norm; }},
+    {"qk_norm_full_width", [](ModelSpec& m) -> bool& { return m.qk_norm_full_width; }},
+    {"qk_norm_per_head", [](ModelSpec& m) -> bool& { return m.qk_norm_per_head; }},
+    {"lm_head_bias", [](ModelSpec& m) -> bool& { return m.lm_head_bias; }},
+    {"embedding_norm", [](ModelSpec& m) -> bool& { return m.embedding_norm; }},
+    {"recurrent_state_fp32", [](ModelSpec& m) -> bool& { return m.recurrent.state_fp32; }},
+    {"mamba_proj_bias", [](ModelSpec& m) -> bool& { return m.mamba.proj_bias; }},
+    {"mamba_conv_bias", [](ModelSpec& m) -> bool& { return m.mamba.conv_bias; }},
+    {"mamba_inner_norms", [](ModelSpec& m) -> bool& { return m.mamba.inner_norms; }},
+    {"mamba_state_fp32", [](ModelSpec& m) -> bool& { return m.mamba.ssm_state_fp32; }},
+};
+
+template <class Field, std::size_t N>
+const Field* find_field(const Field (&fields)[N], std::string_view name) {
+  for (const Field& x : fields)
+    if (x.name == name) return &x;
+  return nullptr;
+}
+
 // `beside`: per layer, whether layer_mixer said 'attention+recurrent' (Falcon-H1: attention and a
 // recurrent mixer side by side, a KV cache and a state).
 void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m, std::vector<bool>& beside) {
@@ -252,95 +345,29 @@ void set_spec(const Table& t, TableEnv& env, const JsonFields& f, ModelSpec& m, 
         refuse(f, t, where + " = " + e.text(), "expected a probability from 0 to 1, got " + v.show());
       return v.number();
     };
-    if (field == "hidden") m.hidden = I(1);
-    else if (field == "layers") m.layers = I(1);
-    else if (field == "heads") m.heads = I(1);
-    else if (field == "kv_heads") m.kv_heads = I(1);
-    else if (field == "head_dim") m.head_dim = I(1);
-    else if (field == "ffn") m.ffn = I(0);
-    else if (field == "vocab") m.vocab = I(1);
-    else if (field == "max_context") m.max_context = I(0);
-    else if (field == "sliding_window") m.sliding_window = I(0);
-    else if (field == "attention_chunk") m.attention_chunk = I(0);
+    if (const IntField* x = find_field(kIntFields, field)) x->at(m) = I(x->min);
+    else if (const BoolField* x = find_field(kBoolFields, field)) x->at(m) = B();
     else if (field == "norms_per_layer") m.norms_per_layer = static_cast<int>(I(0));
-    else if (field == "mtp_layers") m.mtp_layers = I(0);
-    else if (field == "position_table") m.position_table = I(0);
-    else if (field == "position_offset") m.position_offset = I(0);
-    else if (field == "embed_proj_dim") m.embed_proj_dim = I(0);
-    else if (field == "type_vocab") m.type_vocab = I(0);
-    else if (field == "encoder_only") m.encoder_only = B();
-    else if (field == "pooler") m.pooler = B();
-    // Encoder-decoder (T5): `layers` is the encoder's depth; the decoder's blocks ("stack":
-    // "decoder" tensors) and each stack's relative-position buckets.
-    else if (field == "encoder_decoder") m.encoder_decoder = B();
-    else if (field == "decoder_layers") m.decoder_layers = I(1);
-    else if (field == "relative_attention_buckets") m.relative_attention_buckets = I(0);
     else if (field == "positions") {
       const std::string k = word(e, env, f, t, where, {"rotary", "learned", "none"});
       m.positions = k == "rotary" ? PositionKind::rotary : k == "learned" ? PositionKind::learned : PositionKind::none;
     }
-    else if (field == "tied") m.tied_embeddings = B();
-    else if (field == "qkv_bias") m.qkv_bias = B();
-    else if (field == "o_bias") m.o_bias = B();
-    else if (field == "mlp_bias") m.mlp_bias = B();
-    else if (field == "qk_norm") m.qk_norm = B();
     else if (field == "ffn_kind")
       m.ffn_kind = word(e, env, f, t, where, {"gated", "plain"}) == "gated" ? FfnKind::gated : FfnKind::plain;
     else if (field == "norm")
       m.norm = word(e, env, f, t, where, {"rmsnorm", "layernorm"}) == "rmsnorm" ? NormKind::rmsnorm : NormKind::layernorm;
-    else if (field == "moe_experts") m.moe.n_experts = I(0);
-    else if (field == "moe_top_k") m.moe.experts_per_token = I(0);
-    else if (field == "moe_expert_ffn") m.moe.expert_ffn = I(0);
-    else if (field == "moe_shared_experts") m.moe.n_shared_experts = I(0);
-    else if (field == "moe_shared_ffn") m.moe.shared_ffn = I(0);
-    else if (field == "moe_first_dense") m.moe.first_k_dense = I(0);
-    else if (field == "moe_layer_freq") m.moe.layer_freq = I(1);
-    else if (field == "moe_router_bias") m.moe.router_bias = B();
-    else if (field == "moe_shared_expert_gate") m.moe.shared_expert_gate = B();
-    else if (field == "moe_expert_bias") m.moe.expert_bias = B();
-    else if (field == "attention_sinks") m.attention_sinks = B();
-    else if (field == "norm_bias") m.norm_bias = B();
-    else if (field == "final_norm") m.final_norm = B();
-    else if (field == "qk_norm_full_width") m.qk_norm_full_width = B();
-    else if (field == "qk_norm_per_head") m.qk_norm_per_head = B();
-    else if (field == "lm_head_bias") m.lm_head_bias = B();
-    else if (field == "embedding_norm") m.embedding_norm = B();
     else if (field == "attention_dropout") m.attention_dropout = P();
     else if (field == "hidden_dropout") m.hidden_dropout = P();
-    else if (field == "mla_q_lora_rank") m.mla.q_lora_rank = I(0);
-    else if (field == "mla_kv_lora_rank") m.mla.kv_lora_rank = I(0);
-    else if (field == "mla_qk_rope_head_dim") m.mla.qk_rope_head_dim = I(0);
-    else if (field == "mla_qk_nope_head_dim") m.mla.qk_nope_head_dim = I(0);
-    else if (field == "mla_v_head_dim") m.mla.v_head_dim = I(0);
     else if (field == "recurrent_kind") {
       const Value v = eval(e, env, f, t, where);
       if (v.kind != Value::Kind::string || v.s.empty())
         refuse(f, t, where + " = " + e.text(), "expected the name of the recurrent mixer, got " + v.show());
       m.recurrent.kind = v.s;
     }
-    else if (field == "recurrent_conv_channels") m.recurrent.conv_channels = I(0);
-    else if (field == "recurrent_conv_kernel") m.recurrent.conv_kernel = I(0);
-    else if (field == "recurrent_state") m.recurrent.state = I(0);
-    else if (field == "recurrent_state_fp32") m.recurrent.state_fp32 = B();
-    else if (field == "recurrent_proj_width") m.recurrent.proj_width = I(0);
-    else if (field == "recurrent_tp_unit") m.recurrent.tp_unit = I(1);
     else if (field == "mamba_version") {
       m.mamba.version = static_cast<int>(I(0));
       if (m.mamba.version > 2) refuse(f, t, where + " = " + e.text(), "expected 1 or 2 (Mamba-1 or Mamba-2)");
     }
-    else if (field == "mamba_d_inner") m.mamba.d_inner = I(1);
-    else if (field == "mamba_d_state") m.mamba.d_state = I(1);
-    else if (field == "mamba_conv_kernel") m.mamba.conv_kernel = I(1);
-    else if (field == "mamba_dt_rank") m.mamba.dt_rank = I(0);
-    else if (field == "mamba_groups") m.mamba.groups = I(0);
-    else if (field == "mamba_heads") m.mamba.heads = I(0);
-    else if (field == "mamba_proj_bias") m.mamba.proj_bias = B();
-    else if (field == "mamba_conv_bias") m.mamba.conv_bias = B();
-    else if (field == "mamba_inner_norms") m.mamba.inner_norms = B();
-    else if (field == "mamba_state_fp32") m.mamba.ssm_state_fp32 = B();
-    else if (field == "indexer_heads") m.indexer.heads = I(0);
-    else if (field == "indexer_head_dim") m.indexer.head_dim = I(0);
-    else if (field == "indexer_top_k") m.indexer.top_k = I(0);
     else if (field == "layer_attention" || field == "layer_ffn" || field == "layer_mixer" || field == "layer_kv_heads" ||
              field == "layer_head_dim" || field == "layer_kv_shared" || field == "ledger_refusal") {
       continue;  // per layer, below

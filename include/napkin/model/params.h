@@ -53,6 +53,7 @@ struct LayerParams {
   std::int64_t ssm = 0;        // Mamba mixer (state-space layers)
   std::int64_t other = 0;      // a table family's other tensors inside the layer (kept whole)
   std::int64_t total() const { return attention + norm + mlp + routed + shared + router + ssm + other; }
+  bool operator==(const LayerParams&) const = default;
 };
 
 struct ParamCount {
