@@ -172,6 +172,11 @@ constexpr KeyFlag kKeyFlags[] = {
     {"llamacpp_not_counted", ""},
     {"llamacpp_runtime_reserve", ""},  // serve: no --cuda-context there
     {"llamacpp_kv_reads", "--kv-dtype/--v-dtype"},
+    // llama.cpp with layers in host memory (src/engines/llamacpp_offload.cpp)
+    {"llamacpp_offload_speed", "--host-bandwidth"},
+    {"llamacpp_n_cpu_moe", "--n-cpu-moe"},
+    {"llamacpp_op_offload", "--n-gpu-layers"},
+    {"gpu_total", "--gpu-memory"},
     // --engine vllm (napkin/engines/vllm.h)
     {"vllm_version", "--engine"},
     {"gpu_memory_utilization", "--gpu-memory-utilization"},

@@ -15,6 +15,7 @@
 #include "model_arg.h"
 #include "model_flags.h"
 #include "napkin/engines/vllm.h"
+#include "napkin/engines/vllm_layout.h"
 #include "napkin/ground/check.h"
 #include "napkin/ground/dtype.h"
 #include "napkin/ground/error.h"
@@ -153,6 +154,7 @@ struct MemoryPlan {
   WeightStorage w;        // outlives the sweep: the rows refer to its strings
   LlamaCppInput llama;
   std::string device;  // --hw's name and full name, for vLLM's row
+  EngineTotal gpu_total;  // where an engine's GPU total came from
   std::optional<SolveFor> solve;
   std::optional<TrainSolveFor> train_solve;
   const char* solver_flag = "--max";
@@ -225,12 +227,12 @@ void check_vllm(CommandApp* sub, const MemoryCmd& c, MemoryPlan& plan) {
   if (!plan.vllm) return;
   if (c.bare) throw InputError("--engine", "vllm", "MODEL (vLLM's KV pool needs the architecture), not --params");
   if (c.train) throw InputError("--engine", "vllm", "the inference ledger (vLLM serves; drop --train)");
-  for (const char* f : {"--batch", "--pp", "--prefill-chunk", "--cuda-context", "--fragmentation", "--max",
-                        "--min-gpus", "--require-fit"})
+  // --batch (--users) is the requests the pool must hold at once; --min-gpus searches vLLM's TP.
+  for (const char* f : {"--pp", "--prefill-chunk", "--cuda-context", "--fragmentation", "--max", "--require-fit"})
     if (const CLI::Option* o = sub->get_option_no_throw(f); o != nullptr && o->count() > 0)
       throw InputError(f, given_value(o), std::string("no ") + f + " with --engine vllm (vLLM's budget "
                        "takes --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size; a "
-                       "pool that holds no request is exit 1)");
+                       "pool that holds fewer than --users requests is exit 1)");
 }
 
 // --lora-targets names the adapters of --lora-rank: not without it.
@@ -249,9 +251,9 @@ void resolve_storage_and_hardware(CommandApp* sub, MemoryCmd& c, MemoryPlan& pla
   if (plan.llamacpp) fill_llamacpp_input(sub, c.kv_dtype, c.llama, plan.llama);
   c.hw.load();
   if (c.hw.spec) c.hw.fill(flags[c.capacity], c.hw.spec->memory.in_base_units());
-  // vLLM sizes its pool from the total torch reports, a little below the driver's.
-  if (plan.vllm && c.hw.spec && c.hw.spec->memory_torch_total)
-    c.hw.fill(flags[c.capacity], c.hw.spec->memory_torch_total->in_base_units());
+  // The engines size their budgets from the total the CUDA runtime reports, a little below the
+  // driver's.
+  if (plan.vllm || plan.llamacpp) plan.gpu_total = fill_engine_total(c.hw, flags[c.capacity]);
   if (plan.vllm && flags[c.capacity].raw.empty() && !c.hw.has_figures())
     throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
   plan.device = c.hw.spec ? c.hw.spec->name + " " + c.hw.spec->full_name : std::string();
@@ -441,7 +443,15 @@ void vllm_row(const MemoryCmd& c, const MemoryPlan& plan, const InferenceMemoryI
   v.tp = in.tp;
   v.kv_dtype = plan.kd;
   v.weights = inference_memory(c.spec, in).weights;
+  v.total_source = plan.gpu_total.source;
+  if (plan.solve == SolveFor::min_gpus) {
+    vllm_min_gpus(c.spec, v, in, in.batch.in(units::one), layout_search(c, p), rs);
+    assume_engine_total(plan.gpu_total, "vLLM", rs);
+    return;
+  }
+  v.users = in.batch;
   vllm_budget(c.spec, v, rs);
+  assume_engine_total(plan.gpu_total, "vLLM", rs);
   rs.assume("weights_dtype", text("weights as the inference ledger holds them: {} per GPU", v.weights));
   if (!p.probing() && tally.engine_miss.empty()) {
     tally.engine_miss = vllm_failure(vllm_budget(c.spec, v));
@@ -460,7 +470,15 @@ void inference_row(MemoryCmd& c, const MemoryPlan& plan, const Point& p, ResultS
     li.cuda_context = in.cuda_context;
     li.capacity = in.capacity;
     li.metal = c.hw.spec && c.hw.spec->device_class == "apple-silicon";
-    llamacpp_ledger(li, c.spec, in, rs, false);
+    OffloadRequest off;
+    if (!c.nf.flags()[c.llama.n_gpu_layers].raw.empty()) off.n_gpu_layers = p[c.llama.n_gpu_layers];
+    off.n_cpu_moe = p[c.llama.n_cpu_moe];
+    if (c.hw.has_figures()) off.gpu_bandwidth = c.hw.spec->bandwidth;
+    off.host_bandwidth = p.get<Bandwidth>(c.llama.host_bandwidth);
+    off.host_memory = p.maybe<Bytes>(c.llama.host_memory);
+    off.storage = &plan.w;
+    llamacpp_ledger(li, c.spec, in, rs, false, &off);
+    if (li.capacity) assume_engine_total(plan.gpu_total, "llama.cpp", rs);
     if (!p.probing() && tally.engine_miss.empty()) {
       tally.engine_miss = llamacpp_failure(rs);
       tally.engine_flag = "--engine llama.cpp";
@@ -562,7 +580,9 @@ void add_model_options(CommandApp* sub, MemoryCmd& c) {
 // The inference ledger's sizes: the sequences and their context, --tp and --pp (Parallelism), the
 // prefill chunk, and the runtime reserve.
 void add_inference_options(CommandApp* sub, MemoryCmd& c) {
-  c.batch = c.nf.add(sub, "--batch", "batch", kCount, Constraint::positive_integer, "Concurrent sequences (default 1)",
+  c.batch = c.nf.add(sub, "--batch,--users", "batch", kCount, Constraint::positive_integer,
+                     "Concurrent sequences (default 1); with --engine vllm the requests of --context its KV pool must "
+                     "hold at once (--users is the same flag)",
                      "COUNT", 1.0);
   c.context = c.nf.add(sub, "--context", "context", kCount, Constraint::positive_integer,
                        "Tokens per sequence, prompt + generated (default 4096), e.g. 8Ki", "COUNT", 4096.0);
@@ -675,7 +695,7 @@ void add_training_layout_options(CommandApp* sub, MemoryCmd& c) {
 // The engine and its flags (llama.cpp's --flash-attention is add_activation_flags'), then Output.
 void add_engine_and_output_options(CommandApp* sub, MemoryCmd& c) {
   add_engine_option(sub, c.engine);
-  add_llamacpp_flags(sub, c.nf, c.llama, false);  // --flash-attention: add_activation_flags
+  add_llamacpp_flags(sub, c.nf, c.llama, false, /*offload_flags=*/true);  // --flash-attention: add_activation_flags
   c.vllm = add_vllm_flags(sub, c.nf);
   add_output_flags(sub, c.out);
 }

@@ -244,6 +244,7 @@ struct ServePlan {
   Dtype kd = Dtype::bf16, wd = Dtype::bf16, cd = Dtype::bf16;
   WeightStorage storage;  // outlives the sweep: the rows refer to its strings
   std::string device;     // --hw's name and full name, for vLLM's row
+  EngineTotal gpu_total;  // where an engine's GPU total came from
 };
 
 // What the sweep's rows leave for the exit code.
@@ -314,9 +315,9 @@ void resolve_hardware(ServeCmd& c, ServePlan& plan) {
     if (peak) c.hw.fill(flags[c.peak], peak->in_base_units());
     c.hw.fill(flags[c.bandwidth], c.hw.spec->bandwidth.in_base_units());
     c.hw.fill(flags[c.capacity], c.hw.spec->memory.in_base_units());
-    // vLLM sizes its pool from the total torch reports, a little below the driver's.
-    if (plan.vllm && c.hw.spec->memory_torch_total)
-      c.hw.fill(flags[c.capacity], c.hw.spec->memory_torch_total->in_base_units());
+    // The engines size their budgets from the total the CUDA runtime reports, a little below the
+    // driver's.
+    if (plan.vllm || plan.llamacpp) plan.gpu_total = fill_engine_total(c.hw, flags[c.capacity]);
     if (const auto link = c.hw.spec->link_bandwidth_per_direction())
       c.hw.fill(flags[c.link], link->in_base_units());
   }
@@ -387,6 +388,7 @@ void llamacpp_row(const ServeCmd& c, const ServePlan& plan, const ServeInput& in
   li.capacity = in.capacity;
   li.metal = c.hw.spec && c.hw.spec->device_class == "apple-silicon";
   llamacpp_ledger(li, c.spec, serve_memory_input(in), rs, true);
+  if (li.capacity) assume_engine_total(plan.gpu_total, "llama.cpp", rs);
   if (const Item* f = rs.find("fits"); f != nullptr && !f->value.flag) tally.all_fit = false;
   if (!p.probing() && tally.engine_miss.empty()) {
     tally.engine_miss = llamacpp_failure(rs);
@@ -409,7 +411,11 @@ void vllm_row(const ServeCmd& c, const ServePlan& plan, const ServeInput& in, co
   v.tp = in.tp;
   v.kv_dtype = plan.kd;
   v.weights = inference_memory(c.spec, mi).weights;
+  v.total_source = plan.gpu_total.source;
+  v.users = in.batch;  // the batch decodes together: its requests share the pool at once
+  v.users_flag = "--batch";
   vllm_budget(c.spec, v, rs, /*ledger=*/false);
+  assume_engine_total(plan.gpu_total, "vLLM", rs);
   if (!p.probing() && tally.engine_miss.empty()) {
     tally.engine_miss = vllm_failure(vllm_budget(c.spec, v));
     tally.engine_flag = "--engine vllm";

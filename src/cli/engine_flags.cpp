@@ -1,6 +1,7 @@
 #include "engine_flags.h"
 
 #include "check_failure.h"
+#include "napkin/ground/check.h"
 #include "napkin/ground/error.h"
 
 namespace napkin::cli {
@@ -19,7 +20,62 @@ Engine parse_engine(const std::string& text) {
   throw InputError("--engine", text, "none, llama.cpp or vllm");
 }
 
-void add_llamacpp_flags(CommandApp* sub, NumericFlags& nf, LlamaCppFlags& f, bool add_flash_attention) {
+EngineTotal fill_engine_total(const HardwareOption& hw, NumericFlag& capacity) {
+  EngineTotal t;
+  if (!capacity.raw.empty()) {
+    t.source = "--gpu-memory as given (the total the CUDA runtime reports: torch.cuda.mem_get_info, cudaMemGetInfo)";
+    return t;
+  }
+  if (!hw.has_figures()) return t;
+  if (hw.spec->device_class == "apple-silicon") {
+    t.source = hw.spec->name + "'s memory the GPU may use (Metal's recommendedMaxWorkingSetSize)";
+    return t;
+  }
+  if (hw.spec->memory_torch_total) {
+    hw.fill(capacity, hw.spec->memory_torch_total->in_base_units());
+    t.source = hw.spec->name + "'s total as the CUDA runtime reports it (torch.cuda.mem_get_info), below the driver's " +
+               "(nvidia-smi); measured (the preset's memory_torch_total_source)";
+    return t;
+  }
+  t.driver_total = true;
+  t.source = hw.spec->name + "'s memory as the driver reports it (nvidia-smi or the datasheet): no CUDA-runtime total " +
+             "is recorded for this part; the runtime typically sees 0.3–0.6 GiB less (79.20 of 79.65 GiB on an H100 SXM)";
+  return t;
+}
+
+void assume_engine_total(const EngineTotal& t, std::string_view engine, ResultSet& rs) {
+  if (t.source.empty()) return;
+  rs.assume("gpu_total", text("{} sizes its buffers from the GPU's total: {}", engine, rs.keep(t.source)));
+}
+
+namespace {
+
+// -ngl, --n-cpu-moe and the host's figures: memory's only (serve has no offload model yet).
+void add_offload_flags(CommandApp* sub, NumericFlags& nf, LlamaCppFlags& f) {
+  const DimRt count = dim_rt<Count::dim>();
+  // The host default: dual-channel DDR5-5600, 2 × 64-bit channels × 5600 MT/s = 89.6 GB/s peak
+  // (JEDEC JESD79-5 data rates), a common desktop of 2025.
+  f.n_gpu_layers = nf.add(sub, "--n-gpu-layers,--ngl", "n_gpu_layers", count, Constraint::non_negative_integer,
+                          "llama.cpp -ngl: layers on the GPU, counting the output layer as one (default: all, or the "
+                          "most that fit when all do not); the rest stay in host memory",
+                          "COUNT");
+  f.n_cpu_moe = nf.add(sub, "--n-cpu-moe", "n_cpu_moe", count, Constraint::non_negative_integer,
+                       "llama.cpp --n-cpu-moe: keep the routed experts of the first N layers in host memory (default 0)",
+                       "COUNT", 0.0);
+  f.host_bandwidth = nf.add(sub, "--host-bandwidth", "host_bandwidth", dim_rt<Bandwidth::dim>(), Constraint::positive,
+                            "With layers in host memory: the host RAM's bandwidth (default 89.6GB/s, dual-channel "
+                            "DDR5-5600)",
+                            "RATE", 89.6e9);
+  f.host_memory = nf.add(sub, "--host-memory", "host_memory", dim_rt<Bytes::dim>(), Constraint::positive,
+                         "With layers in host memory: the host RAM, for its fit verdict", "BYTES");
+  for (const char* name : {"--n-gpu-layers", "--n-cpu-moe", "--host-bandwidth", "--host-memory"})
+    sub->get_option(name)->group("Engine");
+}
+
+}  // namespace
+
+void add_llamacpp_flags(CommandApp* sub, NumericFlags& nf, LlamaCppFlags& f, bool add_flash_attention,
+                        bool offload_flags) {
   const DimRt count = dim_rt<Count::dim>();
   sub->add_option("--v-dtype", f.v_dtype, "llama.cpp V cache type (-ctv; default: --kv-dtype's): f16, bf16, f32, "
                                           "q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl")
@@ -30,6 +86,7 @@ void add_llamacpp_flags(CommandApp* sub, NumericFlags& nf, LlamaCppFlags& f, boo
   f.parallel = nf.add(sub, "--parallel", "parallel", count, Constraint::positive_integer,
                       "llama.cpp slots (-np): --context is their total, one cache stream per slot (default 1)",
                       "COUNT", 1.0);
+  if (offload_flags) add_offload_flags(sub, nf, f);
   sub->get_option("--ubatch")->group("Engine");
   sub->get_option("--parallel")->group("Engine");
   sub->add_flag("--swa-full", f.swa_full, "llama.cpp --swa-full: sliding-window layers cache the whole context")
@@ -45,10 +102,14 @@ void add_llamacpp_flags(CommandApp* sub, NumericFlags& nf, LlamaCppFlags& f, boo
 }
 
 void check_engine_flags(CommandApp* sub, Engine engine, std::initializer_list<const char*> not_with_llamacpp) {
-  const auto given = [&](const char* flag) { return sub->get_option(flag)->count() > 0; };
+  const auto given = [&](const char* flag) {
+    const CLI::Option* o = sub->get_option_no_throw(flag);
+    return o != nullptr && o->count() > 0;
+  };
   if (engine != Engine::llamacpp) {
     for (const char* flag :
-         {"--v-dtype", "--ubatch", "--parallel", "--swa-full", "--kv-unified", "--no-flash-attention"})
+         {"--v-dtype", "--ubatch", "--parallel", "--swa-full", "--kv-unified", "--no-flash-attention", "--n-gpu-layers",
+          "--n-cpu-moe", "--host-bandwidth", "--host-memory"})
       if (given(flag)) throw InputError(flag, "(given)", "--engine llama.cpp with it (a llama.cpp setting)");
     return;
   }
@@ -74,6 +135,10 @@ void fill_llamacpp_input(CommandApp* sub, const std::string& kv_dtype, const Lla
 std::string llamacpp_failure(const ResultSet& rs) {
   const Item* f = rs.find("fits");
   if (f == nullptr || f->value.flag) return "";
+  if (const Item* g = rs.find("gpu_layers"); g != nullptr && g->value.kind == Value::Kind::number)
+    return "does not fit: llama.cpp fails to allocate its GPU buffers with " + format_plain_number(g->value.num) +
+           " layers on the GPU (-ngl " + format_plain_number(g->value.num) + "): " + fit_failure(rs) +
+           "; lower --n-gpu-layers, raise --n-cpu-moe, or lower --context";
   return "does not fit: llama.cpp fails to allocate its buffers with every layer on the GPU (-ngl 99; the model "
          "does not load): " + fit_failure(rs) + "; lower --context or --parallel, or quantize the weights or the KV cache";
 }
@@ -91,8 +156,53 @@ Dtype kv_read_dtype(CacheType k, CacheType v) {
   return dtype_bits(of(k)) >= dtype_bits(of(v)) ? of(k) : of(v);
 }
 
+namespace {
+
+// The tensors of the model as the weights row stores them: a GGUF type's own, else the dtype's.
+std::vector<LlamaCppTensor> offload_tensors(const specs::ModelSpec& m, const InferenceMemoryInput& weights, Bytes total,
+                                            const WeightStorage* storage) {
+  if (storage != nullptr && !storage->gguf_tensors.empty()) {
+    std::vector<NamedBytes> named;
+    named.reserve(storage->gguf_tensors.size());
+    for (const auto& [name, bytes] : storage->gguf_tensors) named.push_back({name, bytes});
+    return llamacpp_tensors(m, named);
+  }
+  const double bits = weights.stored_weights ? 16.0 : static_cast<double>(dtype_bits(weights.weights_dtype));
+  return llamacpp_tensors(m, total, bits, weights.quantize_all || weights.stored_weights.has_value(),
+                          weights.experts_only, "--n-gpu-layers");
+}
+
+// llama.cpp with layers in host memory; nullopt when every layer goes to the GPU (no -ngl, no
+// --n-cpu-moe, and the whole model fits or no capacity was given).
+std::optional<LlamaCppOffload> offload_of(const LlamaCppInput& li, const specs::ModelSpec& m,
+                                          const InferenceMemoryInput& weights, const OffloadRequest* req) {
+  if (req == nullptr) return std::nullopt;
+  const bool asked = req->n_gpu_layers.has_value() || req->n_cpu_moe > 0;
+  if (!asked) {
+    if (!li.capacity || !m.tensors) return std::nullopt;
+    const LlamaCppKv kv = llamacpp_kv(m, li);
+    const Bytes full = li.weights + kv.total() + llamacpp_compute_buffer(m, li, kv).total() + li.cuda_context;
+    if (full <= *li.capacity) return std::nullopt;
+  }
+  LlamaCppOffload o;
+  if (req->n_gpu_layers) o.n_gpu_layers = static_cast<std::int64_t>(*req->n_gpu_layers);
+  o.n_cpu_moe = static_cast<std::int64_t>(req->n_cpu_moe);
+  o.gpu_bandwidth = req->gpu_bandwidth;
+  o.host_bandwidth = req->host_bandwidth;
+  o.host_capacity = req->host_memory;
+  o.tensors = offload_tensors(m, weights, li.weights, req->storage);
+  if (!asked) {
+    // The most layers that fit: llama.cpp's -ngl for this GPU (its --fit does the same search).
+    const std::int64_t most = llamacpp_max_gpu_layers(m, li, o);
+    o.n_gpu_layers = std::max<std::int64_t>(most, 0);
+  }
+  return o;
+}
+
+}  // namespace
+
 void llamacpp_ledger(LlamaCppInput li, const specs::ModelSpec& m, InferenceMemoryInput weights, ResultSet& rs,
-                     bool serve) {
+                     bool serve, const OffloadRequest* offload) {
   weights.batch = 1.0 * units::one;
   weights.context = 1.0 * units::one;
   weights.tp = weights.pp = 1.0 * units::one;
@@ -108,6 +218,14 @@ void llamacpp_ledger(LlamaCppInput li, const specs::ModelSpec& m, InferenceMemor
     li.weights_detail = rs.keep(std::string(dtype_name(weights.weights_dtype)) + " weights");
     li.weights_source = rs.keep("weights stored in " + std::string(dtype_name(weights.weights_dtype)) +
                                 " (napkin's weights row), every tensor on the GPU (-ngl 99)");
+  }
+  if (const auto o = serve ? std::nullopt : offload_of(li, m, weights, offload)) {
+    llamacpp_offload_memory(m, li, *o, rs);
+    if (!offload->n_gpu_layers && o->n_gpu_layers)
+      rs.remark(text("every layer does not fit the GPU: the ledger is at -ngl {}, the most layers that do (the rest "
+                   "in host memory); --n-gpu-layers sets another",
+                   static_cast<double>(*o->n_gpu_layers)));
+    return;
   }
   if (serve)
     llamacpp_serve_ledger(m, li, rs);

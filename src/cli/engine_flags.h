@@ -4,8 +4,11 @@
 
 #include <string>
 
+#include "hardware_option.h"
 #include "numeric_flags.h"
+#include "weight_storage.h"
 #include "napkin/engines/llamacpp.h"
+#include "napkin/engines/llamacpp_offload.h"
 #include "napkin/memory/ledgers.h"
 
 namespace napkin::cli {
@@ -18,14 +21,31 @@ void add_engine_option(CommandApp* sub, std::string& engine);
 /// anything else.
 Engine parse_engine(const std::string& text);
 
+/// The GPU total an engine sizes its budget from, as the CUDA runtime reports it
+/// (torch.cuda.mem_get_info, cudaMemGetInfo: the driver's total less its reservations, e.g. 79.20
+/// GiB on an H100 SXM where nvidia-smi shows 79.65). With --hw naming a part whose preset records
+/// that total, it fills `capacity` (a --gpu-memory given wins); `source` says where the figure
+/// came from, and `driver_total` is set when it is only the driver's (nvidia-smi) total, which the
+/// runtime sees 0.3–0.6 GiB of less.
+struct EngineTotal {
+  std::string source;
+  bool driver_total = false;
+};
+EngineTotal fill_engine_total(const HardwareOption& hw, NumericFlag& capacity);
+/// States `t` (key gpu_total).
+void assume_engine_total(const EngineTotal& t, std::string_view engine, ResultSet& rs);
+
 /// llama.cpp's flags beside --kv-dtype: --v-dtype, --ubatch, --parallel, --swa-full,
 /// --no-flash-attention, and --flash-attention where the command has none yet.
 struct LlamaCppFlags {
   std::string v_dtype;
   std::size_t ubatch = 0, parallel = 0;  // indices in NumericFlags
+  std::size_t n_gpu_layers = 0, n_cpu_moe = 0, host_bandwidth = 0, host_memory = 0;
   bool swa_full = false, kv_unified = false, no_flash_attention = false, flash_attention = false;
 };
-void add_llamacpp_flags(CommandApp* sub, NumericFlags& nf, LlamaCppFlags& f, bool add_flash_attention);
+/// With offload_flags (memory): also --n-gpu-layers, --n-cpu-moe, --host-bandwidth, --host-memory.
+void add_llamacpp_flags(CommandApp* sub, NumericFlags& nf, LlamaCppFlags& f, bool add_flash_attention,
+                        bool offload_flags = false);
 
 /// Refuses (InputError naming the flag) llama.cpp's flags without --engine llama.cpp, and the
 /// flags in `not_with_llamacpp` with it.
@@ -48,7 +68,16 @@ std::string llamacpp_failure(const ResultSet& rs);
 /// llama.cpp's ledger into `rs` (llamacpp_memory; for serve, llamacpp_serve_ledger over the
 /// engine-neutral rows): the model buffer is napkin's weights row for `weights` (a checkpoint's
 /// stored bytes, e.g. a GGUF's tensors, or the dtype arithmetic) on one GPU.
+/// Part of the model in host memory (memory --engine llama.cpp): -ngl, --n-cpu-moe, the host's
+/// bandwidth and memory, the GPU's bandwidth, and how the weights are stored (their tensors).
+struct OffloadRequest {
+  std::optional<double> n_gpu_layers;  // nullopt: all, or the most that fit when all do not
+  double n_cpu_moe = 0;
+  Bandwidth gpu_bandwidth{}, host_bandwidth{};
+  std::optional<Bytes> host_memory;
+  const WeightStorage* storage = nullptr;
+};
 void llamacpp_ledger(LlamaCppInput li, const specs::ModelSpec& m, InferenceMemoryInput weights, ResultSet& rs,
-                     bool serve);
+                     bool serve, const OffloadRequest* offload = nullptr);
 
 }  // namespace napkin::cli

@@ -2,6 +2,7 @@
 #include "engine_vllm_flags.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "napkin/ground/check.h"
 #include "napkin/ground/error.h"
@@ -64,6 +65,12 @@ std::string vllm_failure(const VllmBudget& bud) {
            bytes(bud.budget) + " is " + bytes(bud.shortfall) + " short of weights " + bytes(bud.weights) +
            " + activation peak " + bytes(bud.activation_peak) + " + non-torch " + bytes(bud.non_torch) +
            "; raise --gpu-memory-utilization or --tp, or lower --max-num-batched-tokens or --max-num-seqs";
+  if (fit == VllmFit::too_few_requests)
+    return "does not fit: the pool holds " + format_plain_number(std::floor(bud.max_concurrency * 100.0) / 100.0) +
+           " requests of the context at once, fewer than --users " + format_plain_number(bud.users) + " (" +
+           format_plain_number(static_cast<double>(bud.kv_blocks)) + " KV blocks, " +
+           format_plain_number(static_cast<double>(bud.blocks_per_request)) +
+           " per request); raise --tp or --gpu-memory-utilization, or find the fewest GPUs with --min-gpus";
   return "does not fit: one request of the context needs " + format_plain_number(static_cast<double>(bud.blocks_per_request)) +
          " KV blocks, more than the pool's " + format_plain_number(static_cast<double>(bud.kv_blocks)) + " (" +
          format_plain_number(static_cast<double>(bud.kv_pool_tokens)) +

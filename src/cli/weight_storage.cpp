@@ -75,6 +75,8 @@ WeightStorage gguf_storage(CommandApp* sub, const std::string& weights_dtype, co
                                 "not counted)",
                                 gguf_file_type_name(t), imatrix, kLlamaCppQuantCommit.substr(0, 12));
   w.stored_detail = mix.detail();
+  w.gguf_tensors.reserve(mix.tensors.size());
+  for (const GgufTensor& t : mix.tensors) w.gguf_tensors.emplace_back(t.name, static_cast<double>(t.bytes));
   return w;
 }
 

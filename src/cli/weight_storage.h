@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "napkin/ground/dtype.h"
 #include "napkin/ground/result.h"
@@ -30,6 +32,8 @@ struct WeightStorage {
   std::optional<Bytes> stored;
   std::string stored_source, stored_detail;  // MODEL, and the dtypes read
   bool stored_fp8 = false;                   // the checkpoint's largest storage type is FP8
+  // A GGUF type: each tensor's GGUF name and bytes, for llama.cpp's placement of layers.
+  std::vector<std::pair<std::string, double>> gguf_tensors;
 };
 /// --weights-dtype when given (a GGUF type: the bytes llama-quantize would write for m, its types
 /// per tensor as llama.cpp assigns them; --group-size, --zero-points and --quantize-all are refused

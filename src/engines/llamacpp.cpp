@@ -345,7 +345,8 @@ void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& 
                   "V), feed-forward (residual, normed input, gate, up, product), output (logits, final norm), all f32; "
                   "llama.cpp's allocator may differ by tens of percent"));
   out.assume("llamacpp_not_counted",
-             text("not counted: host buffers (CUDA_Host output and compute buffers), partial offload, multiple GPUs"));
+             text("not counted: host buffers (CUDA_Host output and compute buffers), multiple GPUs; --n-gpu-layers "
+                  "and --n-cpu-moe place layers in host memory"));
   out.assume("weights_dtype", text("{}", in.weights_source));
   if (in.metal)
     out.assume(reserve_key, text("{} for the GPU runtime: napkin's CUDA-context figure, kept on Metal (no CUDA "
@@ -356,7 +357,7 @@ void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& 
 
 }  // namespace
 
-void llamacpp_memory(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& out) {
+void llamacpp_inputs(const LlamaCppInput& in, ResultSet& out) {
   out.input("engine", verdict("llama.cpp"));
   out.input("context", value(in.n_ctx));
   out.input("parallel", value(in.n_parallel));
@@ -366,6 +367,10 @@ void llamacpp_memory(const specs::ModelSpec& m, const LlamaCppInput& in, ResultS
   out.input("flash_attention", boolean(in.flash_attention));
   out.input("swa_full", boolean(in.swa_full));
   out.input("kv_unified", boolean(in.kv_unified));
+}
+
+void llamacpp_memory(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& out) {
+  llamacpp_inputs(in, out);
   ledger_rows(m, in, out, "cuda_context");
 }
 

@@ -92,6 +92,12 @@ void validate_vllm_settings(const specs::ModelSpec& m, const VllmInput& in) {
     throw InputError("--block-size", format_plain_number(block), "one of vLLM's block sizes 1, 8, 16, 32, 64 or 128");
   // vllm/config/scheduler.py SchedulerConfig._verify_args: "max_num_batched_tokens (...) must be
   // greater than or equal to max_num_seqs (...)".
+  // vLLM schedules at most max_num_seqs requests at once (SchedulerConfig.max_num_seqs): more
+  // users than that queue on any number of GPUs.
+  if (in.users > in.max_num_seqs)
+    throw InputError(std::string(in.users_flag), format_plain_number(in.users.in(one)),
+                     "at most --max-num-seqs (" + format_plain_number(in.max_num_seqs.in(one)) +
+                         "): vLLM runs at most max_num_seqs requests at once; raise --max-num-seqs");
   if (in.max_num_batched_tokens < in.max_num_seqs)
     throw InputError("--max-num-batched-tokens", format_plain_number(in.max_num_batched_tokens.in(one)),
                      "at least --max-num-seqs (" + format_plain_number(in.max_num_seqs.in(one)) +
@@ -129,6 +135,7 @@ VllmBudget vllm_budget(const specs::ModelSpec& m, const VllmInput& in) {
   require_positive_integer(in.max_num_batched_tokens, "max_num_batched_tokens");
   require_positive_integer(in.max_num_seqs, "max_num_seqs");
   require_positive_integer(in.tp, "tp");
+  require_positive_integer(in.users, "users");
   if (!(in.gpu_memory_utilization > 0.0 && in.gpu_memory_utilization <= 1.0))
     throw InputError("--gpu-memory-utilization", format_plain_number(in.gpu_memory_utilization),
                      "a fraction of the GPU's memory in (0, 1]");
@@ -144,6 +151,7 @@ VllmBudget vllm_budget(const specs::ModelSpec& m, const VllmInput& in) {
   const double context = in.context.in(one);
   b.budget = in.gpu_memory_utilization * in.gpu_memory;
   b.weights = in.weights;
+  b.users = in.users.in(one);
   b.per_token_activation = vllm_activation_bytes_per_token(m, tp);
   b.forward_peak = tokens * b.per_token_activation * byte;
   // The sampler warm-up samples min(max_num_seqs, max_num_batched_tokens) rows of the full
@@ -209,6 +217,7 @@ VllmBudget vllm_budget(const specs::ModelSpec& m, const VllmInput& in) {
 VllmFit vllm_fit(const VllmBudget& b) {
   if (b.shortfall > Bytes{} || b.kv_blocks == 0) return VllmFit::no_cache_memory;
   if (b.max_concurrency < 1.0) return VllmFit::request_too_long;
+  if (b.max_concurrency < b.users) return VllmFit::too_few_requests;
   return VllmFit::fits;
 }
 
@@ -268,14 +277,18 @@ void vllm_budget(const specs::ModelSpec& m, const VllmInput& in, ResultSet& out,
              text("{} · {}", static_cast<double>(b.kv_blocks), in.block_size.in(one)));
   out.item("max_concurrency", "requests at --context", value(b.max_concurrency),
            "blocks / blocks per request", text("{} / {}", static_cast<double>(b.kv_blocks), static_cast<double>(b.blocks_per_request)));
-  if (ledger)
+  if (ledger && b.users > 1.0)
+    out.item("fits", "fits", boolean(vllm_fit(b) == VllmFit::fits), "--users requests of --context fit the pool at once",
+             text("{} requests ≥ {}", b.max_concurrency, b.users));
+  else if (ledger)
     out.item("fits", "fits", boolean(vllm_fit(b) == VllmFit::fits), "a request of --context fits the pool",
              text("{} requests", b.max_concurrency));
 
   out.assume("vllm_version", text("vLLM V1 as of v0.10: pool = u · total − (weights + activation peak + non-torch); "
                                   "CUDA graphs are captured after the pool is sized and are not deducted"));
   out.assume("gpu_memory_utilization", text("vLLM takes {} of the GPU's memory", in.gpu_memory_utilization));
-  out.assume("vllm_total_memory", text("total_gpu_memory {} as torch reports it (torch sees ~0.4 GiB less than "
+  if (in.total_source.empty())
+    out.assume("vllm_total_memory", text("total_gpu_memory {} as torch reports it (torch sees ~0.4 GiB less than "
                                        "nvidia-smi's total: 79.19–79.22 GiB on an H100 80GB)", in.gpu_memory));
   out.assume("vllm_activation",
              text("activation peak is a model: the profiling batch of {} tokens at {} per token (MLP peak: 3 "

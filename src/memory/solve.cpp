@@ -153,6 +153,8 @@ void layout_answer(ResultSet& out, const LayoutAnswer& a, const std::string& lim
 
 }  // namespace
 
+std::vector<std::int64_t> tp_degrees(const specs::ModelSpec& m, std::int64_t max_tp) { return valid_tp(m, max_tp); }
+
 std::int64_t solve_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what) {
   require_capacity(in.capacity);
   if (what == SolveFor::min_gpus) throw std::invalid_argument("solve_inference: min_gpus_inference finds layouts");

@@ -294,6 +294,8 @@ HardwareSpec from_json(const json& j, const std::string& name, const std::string
   // firmware reservations) where the source recorded it.
   h.memory = optional_number(j, "memory_reported_total_bytes").value_or(h.memory_advertised.in(byte)) * byte;
   if (const auto t = optional_number(j, "memory_torch_total_bytes")) h.memory_torch_total = *t * byte;
+  if (j.contains("memory_torch_total_source") && j.at("memory_torch_total_source").is_string())
+    h.memory_torch_total_source = j.at("memory_torch_total_source").get<std::string>();
   // What a runtime reports is what is left of the memory after the driver's reservations: never
   // more than the memory itself (a total above it would be taken as the capacity and "fit").
   for (const char* key : {"memory_reported_total_bytes", "memory_torch_total_bytes"})

@@ -108,6 +108,10 @@ struct LlamaCppCompute {
 };
 LlamaCppCompute llamacpp_compute_buffer(const specs::ModelSpec& m, const LlamaCppInput& in, const LlamaCppKv& kv);
 
+/// The run's settings as the ResultSet's inputs (engine, context, parallel, ubatch, kv_dtype,
+/// v_dtype, flash_attention, swa_full, kv_unified).
+void llamacpp_inputs(const LlamaCppInput& in, ResultSet& out);
+
 /// The ledger (keys weights, kv_cache, compute_buffer, runtime_reserve, per_gpu, total; fits and
 /// headroom with a capacity), its inputs and assumptions.
 void llamacpp_memory(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& out);

@@ -33,10 +33,15 @@ struct VllmInput {
   Count max_num_seqs = 1024.0 * units::one;            // rows of the sampler warm-up
   Count block_size = 16.0 * units::one;                // tokens per KV block (CacheConfig default)
   Count context{};                       // tokens per request (max_model_len), for max_concurrency
+  Count users = 1.0 * units::one;        // requests of `context` tokens the pool must hold at once (--users)
+  std::string_view users_flag = "--users";      // the flag that sets it, for messages
   std::string_view context_flag = "--context";  // the flag(s) that set it, for messages
   Count tp = 1.0 * units::one;
   Dtype kv_dtype = Dtype::bf16;
   Bytes weights{};                       // per GPU, as the inference ledger holds them
+  // Where gpu_memory came from (the caller's sentence: a preset's measured CUDA total, the
+  // driver's total, --gpu-memory); empty: the ledger states the total as torch's.
+  std::string_view total_source{};
 };
 
 struct VllmBudget {
@@ -56,6 +61,7 @@ struct VllmBudget {
   std::int64_t kv_pool_tokens = 0;    // ⌊kv_blocks / groups⌋ × block_size
   std::int64_t blocks_per_request = 0;  // blocks one request of `context` tokens takes over all groups
   double max_concurrency = 0;           // kv_blocks / blocks_per_request
+  double users = 1;                     // in.users
   double per_token_activation = 0;      // bytes per token of the profiling batch
 };
 
@@ -104,8 +110,9 @@ void vllm_budget(const specs::ModelSpec& m, const VllmInput& in, ResultSet& out,
 
 /// Whether vLLM would start: no_cache_memory when the share falls short or the pool holds no block (vLLM:
 /// "No available memory for the cache blocks"), request_too_long when one request of in.context
-/// tokens needs more blocks than the pool holds (vLLM refuses max_model_len).
-enum class VllmFit { fits, no_cache_memory, request_too_long };
+/// tokens needs more blocks than the pool holds (vLLM refuses max_model_len), too_few_requests when
+/// vLLM starts but its pool holds fewer than in.users such requests at once (the rest queue).
+enum class VllmFit { fits, no_cache_memory, request_too_long, too_few_requests };
 VllmFit vllm_fit(const VllmBudget& b);
 
 }  // namespace napkin

@@ -333,6 +333,10 @@ struct LayoutSearch {
   std::int64_t max_dp = std::int64_t{1} << 20;
 };
 
+/// The TP degrees the model accepts, ascending, up to max_tp: divisors of the attention heads
+/// that divide the KV heads or are multiples of them (a bare parameter count: any degree).
+std::vector<std::int64_t> tp_degrees(const specs::ModelSpec& m, std::int64_t max_tp);
+
 /// The result of the fewest-GPUs search: the layout (nullopt when nothing fits within the
 /// limits) and the layout with the smallest per-GPU ledger (shown when nothing fits).
 struct LayoutAnswer {

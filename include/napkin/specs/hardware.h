@@ -22,6 +22,7 @@ struct HardwareSpec {
   // The total torch.cuda.mem_get_info() reports (vLLM's total_gpu_memory), a little below the
   // driver's total; absent: unknown (memory_torch_total_source in the JSON names the log).
   std::optional<Bytes> memory_torch_total{};
+  std::string memory_torch_total_source;  // where that total was measured (a log, a deviceQuery dump)
   Bandwidth bandwidth{};  // memory bandwidth, peak
   // The installed memory (memory_physical_bytes) where the preset states it. On Apple silicon
   // (unified memory) memory is what the GPU may use by default (Metal's recommendedMaxWorkingSetSize),

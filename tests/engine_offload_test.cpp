@@ -1,0 +1,201 @@
+// llama.cpp with part of the model in host memory (src/engines/llamacpp_offload.cpp) and vLLM's
+// fewest GPUs for N users (src/engines/vllm_layout.cpp).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "napkin/engines/llamacpp_offload.h"
+#include "napkin/engines/vllm_layout.h"
+#include "napkin/memory/ledgers.h"
+#include "napkin/model/gguf_quant.h"
+#include "napkin/specs/presets.h"
+
+using namespace napkin;
+using namespace napkin::units;
+
+namespace {
+
+std::vector<LlamaCppTensor> q4km_tensors(const specs::ModelSpec& m) {
+  const GgufQuantMix mix = gguf_quant_mix(m, GgufFileType::q4_k_m);
+  std::vector<NamedBytes> named;
+  for (const GgufTensor& t : mix.tensors) named.push_back({t.name, static_cast<double>(t.bytes)});
+  return llamacpp_tensors(m, named);
+}
+
+// A model in Q4_K_M at -c 4096: its tensors placed by name, the weights their sum.
+struct Run {
+  specs::ModelSpec m;
+  LlamaCppOffload o;
+  LlamaCppInput in;
+  explicit Run(const char* preset) : m(specs::load_model_preset(preset)) {
+    o.tensors = q4km_tensors(m);
+    in.n_ctx = 4096.0 * one;
+    for (const LlamaCppTensor& t : o.tensors) in.weights += t.bytes;
+  }
+  LlamaCppPlacement place() const { return llamacpp_place(m, in, o); }
+};
+
+}  // namespace
+
+// src/llama-model.cpp load_tensors: i_gpu_start = max(n_layer + 1 − ngl, 0); the output layer is
+// number n_layer and counts as one of the -ngl layers; token_embd always stays on the CPU.
+TEST_CASE("-ngl 20 of Qwen3-30B-A3B's 48 blocks offloads blocks 29–47 and the output, as llama.cpp's loader does",
+          "[llamacpp_offload]") {
+  Run r("qwen3-30b-a3b");
+  const auto& m = r.m;
+  auto& o = r.o;
+  const auto& in = r.in;
+  o.n_gpu_layers = 20;
+  const LlamaCppPlacement p = llamacpp_place(m, in, o);
+  CHECK(p.i_gpu_start == 29);
+  CHECK(p.gpu_layers == 20);
+  CHECK(p.output_on_gpu);
+  // Every byte is on one side: the GPU's and the host's weights sum to the file's tensors.
+  CHECK((p.gpu_weights + p.host_weights).in(byte) == Approx(in.weights.in(byte)).epsilon(1e-12));
+  // 19 of 48 blocks' KV on the GPU.
+  CHECK(p.gpu_kv.in(byte) == Approx((p.gpu_kv + p.host_kv).in(byte) * 19.0 / 48.0).epsilon(1e-12));
+
+  o.n_gpu_layers = 1;  // the output layer alone
+  const LlamaCppPlacement one_layer = llamacpp_place(m, in, o);
+  CHECK(one_layer.i_gpu_start == 48);
+  CHECK(one_layer.output_on_gpu);
+  CHECK(one_layer.gpu_kv == Bytes{});
+
+  o.n_gpu_layers = 0;
+  const LlamaCppPlacement none = llamacpp_place(m, in, o);
+  CHECK(none.gpu_weights == Bytes{});
+  CHECK(none.gpu_compute == Bytes{});
+  CHECK(!none.output_on_gpu);
+}
+
+TEST_CASE("every layer on the GPU still leaves token_embd in host memory (load_tensors' input layer)",
+          "[llamacpp_offload]") {
+  Run r("qwen3-30b-a3b");
+  const auto& m = r.m;
+  auto& o = r.o;
+  const auto& in = r.in;
+  const LlamaCppPlacement p = llamacpp_place(m, in, o);  // no -ngl: every layer
+  double embd = 0;
+  for (const GgufTensor& t : gguf_quant_mix(m, GgufFileType::q4_k_m).tensors)
+    if (t.name == "token_embd.weight") embd = static_cast<double>(t.bytes);
+  REQUIRE(embd > 0);
+  CHECK(p.host_weights.in(byte) == embd);
+  CHECK(p.host_kv == Bytes{});
+  CHECK(p.op_offload_copy == Bytes{});  // nothing of a block is on the host to copy
+}
+
+// common/arg.cpp --n-cpu-moe: the ffn_*_exps tensors of blocks 0..N−1 stay on the CPU.
+TEST_CASE("llama.cpp --n-cpu-moe 40 keeps exactly the routed experts of blocks 0–39 in host memory", "[llamacpp_offload]") {
+  Run r("qwen3-30b-a3b");
+  const auto& m = r.m;
+  auto& o = r.o;
+  const auto& in = r.in;
+  o.n_cpu_moe = 40;
+  const LlamaCppPlacement p = llamacpp_place(m, in, o);
+  double experts_0_39 = 0, embd = 0;
+  for (const GgufTensor& t : gguf_quant_mix(m, GgufFileType::q4_k_m).tensors) {
+    if (t.name == "token_embd.weight") embd = static_cast<double>(t.bytes);
+    if (t.name.find("_exps.") == std::string::npos) continue;
+    const int blk = std::stoi(t.name.substr(4));
+    if (blk < 40) experts_0_39 += static_cast<double>(t.bytes);
+  }
+  CHECK(p.host_weights.in(byte) == Approx(experts_0_39 + embd).epsilon(1e-12));
+  // A decoded token reads 8 of the 128 experts it keeps on the host.
+  CHECK(p.host_read_per_token.in(byte) == Approx(experts_0_39 * 8.0 / 128.0).epsilon(1e-12));
+  CHECK(p.op_offload_copy > Bytes{});  // the GPU copies a host expert matrix for a large batch
+  o.n_cpu_moe = 0;
+  CHECK(llamacpp_place(m, in, o).host_read_per_token == Bytes{});
+}
+
+TEST_CASE("llama.cpp --n-cpu-moe on a dense model and a negative -ngl are refused by name", "[llamacpp_offload]") {
+  Run r("llama-3.1-8b");
+  const auto& m = r.m;
+  auto& o = r.o;
+  const auto& in = r.in;
+  o.n_cpu_moe = 4;
+  CHECK_THROWS_WITH(llamacpp_place(m, in, o), Catch::StartsWith("--n-cpu-moe: '4': expected a model with routed experts"));
+  o.n_cpu_moe = 0;
+  o.n_gpu_layers = -1;
+  CHECK_THROWS_WITH(llamacpp_place(m, in, o), Catch::StartsWith("--n-gpu-layers"));
+}
+
+TEST_CASE("the most -ngl that fits is exact to one layer: it fits, one more does not", "[llamacpp_offload]") {
+  Run r("qwen3-30b-a3b");
+  const auto& m = r.m;
+  auto& o = r.o;
+  auto& in = r.in;
+  in.capacity = 8.0 * GiB;
+  const std::int64_t most = llamacpp_max_gpu_layers(m, in, o);
+  REQUIRE(most > 0);
+  REQUIRE(most < m.layers + 1);
+  const auto per_gpu = [&](std::int64_t ngl) {
+    o.n_gpu_layers = ngl;
+    const LlamaCppPlacement p = llamacpp_place(m, in, o);
+    return p.gpu_weights + p.gpu_kv + p.gpu_compute + in.cuda_context;
+  };
+  CHECK(per_gpu(most) <= *in.capacity);
+  CHECK(per_gpu(most + 1) > *in.capacity);
+}
+
+TEST_CASE("a tied output duplicates token_embd on the GPU while the input keeps its copy on the host",
+          "[llamacpp_offload]") {
+  const auto m = specs::load_model_preset("gemma-2-2b");  // tied embeddings
+  const std::vector<LlamaCppTensor> t = llamacpp_tensors(m, 5.0 * GiB, 16.0, false, false, "--n-gpu-layers");
+  Bytes input{}, output{}, all{};
+  for (const LlamaCppTensor& x : t) {
+    if (x.layer < 0) input += x.bytes;
+    if (x.layer == m.layers) output += x.bytes;
+    all += x.bytes;
+  }
+  CHECK(input > Bytes{});
+  CHECK(output >= input);                                           // the duplicate (and output_norm)
+  // The file counts it once: the tensors less the duplicate (one input tensor's bytes) are the weights.
+  CHECK((all - input).in(byte) == Approx(5.0 * 1073741824.0).epsilon(1e-9));
+}
+
+// "32 users at 8k on how many H100s, with vLLM?": Llama-3.1-70B in FP8 (70.6 GB of weights). At
+// TP 2 each GPU holds 35 GB of weights and 36 GiB of pool, 28.7 requests of 8192 tokens (163,840 B
+// of KV per token per GPU); TP 4 holds 84.
+TEST_CASE("vLLM's fewest GPUs for 32 users of Llama-3.1-70B FP8 at 8Ki on H100s is TP 4; TP 2 holds fewer than 32",
+          "[vllm_layout]") {
+  const auto m = specs::load_model_preset("llama-3.1-70b");
+  VllmInput base;
+  base.gpu_memory = 79.22 * GiB;
+  base.context = 8192.0 * one;
+  InferenceMemoryInput w;
+  w.weights_dtype = Dtype::fp8;
+  w.context = base.context;
+  const VllmLayoutAnswer a = vllm_min_gpus(m, base, w, 32.0, LayoutSearch{});
+  REQUIRE(a.fewest);
+  CHECK(a.fewest->tp == 4);
+  CHECK(a.fewest->pp == 1);
+  // TP 2's pool holds fewer than 32: the answer is the fewest.
+  InferenceMemoryInput w2 = w;
+  w2.tp = 2.0 * one;
+  VllmInput at2 = base;
+  at2.tp = 2.0 * one;
+  at2.weights = inference_memory(m, w2).weights;
+  at2.users = 32.0 * one;
+  const VllmBudget b2 = vllm_budget(m, at2);
+  CHECK(b2.max_concurrency < 32.0);
+  CHECK(vllm_fit(b2) == VllmFit::too_few_requests);
+
+  ResultSet rs;
+  vllm_min_gpus(m, base, w, 32.0, LayoutSearch{}, rs);
+  REQUIRE(rs.find("min_gpus") != nullptr);
+  CHECK(rs.find("min_gpus")->value.num == 4.0);
+  REQUIRE(rs.find("neutral_min_gpus") != nullptr);
+  CHECK(rs.find("neutral_min_gpus")->value.num == 2.0);  // the engine-neutral ledger uses all of each GPU
+}
+
+TEST_CASE("more vLLM users than --max-num-seqs fit on no number of GPUs: refused naming --users", "[vllm_layout]") {
+  const auto m = specs::load_model_preset("llama-3.1-8b");
+  VllmInput base;
+  base.gpu_memory = 79.22 * GiB;
+  base.context = 4096.0 * one;
+  base.max_num_seqs = 256.0 * one;
+  InferenceMemoryInput w;
+  w.context = base.context;
+  CHECK_THROWS_WITH(vllm_min_gpus(m, base, w, 300.0, LayoutSearch{}),
+                    Catch::StartsWith("--users: '300': expected at most --max-num-seqs (256)"));
+}
