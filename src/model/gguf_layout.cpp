@@ -315,12 +315,12 @@ constexpr std::array kLayerNames = std::to_array<Name>({
     // Experts stored fused per layer: gpt-oss (conversion/gpt_oss.py splits gate_up_proj into
     // gate ::2 and up 1::2 and transposes), Llama 4, Qwen3-VL/3.5 MoE, Granite MoE (input_linear =
     // [gate; up]), DBRX (ffn.experts.mlp.w1/v1/w2, each [E·F, D]; w2 permuted to rows of F).
-    {"", "mlp.experts.gate_up_proj", "ffn_gate_exps|ffn_up_exps", Op::gate_up},
-    {"", "mlp.experts.down_proj", "ffn_down_exps", Op::expert_down},
+    {"", "mlp.experts.gate_up_proj", "ffn_gate_exps.weight|ffn_up_exps.weight", Op::gate_up},
+    {"", "mlp.experts.down_proj", "ffn_down_exps.weight", Op::expert_down},
     {"", "mlp.experts.gate_up_proj_bias", "ffn_gate_exps.bias|ffn_up_exps.bias", Op::gate_up},
     {"", "mlp.experts.down_proj_bias", "ffn_down_exps.bias"},
-    {"", "feed_forward.experts.gate_up_proj", "ffn_gate_exps|ffn_up_exps", Op::gate_up},
-    {"", "feed_forward.experts.down_proj", "ffn_down_exps", Op::expert_down},
+    {"", "feed_forward.experts.gate_up_proj", "ffn_gate_exps.weight|ffn_up_exps.weight", Op::gate_up},
+    {"", "feed_forward.experts.down_proj", "ffn_down_exps.weight", Op::expert_down},
     {"", "block_sparse_moe.input_linear", "ffn_gate_exps|ffn_up_exps", Op::gate_up},
     {"", "block_sparse_moe.output_linear", "ffn_down_exps"},
     {"", "ffn.experts.mlp.w1", "ffn_gate_exps.weight"},
@@ -508,6 +508,9 @@ GgufLayout gguf_layout(const ModelSpec& m, std::string_view value) {
   const bool mla = (arch->flags & kMla) != 0;
   const std::int64_t D = m.hidden;
 
+  // A checkpoint that stores its routed experts in MXFP4 (gpt-oss: quantization_config quant_method
+  // mxfp4) is converted with them kept in MXFP4 (conversion/gpt_oss.py repack_mxfp4).
+  const bool mxfp4_experts = m.quant_method == "mxfp4" && m.quant_experts_only;
   std::map<std::string, std::size_t> index;  // GGUF name → position, to catch a name written twice
   const auto emit = [&](std::string name, std::int64_t row, std::int64_t ne2, std::int64_t elements, int dims) {
     if (index.contains(name))
@@ -515,7 +518,8 @@ GgufLayout gguf_layout(const ModelSpec& m, std::string_view value) {
                                 m.name, family, name));
     index.emplace(name, out.tensors.size());
     const bool f32 = written_f32(name, dims) || name.find("ffn_gate_inp_shexp") != std::string::npos;
-    out.tensors.push_back(GgufSourceTensor{std::move(name), row, ne2, elements, dims, f32});
+    const bool mxfp4 = mxfp4_experts && name.ends_with("_exps.weight");
+    out.tensors.push_back(GgufSourceTensor{std::move(name), row, ne2, elements, dims, f32 && !mxfp4, mxfp4});
   };
 
   for (const TableTensor& t : m.tensors->tensors) {

@@ -511,7 +511,9 @@ GgufQuantMix gguf_quant_mix(const ModelSpec& m, GgufFileType f, std::optional<bo
   std::map<std::string_view, GgufTypeTotal> totals;
   for (std::size_t i = 0; i < ts.size(); ++i) {
     const GgufSourceTensor& x = ts[i];
-    std::uint32_t t = x.f32 ? F32 : F16;  // as convert_hf_to_gguf wrote it (the 16-bit input)
+    // As convert_hf_to_gguf wrote it: F32, MXFP4 as the checkpoint stored it, or the 16-bit input.
+    const std::uint32_t source = x.mxfp4 ? MXFP4 : x.f32 ? F32 : F16;
+    std::uint32_t t = source;
     bool fell = false;
     if (allows_quantization(x)) {
       t = def;
@@ -519,6 +521,14 @@ GgufQuantMix gguf_quant_mix(const ModelSpec& m, GgufFileType f, std::optional<bo
         t = type_impl(x, cats[i], layer_of_name(x.name), f, def, hp, qs, mix.imatrix);
         t = fallback(x.row, t, x.name, f, fell);
       }
+      // llama_model_quantize_impl: "requantizing from type %s is disabled" (allow_requantize is
+      // off by default) for a tensor the input already holds quantized in another type.
+      if (source == MXFP4 && t != MXFP4)
+        refuse(f, fmt::format("a type llama-quantize makes from this checkpoint: its routed experts are stored in "
+                              "MXFP4 ({} stays MXFP4 in the converted GGUF), and llama-quantize refuses to requantize "
+                              "them to {} without --allow-requantize; mxfp4 (MXFP4_MOE) keeps them, as the published "
+                              "GGUFs do, or give a 16-bit checkpoint of the model",
+                              x.name, ggml(t).name));
       if (!mix.imatrix && requires_imatrix(x.name, t, f))
         refuse(f, fmt::format("a type llama-quantize makes without --imatrix: {} would be {}, which needs an importance "
                               "matrix",

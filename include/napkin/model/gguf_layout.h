@@ -36,6 +36,7 @@ struct GgufSourceTensor {
   std::int64_t elements = 0;
   int dims = 2;              // ggml_n_dims: 1 for vectors (and [n, 1] matrices), 2, or 3
   bool f32 = false;          // convert_hf_to_gguf writes it in F32 (else in 16 bits)
+  bool mxfp4 = false;        // written as the checkpoint stores it, in MXFP4 (gpt-oss's routed experts)
 };
 
 /// The converted GGUF as llama-quantize sees it.
