@@ -21,6 +21,9 @@
 #include "napkin/model/gguf_quant.h"
 #include "napkin/model/params.h"
 #include "napkin/specs/presets.h"
+#include "real_configs.h"
+#include "napkin/model/gguf_layout.h"
+#include "napkin/model/tensor_table.h"
 #include "run_napkin.h"
 
 using namespace napkin;
@@ -269,10 +272,99 @@ TEST_CASE("GGUF type names: llama-quantize's, case-insensitive, with its q4_k/q5
   CHECK(gguf_file_type_name(F::iq2_xxs) == "IQ2_XXS");
 }
 
-TEST_CASE("Models whose tensors llama.cpp lays out otherwise are refused by name", "[gguf_quant]") {
-  CHECK_THROWS_WITH(mix("gpt2", F::q4_k_m), Catch::Contains("model_type 'gpt2'"));
-  CHECK_THROWS_WITH(mix("deepseek-v3", F::q4_k_m), Catch::Contains("--weights-dtype"));
+TEST_CASE("Models llama.cpp has no architecture for, encoders and bare counts are refused by name", "[gguf_quant]") {
+  CHECK_THROWS_WITH(mix("opt-1.3b", F::q4_k_m), Catch::Contains("llama.cpp has no OPT architecture"));
+  CHECK_THROWS_WITH(mix("bert-base-uncased", F::q4_k_m), Catch::Contains("BERT is an encoder"));
+  CHECK_THROWS_WITH(gguf_quant_mix(napkin_test::real_config("t5-small"), F::q4_k_m),
+                    Catch::Contains("T5 is an encoder-decoder"));
+  CHECK_THROWS_WITH(gguf_quant_mix(napkin_test::real_config("minimax-m1-80k"), F::q8_0),
+                    Catch::Contains("llama.cpp has no MiniMax-M1 architecture"));
+  CHECK_THROWS_WITH(mix("opt-1.3b", F::q4_k_m), Catch::Contains("--weights-dtype"));
   CHECK_THROWS_AS(gguf_quant_mix(specs::bare_model(7'000'000'000), F::q4_k_m), InputError);
+}
+
+TEST_CASE("The architecture table gives the spec's llama-like layout, tensor by tensor, for every file type",
+          "[gguf_quant]") {
+  // Before issue 29 the covered layouts (llama, mistral, mixtral, qwen2, qwen2_moe, qwen3,
+  // qwen3_moe, gemma2, gemma3_text) were built from the spec's fields; a spec without its table
+  // (napkin model JSON) still is. The table's tensors, renamed, must give the same GGUF.
+  for (const char* p : {"llama-2-7b", "llama-3.1-8b", "llama-3.1-70b", "mistral-7b", "mixtral-8x7b", "qwen2.5-7b",
+                        "qwen2-72b", "qwen3-8b", "qwen3-30b-a3b", "qwen1.5-moe-a2.7b", "gemma-2-9b", "gemma-3-1b"}) {
+    specs::ModelSpec with = specs::load_model_preset(p);
+    REQUIRE(with.tensors);
+    specs::ModelSpec without = with;
+    without.tensors = nullptr;
+    for (int i = 0; i <= static_cast<int>(F::mxfp4_moe); ++i) {
+      const F t = static_cast<F>(i);
+      if (t == F::tq1_0 || t == F::tq2_0) continue;  // ternary: no fallback for odd rows in some presets
+      for (bool im : {false, true}) {
+        if (gguf_needs_imatrix(t) && !im) continue;
+        CAPTURE(p, gguf_file_type_name(t), im);
+        std::optional<GgufQuantMix> a, b;
+        try {
+          a = gguf_quant_mix(with, t, im);
+        } catch (const InputError&) {
+        }
+        try {
+          b = gguf_quant_mix(without, t, im);
+        } catch (const InputError&) {
+        }
+        REQUIRE(a.has_value() == b.has_value());
+        if (!a) continue;
+        REQUIRE(a->tensors.size() == b->tensors.size());
+        CHECK(a->bytes == b->bytes);
+        for (std::size_t k = 0; k < a->tensors.size(); ++k) {
+          CHECK(a->tensors[k].name == b->tensors[k].name);
+          CHECK(a->tensors[k].type == b->tensors[k].type);
+          CHECK(a->tensors[k].bytes == b->tensors[k].bytes);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("Every real config of a family llama.cpp supports converts: each tensor named, every parameter kept",
+          "[gguf_quant]") {
+  // tests/real-configs: the GGUF holds the checkpoint's language model, less its vision/audio tower
+  // (a separate mmproj file), its multi-token-prediction layers (the converters skip them) and
+  // Apertus' xIELU scalars (GGUF metadata).
+  int converted = 0;
+  for (const char* name :
+       {"apertus-8b", "aya-expanse-8b", "baichuan-7b", "bloom-176b", "chatglm2-6b", "command-a-03-2025",
+        "dbrx-instruct", "deepseek-moe-16b-base", "deepseek-v2-lite", "deepseek-v3", "dots.llm1.inst",
+        "ernie-4.5-0.3b-pt", "ernie-4.5-21b-a3b", "exaone-3.5-7.8b-instruct", "exaone-4.0-32b", "falcon-180B-chat",
+        "falcon-40b", "falcon-h1-7b-instruct", "falcon-mamba-7b", "gemma-3-12b-it", "gemma-3-4b-it",
+        "glm-4-9b-chat", "glm-4.1v-9b-thinking", "glm-4.5", "glm-4.5-air", "glm-4.5v", "glm-4.7-flash", "gpt-j-6b",
+        "gpt-oss-20b", "granite-3.1-1b-a400m-instruct", "granite-3.3-8b-instruct", "granite-4.0-h-small",
+        "hunyuan-7b-instruct", "hunyuan-a13b-instruct", "internlm2_5-7b-chat", "jamba-v0.1", "kimi-k2-instruct",
+        "kimi-linear-48b-a3b-instruct", "kimi-vl-a3b-instruct", "lfm2-1.2b", "lfm2-8b-a1b", "ling-mini-2.0",
+        "llama-3_1-nemotron-ultra-253b-v1", "llama-3_3-nemotron-super-49b-v1", "llama-4-maverick-17b-128e-instruct",
+        "llama-4-scout-17b-16e-instruct", "llava-1.5-7b-hf", "mamba-130m-hf", "mamba-2.8b-hf",
+        "mamba-codestral-7b-v0.1", "mimo-7b-base", "minicpm3-4b", "minicpm4-8b", "minimax-m2",
+        "ministral-3-8b-instruct-2512", "minitron-4b-base", "mpt-7b-instruct", "nemotron-h-8b-base-8k",
+        "nvidia-nemotron-3-nano-30b-a3b", "nvidia-nemotron-nano-9b-v2", "olmo-2-1124-13b", "olmo-3-7b", "olmo-7b",
+        "olmoe-1b-7b-0924", "phi-2", "phi-3-mini-4k-instruct", "phi-3.5-moe-instruct", "phi-4", "qwen-7b",
+        "qwen1.5-moe-a2.7b", "qwen2-vl-7b-instruct", "qwen3-235b-a22b", "qwen3-next-80b-a3b-instruct",
+        "qwen3-vl-30b-a3b-instruct", "qwen3.5-35b-a3b", "qwen3.5-27b", "seed-oss-36b-instruct", "smollm3-3b",
+        "stablelm-2-1_6b", "starcoder2-15b", "starcoder2-3b", "trinity-mini", "wizardcoder-15b-v1.0"}) {
+    CAPTURE(name);
+    const specs::ModelSpec m = napkin_test::real_config(name);
+    REQUIRE(m.tensors);
+    CHECK(gguf_family_supported(m.tensors->family));
+    // Q4_K_M (its fallbacks reach F16 for any row); gpt-oss's MXFP4 experts only to MXFP4_MOE.
+    const GgufQuantMix q = gguf_quant_mix(m, m.quant_method == "mxfp4" ? F::mxfp4_moe : F::q4_k_m);
+    const ParamCount c = count_params(m);
+    std::int64_t dropped = 0;
+    if (m.tensors->family == "apertus") dropped = 2 * m.layers;  // mlp.act_fn.alpha_n, alpha_p
+    CHECK(q.elements == c.total - c.group(ParamGroup::vision) - dropped);
+    for (const auto& t : q.tensors) {
+      CAPTURE(t.name);
+      CHECK((t.name.starts_with("blk.") || t.name.starts_with("token_embd") || t.name.starts_with("output") ||
+             t.name.starts_with("position_embd") || t.name.starts_with("token_embd_norm")));
+    }
+    ++converted;
+  }
+  CHECK(converted == 83);
 }
 
 TEST_CASE("memory and serve --weights-dtype q4_k_m hold and read llama-quantize's bytes", "[gguf_quant][cli]") {

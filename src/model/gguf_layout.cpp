@@ -121,13 +121,14 @@ constexpr std::array kArchs = std::to_array<Arch>({
     {"smollm3", "smollm3"},
     {"stablelm", "stablelm"},
     {"starcoder2", "starcoder2"},
-    // No llama.cpp architecture (LLM_ARCH_NAMES at 00395eb lists none for them).
+    // No llama.cpp architecture (LLM_ARCH_NAMES at 00395eb lists none for them), or a conversion
+    // napkin does not follow yet: refused.
     {"opt", "", 0, "llama.cpp has no OPT architecture"},
     {"mllama_text", "", 0, "llama.cpp has no Llama 3.2 Vision (mllama) architecture: its cross-attention layers"},
     {"minimax_m1", "", 0, "llama.cpp has no MiniMax-M1 architecture: its lightning-attention layers"},
     {"longcat_flash", "", 0, "llama.cpp has no LongCat-Flash architecture"},
-    {"helium", "", 0, "llama.cpp has no Helium architecture"},
-    {"internlm3", "", 0, "llama.cpp has no InternLM3 architecture"},
+    {"helium", "", 0, "napkin has not checked which llama.cpp architecture convert_hf_to_gguf.py gives Helium"},
+    {"internlm3", "", 0, "napkin has not checked which llama.cpp architecture convert_hf_to_gguf.py gives InternLM3"},
     {"gemma3n_text", "", 0,
      "napkin does not yet follow convert_hf_to_gguf.py's Gemma 3n conversion (altup, laurel, per-layer "
      "embeddings)"},
@@ -180,6 +181,10 @@ constexpr std::array kLayerNames = std::to_array<Name>({
     {"", "self_attn.dense", "attn_output"},                 // phi2
     {"", "self_attn.linear_attn", "attn_output"},           // deci
     {"", "self_attn.qkv_proj", "attn_qkv"},                 // phi3
+    {"", "mixer.q_proj", "attn_q"},                         // nemotron-h
+    {"", "mixer.k_proj", "attn_k"},
+    {"", "mixer.v_proj", "attn_v"},
+    {"", "mixer.o_proj", "attn_output"},
     {"", "attn.q_proj", "attn_q"},                          // gpt-j
     {"", "attn.k_proj", "attn_k"},
     {"", "attn.v_proj", "attn_v"},
@@ -242,7 +247,7 @@ constexpr std::array kLayerNames = std::to_array<Name>({
     {"", "pre_ff_layernorm", "ffn_norm"},                   // jamba, falcon-h1
     {"", "pre_feedforward_layernorm", "ffn_norm"},          // gemma2
     {"", "pre_mlp_layernorm", "ffn_norm"},                  // afmoe
-    {"gemma2,gemma3_text,olmo2,olmo3,exaone4", "post_attention_layernorm", "post_attention_norm"},
+    {"gemma2,gemma3_text,olmo2,olmo3,exaone4,afmoe", "post_attention_layernorm", "post_attention_norm"},
     {"", "post_attention_layernorm", "ffn_norm"},
     {"", "post_self_attn_layernorm", "post_attention_norm"},   // glm-4-0414
     {"", "post_feedforward_layernorm", "post_ffw_norm"},
