@@ -385,3 +385,116 @@ TEST_CASE("memory and serve --weights-dtype q4_k_m hold and read llama-quantize'
   REQUIRE(q8.code == 0);
   CHECK(std::stod(q4.out) > 1.5 * std::stod(q8.out));
 }
+
+TEST_CASE("Published GGUF file sizes beyond the Llama layout: Phi-4, Gemma 3 12B, gpt-oss-20b", "[gguf_quant]") {
+  // bartowski/phi-4-GGUF README "Download a file" table (llama.cpp b4456, importance matrix; decimal
+  // GB). Phi-4 is Phi3ForCausalLM: fused attn_qkv and gate_up (ffn_up of 2F rows).
+  const specs::ModelSpec phi4 = specs::load_model_preset("phi-4");
+  for (const auto& [t, gb] : {std::pair{F::q8_0, 15.58}, std::pair{F::q6_k, 12.03}, std::pair{F::q5_k_s, 10.15},
+                              std::pair{F::q4_1, 9.27}, std::pair{F::q4_0, 8.41}})
+    check_file_size(gguf_quant_mix(phi4, t, true), gb);
+  // Where that b4456 file and llama.cpp 007dbbf part: since the tensor_category rewrite,
+  // llama-quant.cpp's category_is_attn_v counts attn_qkv as attn_v, so the attn_v branch (taken
+  // first) gives it Q6_K on use_more_bits layers only under Q5_K_M (b4456: Q6_K on all 40), Q6_K/Q4_K
+  // by use_more_bits under Q4_K_M (b4456: Q5_K on all 40), Q5_K on the first 4 under Q4_K_S
+  // (b4456: Q4_K), and Q5_K under IQ4_NL with n_gqa 4 (b4456: IQ4_NL). The published Q5_K_M 10.60 GB
+  // is napkin's 10.50 GB plus half the qkv rows at Q6_K − Q5_K, and so on:
+  const std::int64_t qkv = 40LL * 5120 * (5120 + 2 * 1280);
+  CHECK(gguf_quant_mix(phi4, F::q4_k_m, true).bytes - qkv / 2 / 256 * (210 - 176) + qkv / 2 / 256 * (176 - 144) ==
+        Approx(9.05e9).margin(15e6));
+  CHECK(gguf_quant_mix(phi4, F::q5_k_m, true).bytes + qkv / 2 / 256 * (210 - 176) ==
+        Approx(10.60e9).margin(15e6));
+  CHECK(gguf_quant_mix(phi4, F::q4_k_s, true).bytes - 4 * (qkv / 40) / 256 * (176 - 144) ==
+        Approx(8.44e9).margin(15e6));
+  // stduhpf/google-gemma-3-12b-it-qat-q4_0-gguf-small README, its size table quoting
+  // bartowski/google_gemma-3-12b-it-GGUF (importance matrix): Q4_0 6.91 GB (first eighth of
+  // ffn_down Q4_1), Q5_K_S 8.23 GB, IQ3_XS 5.21 GB. Tied token_embd (262,144 × 3840) at Q6_K.
+  const specs::ModelSpec g12 = specs::load_model_preset("gemma-3-12b");
+  check_file_size(gguf_quant_mix(g12, F::q4_0, true), 6.91);
+  check_file_size(gguf_quant_mix(g12, F::q5_k_s, true), 8.23);
+  check_file_size(gguf_quant_mix(g12, F::iq3_xs, true), 5.21);
+  // bartowski/openai_gpt-oss-20b-GGUF README: gpt-oss-20b-MXFP4.gguf 12.1 GB (MXFP4_MOE: the
+  // experts as the checkpoint stores them, every other matrix Q8_0). One decimal: within 50 MB.
+  CHECK(static_cast<double>(mix("gpt-oss-20b", F::mxfp4_moe).bytes) == Approx(12.1e9).margin(50e6));
+}
+
+TEST_CASE("Fused attn_qkv takes attn_v's rules (GPT-NeoX, Phi-3, Falcon); Falcon's own output and ffn_down rules",
+          "[gguf_quant]") {
+  // Pythia 1.4B: 24 layers of attention.query_key_value → blk.N.attn_qkv (3D rows of D): under
+  // Q4_K_M, Q6_K on use_more_bits(i, 24): i < 3, i >= 21, (i − 3) % 3 == 2: 12 layers.
+  const GgufQuantMix py = mix("pythia-1.4b", F::q4_k_m);
+  CHECK(type_of_tensor(py, "blk.0.attn_qkv.weight") == "Q6_K");
+  CHECK(type_of_tensor(py, "blk.3.attn_qkv.weight") == "Q4_K");
+  CHECK(type_of_tensor(py, "blk.5.attn_qkv.weight") == "Q6_K");
+  CHECK(type_of_tensor(py, "blk.0.attn_qkv.bias") == "F32");
+  CHECK(type_of_tensor(py, "output.weight") == "Q6_K");     // embed_out, untied
+  CHECK(type_of_tensor(py, "token_embd.weight") == "Q4_K");
+  CHECK(count(py, "Q6_K") == 1 + 12 + 12);                   // output, attn_qkv, ffn_down
+  // Phi-3 mini: qkv_proj → attn_qkv, gate_up_proj → one ffn_up of 2 × 8192 rows.
+  const GgufQuantMix phi = mix("phi-3-mini", F::q4_k_m);
+  CHECK(type_of_tensor(phi, "blk.0.attn_qkv.weight") == "Q6_K");
+  CHECK(type_of_tensor(phi, "blk.0.ffn_up.weight") == "Q4_K");
+  CHECK(type_of_tensor(phi, "blk.0.ffn_gate.weight") == "(none)");
+  // Falcon 7B: the tied token_embd takes the output's rule, always Q8_0 for LLM_ARCH_FALCON; its
+  // ffn_down under Q4_K_M: Q6_K below n/16, Q5_K on use_more_bits, else Q4_K (32 layers).
+  const GgufQuantMix fa = mix("falcon-7b", F::q4_k_m);
+  CHECK(type_of_tensor(fa, "token_embd.weight") == "Q8_0");
+  CHECK(type_of_tensor(fa, "blk.0.ffn_down.weight") == "Q6_K");
+  CHECK(type_of_tensor(fa, "blk.2.ffn_down.weight") == "Q5_K");
+  CHECK(type_of_tensor(fa, "blk.4.ffn_down.weight") == "Q4_K");
+  CHECK(type_of_tensor(fa, "blk.6.ffn_down.weight") == "Q5_K");
+}
+
+TEST_CASE("DeepSeek MLA: kv_b split into attn_k_b and attn_v_b, MQA head count, shared experts, GGUF names",
+          "[gguf_quant]") {
+  const GgufQuantMix m = mix("deepseek-v2-lite", F::q4_k_m);
+  // conversion/deepseek.py: attn_k_b ne = [128 (nope), 512 (kv_lora), 16 heads] → rows of 128 fall
+  // back (Q4_K → Q5_0); attn_v_b ne = [512, 128, 16] keeps Q4_K.
+  CHECK(type_of_tensor(m, "blk.0.attn_k_b.weight") == "Q5_0");
+  CHECK(type_of_tensor(m, "blk.0.attn_v_b.weight") == "Q4_K");
+  CHECK(type_of_tensor(m, "blk.0.attn_kv_b.weight") == "(none)");
+  CHECK(type_of_tensor(m, "blk.0.attn_kv_a_mqa.weight") == "Q4_K");
+  // ffn_down rows of 10944 (dense layer 0) and 1408 (experts) are not multiples of 256: Q6_K → Q8_0
+  // on use_more_bits layers (by the name's layer), Q4_K → Q5_0 elsewhere; the shared experts' 2816 fit.
+  CHECK(type_of_tensor(m, "blk.0.ffn_down.weight") == "Q8_0");
+  CHECK(type_of_tensor(m, "blk.1.ffn_down_exps.weight") == "Q8_0");
+  CHECK(type_of_tensor(m, "blk.4.ffn_down_exps.weight") == "Q5_0");
+  CHECK(type_of_tensor(m, "blk.1.ffn_down_shexp.weight") == "Q6_K");
+  CHECK(type_of_tensor(m, "blk.1.ffn_gate_inp.weight") == "F32");
+  // MXFP4_MOE takes every 3-D tensor to MXFP4 (tensor->ne[2] > 1): the experts, and MLA's k_b/v_b.
+  const GgufQuantMix x = mix("deepseek-v2-lite", F::mxfp4_moe);
+  CHECK(type_of_tensor(x, "blk.1.ffn_up_exps.weight") == "MXFP4");
+  CHECK(type_of_tensor(x, "blk.1.attn_v_b.weight") == "MXFP4");
+  CHECK(type_of_tensor(x, "blk.1.ffn_up_shexp.weight") == "Q8_0");
+  // Every tensor carries its GGUF name: token_embd, output, output_norm, or blk.N.
+  for (const auto& t : m.tensors)
+    CHECK((t.name.starts_with("blk.") || t.name == "token_embd.weight" || t.name == "output.weight" ||
+           t.name == "output_norm.weight"));
+}
+
+TEST_CASE("gpt-oss keeps its MXFP4 experts: MXFP4_MOE only, others refused as llama-quantize refuses to requantize",
+          "[gguf_quant]") {
+  CHECK(type_of_tensor(mix("gpt-oss-20b", F::mxfp4_moe), "blk.0.ffn_gate_exps.weight") == "MXFP4");
+  CHECK(type_of_tensor(mix("gpt-oss-20b", F::mxfp4_moe), "blk.0.attn_sinks.weight") == "F32");
+  CHECK_THROWS_WITH(mix("gpt-oss-20b", F::q4_k_m), Catch::Contains("--allow-requantize"));
+  // A 16-bit checkpoint of it (no quantization_config) converts: the 2880-wide expert rows fall
+  // back from Q4_K to Q5_0 and from Q6_K to Q8_0.
+  specs::ModelSpec bf16 = specs::load_model_preset("gpt-oss-20b");
+  bf16.quant_method.clear();
+  const GgufQuantMix q = gguf_quant_mix(bf16, F::q4_k_m);
+  CHECK(type_of_tensor(q, "blk.0.ffn_gate_exps.weight") == "Q5_0");
+  CHECK(type_of_tensor(q, "blk.0.ffn_down_exps.weight") == "Q8_0");
+}
+
+TEST_CASE("State-space mixers: ssm_a, ssm_d and ssm_conv1d stay F32, ssm_in/ssm_x/ssm_out are quantized",
+          "[gguf_quant]") {
+  const GgufQuantMix m = gguf_quant_mix(napkin_test::real_config("mamba-2.8b-hf"), F::q4_k_m);
+  CHECK(type_of_tensor(m, "blk.0.ssm_a") == "F32");
+  CHECK(type_of_tensor(m, "blk.0.ssm_d") == "F32");
+  CHECK(type_of_tensor(m, "blk.0.ssm_conv1d.weight") == "F32");
+  CHECK(type_of_tensor(m, "blk.0.ssm_in.weight") == "Q4_K");
+  CHECK(type_of_tensor(m, "blk.0.ssm_out.weight") == "Q4_K");
+  CHECK(type_of_tensor(m, "blk.0.ssm_x.weight") == "Q4_K");
+  // dt_rank 160: not a multiple of 256 (Q4_K → Q5_0, 160 = 5 × 32).
+  CHECK(type_of_tensor(m, "blk.0.ssm_dt.weight") == "Q5_0");
+}
