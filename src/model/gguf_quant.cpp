@@ -2,8 +2,9 @@
 // (commit 007dbbf3fd17eefe9b47fee45f48f7ba5e62b714): `llama_ftype_get_default_type`,
 // `tensor_allows_quantization`, `tensor_get_category`, `llama_tensor_get_type_impl`,
 // `tensor_type_fallback` and `tensor_requires_imatrix`. The comments name the llama.cpp branch each
-// piece mirrors; where this file is simpler than llama.cpp, it is because the branch cannot be
-// reached by the covered architectures (no Falcon, no fused attn_qkv, no MLA attn_kv_b).
+// piece mirrors. The tensors come from gguf_layout (napkin/model/gguf_layout.h); the branches keyed
+// on other architectures (LLM_ARCH_BAILINGMOE3's MXFP4_MOE exception) are not reached by napkin's
+// tables.
 #include "napkin/model/gguf_quant.h"
 
 #include <algorithm>
