@@ -21,6 +21,9 @@
 #include "napkin/model/gguf_quant.h"
 #include "napkin/model/params.h"
 #include "napkin/specs/presets.h"
+#include "real_configs.h"
+#include "napkin/model/gguf_layout.h"
+#include "napkin/model/tensor_table.h"
 #include "run_napkin.h"
 
 using namespace napkin;
@@ -269,10 +272,99 @@ TEST_CASE("GGUF type names: llama-quantize's, case-insensitive, with its q4_k/q5
   CHECK(gguf_file_type_name(F::iq2_xxs) == "IQ2_XXS");
 }
 
-TEST_CASE("Models whose tensors llama.cpp lays out otherwise are refused by name", "[gguf_quant]") {
-  CHECK_THROWS_WITH(mix("gpt2", F::q4_k_m), Catch::Contains("model_type 'gpt2'"));
-  CHECK_THROWS_WITH(mix("deepseek-v3", F::q4_k_m), Catch::Contains("--weights-dtype"));
+TEST_CASE("Models llama.cpp has no architecture for, encoders and bare counts are refused by name", "[gguf_quant]") {
+  CHECK_THROWS_WITH(mix("opt-1.3b", F::q4_k_m), Catch::Contains("llama.cpp has no OPT architecture"));
+  CHECK_THROWS_WITH(mix("bert-base-uncased", F::q4_k_m), Catch::Contains("BERT is an encoder"));
+  CHECK_THROWS_WITH(gguf_quant_mix(napkin_test::real_config("t5-small"), F::q4_k_m),
+                    Catch::Contains("T5 is an encoder-decoder"));
+  CHECK_THROWS_WITH(gguf_quant_mix(napkin_test::real_config("minimax-m1-80k"), F::q8_0),
+                    Catch::Contains("llama.cpp has no MiniMax-M1 architecture"));
+  CHECK_THROWS_WITH(mix("opt-1.3b", F::q4_k_m), Catch::Contains("--weights-dtype"));
   CHECK_THROWS_AS(gguf_quant_mix(specs::bare_model(7'000'000'000), F::q4_k_m), InputError);
+}
+
+TEST_CASE("The architecture table gives the spec's llama-like layout, tensor by tensor, for every file type",
+          "[gguf_quant]") {
+  // Before issue 29 the covered layouts (llama, mistral, mixtral, qwen2, qwen2_moe, qwen3,
+  // qwen3_moe, gemma2, gemma3_text) were built from the spec's fields; a spec without its table
+  // (napkin model JSON) still is. The table's tensors, renamed, must give the same GGUF.
+  for (const char* p : {"llama-2-7b", "llama-3.1-8b", "llama-3.1-70b", "mistral-7b", "mixtral-8x7b", "qwen2.5-7b",
+                        "qwen2-72b", "qwen3-8b", "qwen3-30b-a3b", "qwen1.5-moe-a2.7b", "gemma-2-9b", "gemma-3-1b"}) {
+    specs::ModelSpec with = specs::load_model_preset(p);
+    REQUIRE(with.tensors);
+    specs::ModelSpec without = with;
+    without.tensors = nullptr;
+    for (int i = 0; i <= static_cast<int>(F::mxfp4_moe); ++i) {
+      const F t = static_cast<F>(i);
+      if (t == F::tq1_0 || t == F::tq2_0) continue;  // ternary: no fallback for odd rows in some presets
+      for (bool im : {false, true}) {
+        if (gguf_needs_imatrix(t) && !im) continue;
+        CAPTURE(p, gguf_file_type_name(t), im);
+        std::optional<GgufQuantMix> a, b;
+        try {
+          a = gguf_quant_mix(with, t, im);
+        } catch (const InputError&) {
+        }
+        try {
+          b = gguf_quant_mix(without, t, im);
+        } catch (const InputError&) {
+        }
+        REQUIRE(a.has_value() == b.has_value());
+        if (!a) continue;
+        REQUIRE(a->tensors.size() == b->tensors.size());
+        CHECK(a->bytes == b->bytes);
+        for (std::size_t k = 0; k < a->tensors.size(); ++k) {
+          CHECK(a->tensors[k].name == b->tensors[k].name);
+          CHECK(a->tensors[k].type == b->tensors[k].type);
+          CHECK(a->tensors[k].bytes == b->tensors[k].bytes);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("Every real config of a family llama.cpp supports converts: each tensor named, every parameter kept",
+          "[gguf_quant]") {
+  // tests/real-configs: the GGUF holds the checkpoint's language model, less its vision/audio tower
+  // (a separate mmproj file), its multi-token-prediction layers (the converters skip them) and
+  // Apertus' xIELU scalars (GGUF metadata).
+  int converted = 0;
+  for (const char* name :
+       {"apertus-8b", "aya-expanse-8b", "baichuan-7b", "bloom-176b", "chatglm2-6b", "command-a-03-2025",
+        "dbrx-instruct", "deepseek-moe-16b-base", "deepseek-v2-lite", "deepseek-v3", "dots.llm1.inst",
+        "ernie-4.5-0.3b-pt", "ernie-4.5-21b-a3b", "exaone-3.5-7.8b-instruct", "exaone-4.0-32b", "falcon-180B-chat",
+        "falcon-40b", "falcon-h1-7b-instruct", "falcon-mamba-7b", "gemma-3-12b-it", "gemma-3-4b-it",
+        "glm-4-9b-chat", "glm-4.1v-9b-thinking", "glm-4.5", "glm-4.5-air", "glm-4.5v", "glm-4.7-flash", "gpt-j-6b",
+        "gpt-oss-20b", "granite-3.1-1b-a400m-instruct", "granite-3.3-8b-instruct", "granite-4.0-h-small",
+        "hunyuan-7b-instruct", "hunyuan-a13b-instruct", "internlm2_5-7b-chat", "jamba-v0.1", "kimi-k2-instruct",
+        "kimi-linear-48b-a3b-instruct", "kimi-vl-a3b-instruct", "lfm2-1.2b", "lfm2-8b-a1b", "ling-mini-2.0",
+        "llama-3_1-nemotron-ultra-253b-v1", "llama-3_3-nemotron-super-49b-v1", "llama-4-maverick-17b-128e-instruct",
+        "llama-4-scout-17b-16e-instruct", "llava-1.5-7b-hf", "mamba-130m-hf", "mamba-2.8b-hf",
+        "mamba-codestral-7b-v0.1", "mimo-7b-base", "minicpm3-4b", "minicpm4-8b", "minimax-m2",
+        "ministral-3-8b-instruct-2512", "minitron-4b-base", "mpt-7b-instruct", "nemotron-h-8b-base-8k",
+        "nvidia-nemotron-3-nano-30b-a3b", "nvidia-nemotron-nano-9b-v2", "olmo-2-1124-13b", "olmo-3-7b", "olmo-7b",
+        "olmoe-1b-7b-0924", "phi-2", "phi-3-mini-4k-instruct", "phi-3.5-moe-instruct", "phi-4", "qwen-7b",
+        "qwen1.5-moe-a2.7b", "qwen2-vl-7b-instruct", "qwen3-235b-a22b", "qwen3-next-80b-a3b-instruct",
+        "qwen3-vl-30b-a3b-instruct", "qwen3.5-35b-a3b", "qwen3.5-27b", "seed-oss-36b-instruct", "smollm3-3b",
+        "stablelm-2-1_6b", "starcoder2-15b", "starcoder2-3b", "trinity-mini", "wizardcoder-15b-v1.0"}) {
+    CAPTURE(name);
+    const specs::ModelSpec m = napkin_test::real_config(name);
+    REQUIRE(m.tensors);
+    CHECK(gguf_family_supported(m.tensors->family));
+    // Q4_K_M (its fallbacks reach F16 for any row); gpt-oss's MXFP4 experts only to MXFP4_MOE.
+    const GgufQuantMix q = gguf_quant_mix(m, m.quant_method == "mxfp4" ? F::mxfp4_moe : F::q4_k_m);
+    const ParamCount c = count_params(m);
+    std::int64_t dropped = 0;
+    if (m.tensors->family == "apertus") dropped = 2 * m.layers;  // mlp.act_fn.alpha_n, alpha_p
+    CHECK(q.elements == c.total - c.group(ParamGroup::vision) - dropped);
+    for (const auto& t : q.tensors) {
+      CAPTURE(t.name);
+      CHECK((t.name.starts_with("blk.") || t.name.starts_with("token_embd") || t.name.starts_with("output") ||
+             t.name.starts_with("position_embd") || t.name.starts_with("token_embd_norm")));
+    }
+    ++converted;
+  }
+  CHECK(converted == 83);
 }
 
 TEST_CASE("memory and serve --weights-dtype q4_k_m hold and read llama-quantize's bytes", "[gguf_quant][cli]") {
@@ -292,4 +384,117 @@ TEST_CASE("memory and serve --weights-dtype q4_k_m hold and read llama-quantize'
   REQUIRE(q4.code == 0);
   REQUIRE(q8.code == 0);
   CHECK(std::stod(q4.out) > 1.5 * std::stod(q8.out));
+}
+
+TEST_CASE("Published GGUF file sizes beyond the Llama layout: Phi-4, Gemma 3 12B, gpt-oss-20b", "[gguf_quant]") {
+  // bartowski/phi-4-GGUF README "Download a file" table (llama.cpp b4456, importance matrix; decimal
+  // GB). Phi-4 is Phi3ForCausalLM: fused attn_qkv and gate_up (ffn_up of 2F rows).
+  const specs::ModelSpec phi4 = specs::load_model_preset("phi-4");
+  for (const auto& [t, gb] : {std::pair{F::q8_0, 15.58}, std::pair{F::q6_k, 12.03}, std::pair{F::q5_k_s, 10.15},
+                              std::pair{F::q4_1, 9.27}, std::pair{F::q4_0, 8.41}})
+    check_file_size(gguf_quant_mix(phi4, t, true), gb);
+  // Where that b4456 file and llama.cpp 007dbbf part: since the tensor_category rewrite,
+  // llama-quant.cpp's category_is_attn_v counts attn_qkv as attn_v, so the attn_v branch (taken
+  // first) gives it Q6_K on use_more_bits layers only under Q5_K_M (b4456: Q6_K on all 40), Q6_K/Q4_K
+  // by use_more_bits under Q4_K_M (b4456: Q5_K on all 40), Q5_K on the first 4 under Q4_K_S
+  // (b4456: Q4_K), and Q5_K under IQ4_NL with n_gqa 4 (b4456: IQ4_NL). The published Q5_K_M 10.60 GB
+  // is napkin's 10.50 GB plus half the qkv rows at Q6_K − Q5_K, and so on:
+  const std::int64_t qkv = 40LL * 5120 * (5120 + 2 * 1280);
+  CHECK(gguf_quant_mix(phi4, F::q4_k_m, true).bytes - qkv / 2 / 256 * (210 - 176) + qkv / 2 / 256 * (176 - 144) ==
+        Approx(9.05e9).margin(15e6));
+  CHECK(gguf_quant_mix(phi4, F::q5_k_m, true).bytes + qkv / 2 / 256 * (210 - 176) ==
+        Approx(10.60e9).margin(15e6));
+  CHECK(gguf_quant_mix(phi4, F::q4_k_s, true).bytes - 4 * (qkv / 40) / 256 * (176 - 144) ==
+        Approx(8.44e9).margin(15e6));
+  // stduhpf/google-gemma-3-12b-it-qat-q4_0-gguf-small README, its size table quoting
+  // bartowski/google_gemma-3-12b-it-GGUF (importance matrix): Q4_0 6.91 GB (first eighth of
+  // ffn_down Q4_1), Q5_K_S 8.23 GB, IQ3_XS 5.21 GB. Tied token_embd (262,144 × 3840) at Q6_K.
+  const specs::ModelSpec g12 = specs::load_model_preset("gemma-3-12b");
+  check_file_size(gguf_quant_mix(g12, F::q4_0, true), 6.91);
+  check_file_size(gguf_quant_mix(g12, F::q5_k_s, true), 8.23);
+  check_file_size(gguf_quant_mix(g12, F::iq3_xs, true), 5.21);
+  // bartowski/openai_gpt-oss-20b-GGUF README: gpt-oss-20b-MXFP4.gguf 12.1 GB (MXFP4_MOE: the
+  // experts as the checkpoint stores them, every other matrix Q8_0). One decimal: within 50 MB.
+  CHECK(static_cast<double>(mix("gpt-oss-20b", F::mxfp4_moe).bytes) == Approx(12.1e9).margin(50e6));
+}
+
+TEST_CASE("Fused attn_qkv takes attn_v's rules (GPT-NeoX, Phi-3, Falcon); Falcon's own output and ffn_down rules",
+          "[gguf_quant]") {
+  // Pythia 1.4B: 24 layers of attention.query_key_value → blk.N.attn_qkv (3D rows of D): under
+  // Q4_K_M, Q6_K on use_more_bits(i, 24): i < 3, i >= 21, (i − 3) % 3 == 2: 12 layers.
+  const GgufQuantMix py = mix("pythia-1.4b", F::q4_k_m);
+  CHECK(type_of_tensor(py, "blk.0.attn_qkv.weight") == "Q6_K");
+  CHECK(type_of_tensor(py, "blk.3.attn_qkv.weight") == "Q4_K");
+  CHECK(type_of_tensor(py, "blk.5.attn_qkv.weight") == "Q6_K");
+  CHECK(type_of_tensor(py, "blk.0.attn_qkv.bias") == "F32");
+  CHECK(type_of_tensor(py, "output.weight") == "Q6_K");     // embed_out, untied
+  CHECK(type_of_tensor(py, "token_embd.weight") == "Q4_K");
+  CHECK(count(py, "Q6_K") == 1 + 12 + 12);                   // output, attn_qkv, ffn_down
+  // Phi-3 mini: qkv_proj → attn_qkv, gate_up_proj → one ffn_up of 2 × 8192 rows.
+  const GgufQuantMix phi = mix("phi-3-mini", F::q4_k_m);
+  CHECK(type_of_tensor(phi, "blk.0.attn_qkv.weight") == "Q6_K");
+  CHECK(type_of_tensor(phi, "blk.0.ffn_up.weight") == "Q4_K");
+  CHECK(type_of_tensor(phi, "blk.0.ffn_gate.weight") == "(none)");
+  // Falcon 7B: the tied token_embd takes the output's rule, always Q8_0 for LLM_ARCH_FALCON; its
+  // ffn_down under Q4_K_M: Q6_K below n/16, Q5_K on use_more_bits, else Q4_K (32 layers).
+  const GgufQuantMix fa = mix("falcon-7b", F::q4_k_m);
+  CHECK(type_of_tensor(fa, "token_embd.weight") == "Q8_0");
+  CHECK(type_of_tensor(fa, "blk.0.ffn_down.weight") == "Q6_K");
+  CHECK(type_of_tensor(fa, "blk.2.ffn_down.weight") == "Q5_K");
+  CHECK(type_of_tensor(fa, "blk.4.ffn_down.weight") == "Q4_K");
+  CHECK(type_of_tensor(fa, "blk.6.ffn_down.weight") == "Q5_K");
+}
+
+TEST_CASE("DeepSeek MLA: kv_b split into attn_k_b and attn_v_b, MQA head count, shared experts, GGUF names",
+          "[gguf_quant]") {
+  const GgufQuantMix m = mix("deepseek-v2-lite", F::q4_k_m);
+  // conversion/deepseek.py: attn_k_b ne = [128 (nope), 512 (kv_lora), 16 heads] → rows of 128 fall
+  // back (Q4_K → Q5_0); attn_v_b ne = [512, 128, 16] keeps Q4_K.
+  CHECK(type_of_tensor(m, "blk.0.attn_k_b.weight") == "Q5_0");
+  CHECK(type_of_tensor(m, "blk.0.attn_v_b.weight") == "Q4_K");
+  CHECK(type_of_tensor(m, "blk.0.attn_kv_b.weight") == "(none)");
+  CHECK(type_of_tensor(m, "blk.0.attn_kv_a_mqa.weight") == "Q4_K");
+  // ffn_down rows of 10944 (dense layer 0) and 1408 (experts) are not multiples of 256: Q6_K → Q8_0
+  // on use_more_bits layers (by the name's layer), Q4_K → Q5_0 elsewhere; the shared experts' 2816 fit.
+  CHECK(type_of_tensor(m, "blk.0.ffn_down.weight") == "Q8_0");
+  CHECK(type_of_tensor(m, "blk.1.ffn_down_exps.weight") == "Q8_0");
+  CHECK(type_of_tensor(m, "blk.4.ffn_down_exps.weight") == "Q5_0");
+  CHECK(type_of_tensor(m, "blk.1.ffn_down_shexp.weight") == "Q6_K");
+  CHECK(type_of_tensor(m, "blk.1.ffn_gate_inp.weight") == "F32");
+  // MXFP4_MOE takes every 3-D tensor to MXFP4 (tensor->ne[2] > 1): the experts, and MLA's k_b/v_b.
+  const GgufQuantMix x = mix("deepseek-v2-lite", F::mxfp4_moe);
+  CHECK(type_of_tensor(x, "blk.1.ffn_up_exps.weight") == "MXFP4");
+  CHECK(type_of_tensor(x, "blk.1.attn_v_b.weight") == "MXFP4");
+  CHECK(type_of_tensor(x, "blk.1.ffn_up_shexp.weight") == "Q8_0");
+  // Every tensor carries its GGUF name: token_embd, output, output_norm, or blk.N.
+  for (const auto& t : m.tensors)
+    CHECK((t.name.starts_with("blk.") || t.name == "token_embd.weight" || t.name == "output.weight" ||
+           t.name == "output_norm.weight"));
+}
+
+TEST_CASE("gpt-oss keeps its MXFP4 experts: MXFP4_MOE only, others refused as llama-quantize refuses to requantize",
+          "[gguf_quant]") {
+  CHECK(type_of_tensor(mix("gpt-oss-20b", F::mxfp4_moe), "blk.0.ffn_gate_exps.weight") == "MXFP4");
+  CHECK(type_of_tensor(mix("gpt-oss-20b", F::mxfp4_moe), "blk.0.attn_sinks.weight") == "F32");
+  CHECK_THROWS_WITH(mix("gpt-oss-20b", F::q4_k_m), Catch::Contains("--allow-requantize"));
+  // A 16-bit checkpoint of it (no quantization_config) converts: the 2880-wide expert rows fall
+  // back from Q4_K to Q5_0 and from Q6_K to Q8_0.
+  specs::ModelSpec bf16 = specs::load_model_preset("gpt-oss-20b");
+  bf16.quant_method.clear();
+  const GgufQuantMix q = gguf_quant_mix(bf16, F::q4_k_m);
+  CHECK(type_of_tensor(q, "blk.0.ffn_gate_exps.weight") == "Q5_0");
+  CHECK(type_of_tensor(q, "blk.0.ffn_down_exps.weight") == "Q8_0");
+}
+
+TEST_CASE("State-space mixers: ssm_a, ssm_d and ssm_conv1d stay F32, ssm_in/ssm_x/ssm_out are quantized",
+          "[gguf_quant]") {
+  const GgufQuantMix m = gguf_quant_mix(napkin_test::real_config("mamba-2.8b-hf"), F::q4_k_m);
+  CHECK(type_of_tensor(m, "blk.0.ssm_a") == "F32");
+  CHECK(type_of_tensor(m, "blk.0.ssm_d") == "F32");
+  CHECK(type_of_tensor(m, "blk.0.ssm_conv1d.weight") == "F32");
+  CHECK(type_of_tensor(m, "blk.0.ssm_in.weight") == "Q4_K");
+  CHECK(type_of_tensor(m, "blk.0.ssm_out.weight") == "Q4_K");
+  CHECK(type_of_tensor(m, "blk.0.ssm_x.weight") == "Q4_K");
+  // dt_rank 160: not a multiple of 256 (Q4_K → Q5_0, 160 = 5 × 32).
+  CHECK(type_of_tensor(m, "blk.0.ssm_dt.weight") == "Q5_0");
 }

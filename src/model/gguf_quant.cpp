@@ -2,8 +2,9 @@
 // (commit 007dbbf3fd17eefe9b47fee45f48f7ba5e62b714): `llama_ftype_get_default_type`,
 // `tensor_allows_quantization`, `tensor_get_category`, `llama_tensor_get_type_impl`,
 // `tensor_type_fallback` and `tensor_requires_imatrix`. The comments name the llama.cpp branch each
-// piece mirrors; where this file is simpler than llama.cpp, it is because the branch cannot be
-// reached by the covered architectures (no Falcon, no fused attn_qkv, no MLA attn_kv_b).
+// piece mirrors. The tensors come from gguf_layout (napkin/model/gguf_layout.h); the branches keyed
+// on other architectures (LLM_ARCH_BAILINGMOE3's MXFP4_MOE exception) are not reached by napkin's
+// tables.
 #include "napkin/model/gguf_quant.h"
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 
 #include "napkin/ground/error.h"
 #include "napkin/model/ggml_types.h"
+#include "napkin/model/gguf_layout.h"
 
 namespace napkin {
 
@@ -94,24 +96,55 @@ std::uint32_t default_type(GgufFileType f) {
   return F16;
 }
 
-// tensor_get_category (no attn_qkv / attn_kv_b in the covered layouts).
-enum class Cat { token_embd, attn_q, attn_k, attn_v, attn_output, ffn_up, ffn_gate, ffn_down, output, other };
-
-struct Tensor {
-  std::string name;
-  Cat cat = Cat::other;
-  std::int64_t row = 0, elements = 0;
-  bool experts = false;      // 3-D (ne[2] = experts > 1)
-  bool quantizable = false;  // tensor_allows_quantization
+// tensor_get_category: by the GGUF name, as llama.cpp reads it.
+enum class Cat {
+  token_embd, attn_q, attn_k, attn_v, attn_qkv, attn_kv_b, attn_output, ffn_up, ffn_gate, ffn_down, output, other
 };
+
+Cat category(const std::string& name) {
+  if (name == "output.weight") return Cat::output;
+  if (name == "token_embd.weight" || name == "per_layer_token_embd.weight") return Cat::token_embd;
+  const auto has = [&name](std::string_view s) { return name.find(s) != std::string::npos; };
+  if (has("attn_qkv.weight")) return Cat::attn_qkv;
+  if (has("attn_kv_b.weight")) return Cat::attn_kv_b;
+  if (has("attn_v.weight")) return Cat::attn_v;
+  if (has("attn_k.weight")) return Cat::attn_k;
+  if (has("attn_q.weight")) return Cat::attn_q;
+  if (has("attn_output.weight")) return Cat::attn_output;
+  if (has("ffn_up")) return Cat::ffn_up;
+  if (has("ffn_gate")) return Cat::ffn_gate;
+  if (has("ffn_down")) return Cat::ffn_down;
+  return Cat::other;
+}
+
+// category_is_attn_v: attn_v, attn_qkv and MLA's attn_kv_b take attn_v's rules and counter.
+bool attn_v_like(Cat c) { return c == Cat::attn_v || c == Cat::attn_qkv || c == Cat::attn_kv_b; }
+
+// tensor_allows_quantization (defaults: quantize_output_tensor, no only_copy).
+bool allows_quantization(const GgufSourceTensor& t) {
+  if (t.dims < 2) return false;
+  const std::string& n = t.name;
+  const auto has = [&n](std::string_view s) { return n.find(s) != std::string::npos; };
+  if (!n.ends_with("weight")) return false;
+  for (std::string_view s : {"_norm.weight", "ffn_gate_inp.weight", "ffn_gate_tid2eid.weight", "altup", "laurel",
+                             "per_layer_model_proj", "ssm_conv1d", "shortconv.conv.weight", "indexer.k_proj.weight",
+                             "indexer.q_proj.weight", "time_mix_first.weight", "time_mix_w0.weight",
+                             "time_mix_w1.weight", "time_mix_w2.weight", "time_mix_v0.weight", "time_mix_v1.weight",
+                             "time_mix_v2.weight", "time_mix_a0.weight", "time_mix_a1.weight", "time_mix_a2.weight",
+                             "time_mix_g1.weight", "time_mix_g2.weight", "time_mix_decay_w1.weight",
+                             "time_mix_decay_w2.weight", "time_mix_lerp_fused.weight", "attn_rel_b.weight"})
+    if (has(s)) return false;
+  return n != "position_embd.weight" && n != "token_types.weight";
+}
 
 // The architecture facts llama_tensor_get_type_impl reads (qs.model.hparams, qs.model.type).
 struct Hparams {
-  std::int64_t n_gqa = 1;     // n_head / n_head_kv
+  std::int64_t n_gqa = 1;     // n_head / n_head_kv (0 when layer 0 has no KV heads)
   std::int64_t n_expert = 0;  // routed experts (0: dense)
   bool type_70b = false;      // LLM_TYPE_70B
+  bool falcon = false;        // LLM_ARCH_FALCON
   int n_attention_wv = 0;
-  int n_layer = 0;            // n_ffn_down = n_ffn_gate = n_ffn_up
+  int n_layer = 0;            // n_ffn_down = n_ffn_gate = n_ffn_up = n_layer_all
   bool tied = false;          // no output.weight: token_embd takes the output's type
 };
 
@@ -124,21 +157,21 @@ bool use_more_bits(int i_layer, int n_layers) {
 }
 
 // llama_tensor_get_type_impl, for `ftype` and the default type `t`.
-std::uint32_t type_impl(const Tensor& x, int layer, GgufFileType ftype, std::uint32_t t, const Hparams& hp,
-                        Counters& qs, bool imatrix) {
+std::uint32_t type_impl(const GgufSourceTensor& x, Cat c, int layer, GgufFileType ftype, std::uint32_t t,
+                        const Hparams& hp, Counters& qs, bool imatrix) {
   using F = GgufFileType;
   const auto is = [ftype](std::initializer_list<F> fs) { return std::find(fs.begin(), fs.end(), ftype) != fs.end(); };
   const bool iq12 = is({F::iq2_xxs, F::iq2_xs, F::iq1_s, F::iq2_s, F::iq2_m, F::iq1_m});
   // layer_info: a MoE model takes the layer from the tensor's name, a dense one the counter.
   const auto layer_of = [&](int counter) { return hp.n_expert > 1 ? layer : counter; };
-  const Cat c = x.cat;
   if (c == Cat::output || (hp.tied && c == Cat::token_embd)) {
     if (ftype == F::mxfp4_moe) return Q8_0;
-    if (x.row % static_cast<std::int64_t>(ggml(t).block) != 0) return Q8_0;
+    if (hp.falcon || x.row % static_cast<std::int64_t>(ggml(t).block) != 0) return Q8_0;
     if (is({F::iq2_xxs, F::iq2_xs, F::iq3_xxs, F::iq1_s, F::iq2_s, F::iq2_m, F::iq1_m})) return Q5_K;
     return t != Q8_0 ? Q6_K : t;
   }
-  if (ftype == F::mxfp4_moe) return x.experts ? MXFP4 : Q8_0;
+  // MXFP4_MOE: every 3-D tensor (the stacked experts; MLA's attn_k_b/attn_v_b too) in MXFP4.
+  if (ftype == F::mxfp4_moe) return x.ne2 > 1 ? MXFP4 : Q8_0;
   if (c == Cat::token_embd) {
     if (is({F::iq2_xxs, F::iq2_xs, F::iq1_s, F::iq1_m})) return Q2_K;
     if (is({F::iq2_s, F::iq2_m, F::iq3_xxs})) return IQ3_S;
@@ -147,7 +180,7 @@ std::uint32_t type_impl(const Tensor& x, int layer, GgufFileType ftype, std::uin
   }
   const bool iq2sm = is({F::iq2_s, F::iq2_m});
   if (iq12) {
-    if (c == Cat::attn_v) {
+    if (attn_v_like(c)) {
       t = hp.n_gqa >= 4 || hp.n_expert >= 4 ? Q4_K : iq2sm ? IQ3_S : Q2_K;
       ++qs.i_attention_wv;
     } else if (hp.n_expert == 8 && c == Cat::attn_k) {
@@ -162,24 +195,25 @@ std::uint32_t type_impl(const Tensor& x, int layer, GgufFileType ftype, std::uin
     }
     return t;
   }
+  if (attn_v_like(c)) {
+    // (llama.cpp's later ATTENTION_QKV branch is never reached: attn_qkv takes this one.)
+    if (ftype == F::q2_k) t = hp.n_gqa >= 4 ? Q4_K : Q3_K;
+    else if (ftype == F::q2_k_s && hp.n_gqa >= 4) t = Q4_K;
+    else if (ftype == F::iq3_xxs) t = hp.n_gqa >= 4 ? Q4_K : !imatrix ? IQ3_S : IQ3_XXS;
+    else if (is({F::iq3_xs, F::iq3_s}) && hp.n_gqa >= 4) t = Q4_K;
+    else if (ftype == F::iq3_m) t = Q4_K;
+    else if (ftype == F::q3_k_m) t = qs.i_attention_wv < 2 ? Q5_K : Q4_K;
+    else if (ftype == F::q3_k_l) t = Q5_K;
+    else if (is({F::iq4_nl, F::iq4_xs}) && hp.n_gqa >= 4) t = Q5_K;
+    else if (is({F::q4_k_m, F::q5_k_m}) && use_more_bits(qs.i_attention_wv, hp.n_attention_wv)) t = Q6_K;
+    else if (ftype == F::q4_k_s && qs.i_attention_wv < 4) t = Q5_K;
+    // "In the 70B model we have 8 heads sharing the same attn_v weights ..."
+    if (hp.type_70b && (t == Q3_K || t == Q4_K)) t = Q5_K;
+    if (hp.n_expert == 8) t = Q8_0;
+    ++qs.i_attention_wv;
+    return t;
+  }
   switch (c) {
-    case Cat::attn_v: {
-      if (ftype == F::q2_k) t = hp.n_gqa >= 4 ? Q4_K : Q3_K;
-      else if (ftype == F::q2_k_s && hp.n_gqa >= 4) t = Q4_K;
-      else if (ftype == F::iq3_xxs) t = hp.n_gqa >= 4 ? Q4_K : !imatrix ? IQ3_S : IQ3_XXS;
-      else if (is({F::iq3_xs, F::iq3_s}) && hp.n_gqa >= 4) t = Q4_K;
-      else if (ftype == F::iq3_m) t = Q4_K;
-      else if (ftype == F::q3_k_m) t = qs.i_attention_wv < 2 ? Q5_K : Q4_K;
-      else if (ftype == F::q3_k_l) t = Q5_K;
-      else if (is({F::iq4_nl, F::iq4_xs}) && hp.n_gqa >= 4) t = Q5_K;
-      else if (is({F::q4_k_m, F::q5_k_m}) && use_more_bits(qs.i_attention_wv, hp.n_attention_wv)) t = Q6_K;
-      else if (ftype == F::q4_k_s && qs.i_attention_wv < 4) t = Q5_K;
-      // "In the 70B model we have 8 heads sharing the same attn_v weights ..."
-      if (hp.type_70b && (t == Q3_K || t == Q4_K)) t = Q5_K;
-      if (hp.n_expert == 8) t = Q8_0;
-      ++qs.i_attention_wv;
-      return t;
-    }
     case Cat::attn_k:
       if (hp.n_expert == 8) t = Q8_0;
       else if (ftype == F::iq3_xs) t = IQ3_XXS;
@@ -194,19 +228,24 @@ std::uint32_t type_impl(const Tensor& x, int layer, GgufFileType ftype, std::uin
       if (ftype == F::q2_k) t = Q3_K;
       else if (ftype == F::q2_k_s) { if (i < n / 8) t = Q4_K; }
       else if (ftype == F::iq3_xxs && !imatrix) t = i < n / 8 ? Q4_K : Q3_K;
-      else if (ftype == F::q3_k_m) t = i < n / 16 ? Q5_K : Q4_K;  // not Falcon: Q4_K past 1/16
+      else if (ftype == F::q3_k_m) t = i < n / 16 ? Q5_K : !hp.falcon || use_more_bits(i, n) ? Q4_K : Q3_K;
       else if (ftype == F::iq3_m && (i < n / 8 || (hp.n_expert == 8 && use_more_bits(i, n)))) t = Q4_K;
-      else if (ftype == F::q3_k_l) t = Q5_K;
-      else if (ftype == F::q4_k_m) { if (use_more_bits(i, n)) t = Q6_K; }
+      else if (ftype == F::q3_k_l) t = hp.falcon ? Q4_K : Q5_K;
+      else if (ftype == F::q4_k_m) {
+        if (hp.falcon) t = i < n / 16 ? Q6_K : use_more_bits(i, n) ? Q5_K : Q4_K;
+        else if (use_more_bits(i, n)) t = Q6_K;
+      }
       else if (i < n / 8 && is({F::iq4_nl, F::iq4_xs}) && !imatrix) t = Q5_K;
       else if (ftype == F::q5_k_m && use_more_bits(i, n)) t = Q6_K;
-      else if (ftype == F::q4_k_s && i < n / 8) t = Q5_K;
+      else if (ftype == F::q4_k_s && !hp.falcon && i < n / 8) t = Q5_K;
       else if (is({F::q4_0, F::q5_0}) && imatrix && i < n / 8) t = ftype == F::q4_0 ? Q4_1 : Q5_1;
       ++qs.i_ffn_down;
       return t;
     }
     case Cat::attn_output:
-      if (hp.n_expert == 8) {
+      if (hp.falcon) {
+        if (ftype == F::q3_k_l) t = Q4_K;
+      } else if (hp.n_expert == 8) {
         if (is({F::q2_k, F::iq3_xs, F::iq3_xxs, F::q3_k_s, F::q3_k_m, F::iq4_nl, F::q4_k_s, F::q4_k_m, F::iq3_s,
                 F::iq3_m, F::iq4_xs}))
           t = Q5_K;
@@ -255,8 +294,8 @@ std::uint32_t fallback(std::int64_t row, std::uint32_t t, const std::string& nam
 }
 
 // tensor_requires_imatrix.
-bool requires_imatrix(const Tensor& x, std::uint32_t t, GgufFileType f) {
-  if (x.cat == Cat::token_embd || x.cat == Cat::output) return false;
+bool requires_imatrix(const std::string& name, std::uint32_t t, GgufFileType f) {
+  if (name == "token_embd.weight" || name == "per_layer_token_embd.weight" || name == "output.weight") return false;
   switch (t) {
     case IQ3_XXS: case IQ2_XXS: case IQ2_XS: case IQ2_S: case IQ1_M: case IQ1_S: return true;
     case Q2_K: return f == GgufFileType::q2_k_s;
@@ -271,9 +310,11 @@ bool requires_imatrix(const Tensor& x, std::uint32_t t, GgufFileType f) {
 constexpr std::array<std::string_view, 9> kCovered{"llama", "mistral", "mixtral", "qwen2", "qwen2_moe",
                                                    "qwen3", "qwen3_moe", "gemma2", "gemma3_text"};
 
-// The tensors convert_hf_to_gguf.py writes for `m`, in llama.cpp's order (weight_name_comparer:
-// by layer, the global ones first, then by name). llama.cpp's names (src/llama-arch.cpp).
-std::vector<Tensor> tensors_of(const ModelSpec& m, GgufFileType f) {
+// A model without an architecture table (napkin model JSON carrying the spec alone): the tensors
+// convert_hf_to_gguf.py writes for the covered llama-like layouts, from the spec's fields, in
+// llama.cpp's order (weight_name_comparer: by layer, the global ones first, then by name).
+// llama.cpp's names (src/llama-arch.cpp).
+GgufLayout legacy_layout(const ModelSpec& m, GgufFileType f) {
   const std::string covered = "a model llama.cpp lays out as separate attn_q/k/v/output and ffn_gate/up/down "
                               "tensors (model_type llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
                               "gemma2, gemma3_text)";
@@ -291,11 +332,16 @@ std::vector<Tensor> tensors_of(const ModelSpec& m, GgufFileType f) {
 
   const std::int64_t D = m.hidden, H = m.heads, Hkv = m.kv_heads, V = m.vocab;
   const std::int64_t dh = m.head_dim > 0 ? m.head_dim : (H > 0 ? D / H : 0);
-  std::vector<Tensor> out;
-  const auto add = [&out](std::string name, Cat c, std::int64_t row, std::int64_t elements, bool quantizable,
-                          bool experts = false) {
-    out.push_back(Tensor{std::move(name), c, row, elements, experts, quantizable});
+  GgufLayout layout;
+  std::vector<GgufSourceTensor>& out = layout.tensors;
+  // A matrix (2-D, or 3-D with `ne2` experts) or a vector (1-D, F32).
+  const auto tensor = [](std::string name, std::int64_t row, std::int64_t elements, bool matrix, std::int64_t ne2) {
+    const int dims = !matrix ? 1 : ne2 > 1 ? 3 : 2;
+    const bool f32 = !matrix || name.find("ffn_gate_inp") != std::string::npos;
+    return GgufSourceTensor{std::move(name), row, ne2, elements, dims, f32};
   };
+  const auto add = [&](std::string name, Cat, std::int64_t row, std::int64_t elements, bool matrix,
+                       std::int64_t ne2 = 1) { out.push_back(tensor(std::move(name), row, elements, matrix, ne2)); };
   const auto vec = [&](std::string name, std::int64_t n) { add(std::move(name), Cat::other, n, n, false); };
   // Global tensors (layer -1 sorts first), by name: output, output.bias, output_norm, token_embd.
   if (!m.tied_embeddings) add("output.weight", Cat::output, D, D * V, true);
@@ -304,9 +350,9 @@ std::vector<Tensor> tensors_of(const ModelSpec& m, GgufFileType f) {
   add("token_embd.weight", Cat::token_embd, D, D * V, true);
   for (std::int64_t l = 0; l < m.layers; ++l) {
     const std::string b = fmt::format("blk.{}.", l);
-    std::vector<Tensor> layer;
-    const auto ladd = [&](std::string name, Cat c, std::int64_t row, std::int64_t el, bool q, bool experts = false) {
-      layer.push_back(Tensor{b + name, c, row, el, experts, q});
+    std::vector<GgufSourceTensor> layer;
+    const auto ladd = [&](std::string name, Cat, std::int64_t row, std::int64_t el, bool matrix, std::int64_t ne2 = 1) {
+      layer.push_back(tensor(b + name, row, el, matrix, ne2));
     };
     const auto lvec = [&](std::string name, std::int64_t n) { ladd(std::move(name), Cat::other, n, n, false); };
     ladd("attn_q.weight", Cat::attn_q, D, D * H * dh, true);
@@ -329,10 +375,10 @@ std::vector<Tensor> tensors_of(const ModelSpec& m, GgufFileType f) {
            D);
     if (m.layer_ffn(l) == specs::LayerFfn::moe) {
       const std::int64_t E = m.moe.n_experts, Fe = m.moe.expert_ffn;
-      ladd("ffn_gate_inp.weight", Cat::ffn_gate, D, D * E, false);  // the router: F32, never quantized
-      ladd("ffn_gate_exps.weight", Cat::ffn_gate, D, D * Fe * E, true, E > 1);
-      ladd("ffn_up_exps.weight", Cat::ffn_up, D, D * Fe * E, true, E > 1);
-      ladd("ffn_down_exps.weight", Cat::ffn_down, Fe, Fe * D * E, true, E > 1);
+      ladd("ffn_gate_inp.weight", Cat::ffn_gate, D, D * E, true);  // the router: F32, never quantized
+      ladd("ffn_gate_exps.weight", Cat::ffn_gate, D, D * Fe * E, true, E);
+      ladd("ffn_up_exps.weight", Cat::ffn_up, D, D * Fe * E, true, E);
+      ladd("ffn_down_exps.weight", Cat::ffn_down, Fe, Fe * D * E, true, E);
       if (const std::int64_t Fs = m.moe.shared_ffn; Fs > 0) {
         ladd("ffn_gate_shexp.weight", Cat::ffn_gate, D, D * Fs, true);
         ladd("ffn_up_shexp.weight", Cat::ffn_up, D, D * Fs, true);
@@ -350,10 +396,22 @@ std::vector<Tensor> tensors_of(const ModelSpec& m, GgufFileType f) {
         lvec("ffn_down.bias", D);
       }
     }
-    std::sort(layer.begin(), layer.end(), [](const Tensor& a, const Tensor& b) { return a.name < b.name; });
+    std::sort(layer.begin(), layer.end(),
+              [](const GgufSourceTensor& a, const GgufSourceTensor& b) { return a.name < b.name; });
     for (auto& t : layer) out.push_back(std::move(t));
   }
-  return out;
+  layout.arch = m.model_type;
+  layout.n_layer = m.layers;
+  layout.n_head = m.heads;
+  layout.n_head_kv = m.kv_heads;
+  layout.n_expert = m.moe.n_experts;
+  // LLM_TYPE_70B (src/llama-model.cpp load_hparams): LLM_ARCH_LLAMA with 80 layers and fewer KV
+  // heads than heads (a dense one: 8-expert models are typed by their expert count), LLM_ARCH_QWEN2
+  // with 80 layers.
+  const bool llama_arch = m.model_type == "llama" || m.model_type == "mistral";
+  layout.type_70b =
+      m.layers == 80 && ((llama_arch && !m.moe.is_moe() && m.heads != m.kv_heads) || m.model_type == "qwen2");
+  return layout;
 }
 
 int layer_of_name(const std::string& name) {
@@ -428,34 +486,51 @@ GgufQuantMix gguf_quant_mix(const ModelSpec& m, GgufFileType f, std::optional<bo
   GgufQuantMix mix;
   mix.file_type = f;
   mix.imatrix = imatrix.value_or(gguf_needs_imatrix(f));
-  const std::vector<Tensor> ts = tensors_of(m, f);
+  // The converted GGUF: from the architecture table where the model has one, else from the spec's
+  // fields for the llama-like layouts (napkin model JSON without tensors).
+  const GgufLayout layout = m.tensors ? gguf_layout(m, gguf_file_type_name(f)) : legacy_layout(m, f);
+  const std::vector<GgufSourceTensor>& ts = layout.tensors;
 
   // quantize_state_impl and init_quantize_state_counters.
   Hparams hp;
-  hp.n_gqa = m.kv_heads > 0 ? m.heads / m.kv_heads : 1;
-  hp.n_expert = m.moe.n_experts;
-  hp.n_layer = static_cast<int>(m.layers);
-  hp.tied = m.tied_embeddings;
-  for (const auto& t : ts) hp.n_attention_wv += t.cat == Cat::attn_v ? 1 : 0;
-  // LLM_TYPE_70B (src/llama-model.cpp load_hparams): LLM_ARCH_LLAMA with 80 layers and fewer KV
-  // heads than heads (a dense one: 8-expert models are typed by their expert count), LLM_ARCH_QWEN2
-  // with 80 layers.
-  const bool llama_arch = m.model_type == "llama" || m.model_type == "mistral";
-  hp.type_70b = m.layers == 80 && ((llama_arch && !m.moe.is_moe() && m.heads != m.kv_heads) || m.model_type == "qwen2");
+  hp.n_gqa = layout.n_head_kv > 0 ? layout.n_head / layout.n_head_kv : 0;
+  hp.n_expert = layout.n_expert;
+  hp.n_layer = static_cast<int>(layout.n_layer);
+  hp.type_70b = layout.type_70b;
+  hp.falcon = layout.falcon;
+  hp.tied = true;  // has_tied_embeddings: until output.weight is seen
+  std::vector<Cat> cats;
+  cats.reserve(ts.size());
+  for (const auto& t : ts) {
+    cats.push_back(category(t.name));
+    hp.n_attention_wv += attn_v_like(cats.back()) ? 1 : 0;
+    if (cats.back() == Cat::output) hp.tied = false;
+  }
 
   const std::uint32_t def = default_type(f);
   Counters qs;
   std::map<std::string_view, GgufTypeTotal> totals;
-  for (const auto& x : ts) {
-    std::uint32_t t = F32;  // what convert_hf_to_gguf wrote for 1-D tensors and the router
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    const GgufSourceTensor& x = ts[i];
+    // As convert_hf_to_gguf wrote it: F32, MXFP4 as the checkpoint stored it, or the 16-bit input.
+    const std::uint32_t source = x.mxfp4 ? MXFP4 : x.f32 ? F32 : F16;
+    std::uint32_t t = source;
     bool fell = false;
-    if (x.quantizable) {
+    if (allows_quantization(x)) {
       t = def;
       if (is_quantized(def)) {
-        t = type_impl(x, layer_of_name(x.name), f, def, hp, qs, mix.imatrix);
+        t = type_impl(x, cats[i], layer_of_name(x.name), f, def, hp, qs, mix.imatrix);
         t = fallback(x.row, t, x.name, f, fell);
       }
-      if (!mix.imatrix && requires_imatrix(x, t, f))
+      // llama_model_quantize_impl: "requantizing from type %s is disabled" (allow_requantize is
+      // off by default) for a tensor the input already holds quantized in another type.
+      if (source == MXFP4 && t != MXFP4)
+        refuse(f, fmt::format("a type llama-quantize makes from this checkpoint: its routed experts are stored in "
+                              "MXFP4 ({} stays MXFP4 in the converted GGUF), and llama-quantize refuses to requantize "
+                              "them to {} without --allow-requantize; mxfp4 (MXFP4_MOE) keeps them, as the published "
+                              "GGUFs do, or give a 16-bit checkpoint of the model",
+                              x.name, ggml(t).name));
+      if (!mix.imatrix && requires_imatrix(x.name, t, f))
         refuse(f, fmt::format("a type llama-quantize makes without --imatrix: {} would be {}, which needs an importance "
                               "matrix",
                               x.name, ggml(t).name));

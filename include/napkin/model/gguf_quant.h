@@ -12,14 +12,18 @@
 // a tensor whose row is not a multiple of the type's block (Q4_K → Q5_0, Q5_K → Q5_1, Q6_K → Q8_0,
 // Q2_K/Q3_K/TQ* → Q4_0, IQ* → IQ4_NL, then F16).
 //
-// The input is the GGUF convert_hf_to_gguf.py writes (1-D tensors and the router in F32, the
-// rest in 16 bits); llama-quantize runs with its defaults (no --pure, no --leave-output-tensor,
-// no --tensor-type overrides) and with an importance matrix only where the type cannot be made
-// without one (IQ1_*, IQ2_*, IQ3_XXS, IQ3_XS, Q2_K_S), as llama-quantize refuses those without
-// --imatrix. Tensor names and shapes are those llama.cpp's loader expects for the covered
-// architectures (llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma2,
-// gemma3_text: separate attn_q/k/v/output and ffn_gate/up/down, MoE experts merged per layer as
-// convert_hf_to_gguf writes them). Other layouts are refused (InputError), not approximated.
+// The input is the GGUF convert_hf_to_gguf.py writes (napkin/model/gguf_layout.h: the model's
+// architecture table renamed to llama.cpp's tensors; 1-D tensors, norms, routers and a few others
+// in F32, the rest in 16 bits, except a checkpoint's MXFP4 experts, kept in MXFP4); llama-quantize
+// runs with its defaults (no --pure, no --leave-output-tensor, no --tensor-type overrides, no
+// --allow-requantize) and with an importance matrix only where the type cannot be made without
+// one (IQ1_*, IQ2_*, IQ3_XXS, IQ3_XS, Q2_K_S), as llama-quantize refuses those without --imatrix.
+// Every family whose table gguf_layout maps to a llama.cpp architecture is covered: fused attn_qkv
+// (GPT-NeoX, Phi-3, Falcon, Bloom, GPT-2, MPT, StarCoder) takes attn_v's rules as 007dbbf's
+// category_is_attn_v says, MLA's split attn_k_b/attn_v_b and every 3-D tensor under MXFP4_MOE,
+// Falcon's own output/ffn_down/attn_output rules, ssm_* tensors. A model without a table (napkin
+// model JSON) is built from its spec's fields for the llama-like layouts (llama, mistral, mixtral,
+// qwen2, qwen2_moe, qwen3, qwen3_moe, gemma2, gemma3_text) and refused otherwise.
 //
 // Not counted: the GGUF header and metadata (vocabulary strings: a few MB) and Llama 3.1's 64-float
 // rope_freqs tensor (256 B). A file's size is these bytes plus a few MB.
@@ -92,11 +96,13 @@ struct GgufQuantMix {
 
 /// The tensors, their types and bytes of `m` quantized by llama-quantize to `t`. `imatrix`: with
 /// an importance matrix (it changes IQ3_XXS, IQ4_NL/IQ4_XS and Q4_0/Q5_0 mixes); nullopt: only
-/// where the type needs one. Throws InputError (field "--weights-dtype") for a model whose
-/// tensor layout is not covered, or a type llama-quantize would not make for it (a 1-3 bit IQ type
-/// or Q2_K_S without an importance matrix; a legacy type whose block a row does not fill, for
-/// which llama.cpp defines no fallback). MXFP4_MOE on a dense model is every matrix in Q8_0, as
-/// llama-quantize writes it.
+/// where the type needs one. Throws InputError (field "--weights-dtype") for a model gguf_layout
+/// refuses (no llama.cpp architecture, an encoder, a tensor without a GGUF name), or a type
+/// llama-quantize would not make for it (a 1-3 bit IQ type or Q2_K_S without an importance
+/// matrix; a legacy type whose block a row does not fill, for which llama.cpp defines no fallback;
+/// any type but MXFP4_MOE for a checkpoint whose experts are stored in MXFP4, which llama-quantize
+/// will not requantize). MXFP4_MOE on a dense model is every matrix in Q8_0, as llama-quantize
+/// writes it. GgufTensor.name is the GGUF name (token_embd.weight, blk.N.*, output.weight).
 GgufQuantMix gguf_quant_mix(const specs::ModelSpec& m, GgufFileType t, std::optional<bool> imatrix = std::nullopt);
 
 }  // namespace napkin
