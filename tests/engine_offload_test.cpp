@@ -39,7 +39,7 @@ struct Run {
 
 // src/llama-model.cpp load_tensors: i_gpu_start = max(n_layer + 1 − ngl, 0); the output layer is
 // number n_layer and counts as one of the -ngl layers; token_embd always stays on the CPU.
-TEST_CASE("-ngl 20 of Qwen3-30B-A3B's 48 blocks offloads blocks 29–47 and the output, as llama.cpp's loader does",
+TEST_CASE("llama.cpp -ngl 20 of Qwen3-30B-A3B's 48 blocks offloads blocks 29–47 and the output, as llama.cpp's loader does",
           "[llamacpp_offload]") {
   Run r("qwen3-30b-a3b");
   const auto& m = r.m;
