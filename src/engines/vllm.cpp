@@ -232,6 +232,8 @@ VllmVersion parse_vllm_version(std::string_view text) {
   std::size_t n = 0;
   while (true) {
     if (n == parts.size()) throw InputError("--vllm-version", std::string(text), expected);
+    if (t.empty() || !std::isdigit(static_cast<unsigned char>(t.front())))
+      throw InputError("--vllm-version", std::string(text), expected);
     int value = 0;
     const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
     if (ec != std::errc{} || end == t.data() || value < 0 || value > 9999)
@@ -491,7 +493,7 @@ void vllm_budget(const specs::ModelSpec& m, const VllmInput& in, ResultSet& out,
   const bool graphs = b.cuda_graph > Bytes{};
   if (ledger) out.command = "memory";
   out.input("engine", verdict("vllm"));
-  out.input("vllm_version", verdict(in.version.text()));
+  out.input("vllm_version", verdict(out.keep(in.version.text())));
   out.input("gpu_memory", value(in.gpu_memory));
   out.input("gpu_memory_utilization", value(in.gpu_memory_utilization));
   out.input("max_num_batched_tokens", value(in.max_num_batched_tokens));
@@ -530,13 +532,13 @@ void vllm_budget(const specs::ModelSpec& m, const VllmInput& in, ResultSet& out,
   if (b.shortfall > Bytes{}) {
     // Nothing is left for the cache: the pool is empty and the row below says by how much the
     // share falls short, so that no row is a negative byte count.
-    out.item("kv_pool", "KV pool", value(b.kv_pool), std::string("max(0, budget − ") + terms + ")",
+    out.item("kv_pool", "KV pool", value(b.kv_pool), out.keep(std::string("max(0, budget − ") + terms + ")"),
              text("max(0, {} − {})", b.budget, deducted));
     out.item("shortfall", "vLLM's share short by", value(b.shortfall),
              graphs ? "weights + activation peak + non-torch + CUDA graphs − budget" : "weights + activation peak + non-torch − budget",
              text("{} − {}", deducted, b.budget));
   } else {
-    out.item("kv_pool", "KV pool", value(b.kv_pool), std::string("budget − ") + terms,
+    out.item("kv_pool", "KV pool", value(b.kv_pool), out.keep(std::string("budget − ") + terms),
              text("{} − {}", b.budget, deducted));
   }
   if (ledger) {
