@@ -7,6 +7,7 @@
 // them.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -541,7 +542,7 @@ TEST_CASE("gpt-oss-120b's hybrid KV groups (vllm-016): 1161 blocks per request, 
 
 // ---- releases -----------------------------------------------------------------------------------
 
-TEST_CASE("--vllm-version reads major.minor[.patch[.post]] and refuses releases napkin does not model",
+TEST_CASE("parse_vllm_version reads major.minor[.patch[.post]] and refuses releases napkin does not model (--vllm-version)",
           "[engine_vllm]") {
   CHECK(parse_vllm_version("0.10.1") == VllmVersion{0, 10, 1});
   CHECK(parse_vllm_version("v0.10.1.1") == VllmVersion{0, 10, 1});
@@ -809,4 +810,27 @@ TEST_CASE("a pool or a request of 2^53 KV blocks or more is refused, naming --gp
   in.context = 8192.0 * one;
   // 65535 full groups of ⌈8192 / 1⌉ blocks, the sliding one ⌈min(4 − 1 + 8192, 8192) / 1⌉ + 1.
   CHECK(vllm_budget(many, in).blocks_per_request == 65535LL * 8192 + 8193);
+}
+
+// The CLI maps each assumption key to the flag that changes it (src/cli/assumption_flags.cpp) and
+// refuses a key it does not know: the ledger keeps to the keys it had, whatever the release or
+// layout.
+TEST_CASE("the vLLM ledger's assumptions keep to the keys the CLI maps to flags, at v0.21 and with pp", "[engine_vllm]") {
+  const std::vector<std::string> known = {"vllm_version", "gpu_memory_utilization", "vllm_total_memory",
+                                          "vllm_activation", "vllm_non_torch", "block_size", "vllm_kv_groups",
+                                          "max_num_seqs"};
+  const auto m = specs::load_model_preset("gpt-oss-20b");
+  VllmInput in;
+  in.gpu_memory = 79.18 * GiB;
+  in.context = 8192.0 * one;
+  in.weights = 14.0 * GB;
+  in.version = {0, 21, 0};
+  in.pp = 2.0 * one;
+  ResultSet out;
+  vllm_budget(m, in, out);
+  REQUIRE(out.find("cuda_graph") != nullptr);
+  for (const auto& a : out.assumptions) {
+    INFO(a.key);
+    CHECK(std::find(known.begin(), known.end(), std::string(a.key)) != known.end());
+  }
 }

@@ -528,24 +528,37 @@ void vllm_budget(const specs::ModelSpec& m, const VllmInput& in, ResultSet& out,
              "largest capture · per-token activation + (graphs − 1) · layers · 160 KiB",
              text("{}", b.cuda_graph));
   const Bytes deducted = b.weights + b.activation_peak + b.non_torch + b.cuda_graph;
-  const char* terms = graphs ? "weights − activation peak − non-torch − CUDA graphs" : "weights − activation peak − non-torch";
   if (b.shortfall > Bytes{}) {
     // Nothing is left for the cache: the pool is empty and the row below says by how much the
     // share falls short, so that no row is a negative byte count.
-    out.item("kv_pool", "KV pool", value(b.kv_pool), out.keep(std::string("max(0, budget − ") + terms + ")"),
-             text("max(0, {} − {})", b.budget, deducted));
-    out.item("shortfall", "vLLM's share short by", value(b.shortfall),
-             graphs ? "weights + activation peak + non-torch + CUDA graphs − budget" : "weights + activation peak + non-torch − budget",
-             text("{} − {}", deducted, b.budget));
+    if (graphs) {
+      out.item("kv_pool", "KV pool", value(b.kv_pool), "max(0, budget − weights − activation peak − non-torch − CUDA graphs)",
+               text("max(0, {} − {} − {} − {} − {})", b.budget, b.weights, b.activation_peak, b.non_torch, b.cuda_graph));
+      out.item("shortfall", "vLLM's share short by", value(b.shortfall),
+               "weights + activation peak + non-torch + CUDA graphs − budget",
+               text("{} + {} + {} + {} − {}", b.weights, b.activation_peak, b.non_torch, b.cuda_graph, b.budget));
+    } else {
+      out.item("kv_pool", "KV pool", value(b.kv_pool), "max(0, budget − weights − activation peak − non-torch)",
+               text("max(0, {} − {} − {} − {})", b.budget, b.weights, b.activation_peak, b.non_torch));
+      out.item("shortfall", "vLLM's share short by", value(b.shortfall), "weights + activation peak + non-torch − budget",
+               text("{} + {} + {} − {}", b.weights, b.activation_peak, b.non_torch, b.budget));
+    }
+  } else if (graphs) {
+    out.item("kv_pool", "KV pool", value(b.kv_pool), "budget − weights − activation peak − non-torch − CUDA graphs",
+             text("{} − {} − {} − {} − {}", b.budget, b.weights, b.activation_peak, b.non_torch, b.cuda_graph));
   } else {
-    out.item("kv_pool", "KV pool", value(b.kv_pool), out.keep(std::string("budget − ") + terms),
-             text("{} − {}", b.budget, deducted));
+    out.item("kv_pool", "KV pool", value(b.kv_pool), "budget − weights − activation peak − non-torch",
+             text("{} − {} − {} − {}", b.budget, b.weights, b.activation_peak, b.non_torch));
   }
   if (ledger) {
-    out.item("per_gpu", "per GPU", value(deducted + b.kv_pool),
-             graphs ? "weights + activation peak + non-torch + CUDA graphs + KV pool"
-                    : "weights + activation peak + non-torch + KV pool",
-             text("{} + {}", deducted, b.kv_pool))
+    if (graphs)
+      out.item("per_gpu", "per GPU", value(deducted + b.kv_pool),
+               "weights + activation peak + non-torch + CUDA graphs + KV pool",
+               text("{} + {} + {} + {} + {}", b.weights, b.activation_peak, b.non_torch, b.cuda_graph, b.kv_pool))
+          .is_total = true;
+    else
+      out.item("per_gpu", "per GPU", value(deducted + b.kv_pool), "weights + activation peak + non-torch + KV pool",
+               text("{} + {} + {} + {}", b.weights, b.activation_peak, b.non_torch, b.kv_pool))
         .is_total = true;
     out.item("total", "all GPUs", value(tp * pp * (deducted + b.kv_pool)), "per GPU · tp · pp",
              text("{} GPU(s)", tp * pp));
@@ -569,17 +582,25 @@ void vllm_budget(const specs::ModelSpec& m, const VllmInput& in, ResultSet& out,
              text("{} requests", b.max_concurrency));
 
   const VllmVersion v = in.version;
+  const std::string_view version_text = out.keep(v.text());
   const char* era = v < VllmVersion{0, 9, 1}
                         ? "the original V1 profile (torch's allocated peak and all non-torch memory, CUDA context "
                           "included, after the run)"
                     : v < VllmVersion{0, 11, 0} ? "memory_profiling (#19312; non-torch counted from before NCCL's set-up)"
                                                 : "memory_profiling with NCCL set up before the first snapshot (#25359)";
-  out.assume("vllm_version",
-             text("vLLM {} ({}): pool = u · total − (weights + activation peak + non-torch{}); {}", v.text(), era,
-                  graphs ? " + CUDA graphs" : "",
-                  v >= VllmVersion{0, 21, 0}
-                      ? "the CUDA-graph estimate is deducted (default since v0.21)"
-                      : "CUDA graphs are captured after the pool is sized and are not deducted"));
+  // The CUDA-graph estimate and the pipeline split are stated inside existing assumption keys
+  // (src/cli/assumption_flags.cpp maps each key to the flag that changes it).
+  if (graphs)
+    out.assume("vllm_version",
+               text("vLLM {} ({}): pool = u · total − (weights + activation peak + non-torch + CUDA graphs); the "
+                    "CUDA-graph pool is deducted (default since v0.21), here napkin's rough estimate {} (vLLM profiles "
+                    "its own at start-up)",
+                    version_text, era, b.cuda_graph));
+  else
+    out.assume("vllm_version",
+               text("vLLM {} ({}): pool = u · total − (weights + activation peak + non-torch); CUDA graphs are "
+                    "captured after the pool is sized and are not deducted",
+                    version_text, era));
   out.assume("gpu_memory_utilization", text("vLLM takes {} of the GPU's memory", in.gpu_memory_utilization));
   out.assume("vllm_total_memory", text("total_gpu_memory {} as torch reports it (torch sees ~0.4 GiB less than "
                                        "nvidia-smi's total: 79.18–79.22 GiB on an H100 80GB)", in.gpu_memory));
@@ -602,22 +623,20 @@ void vllm_budget(const specs::ModelSpec& m, const VllmInput& in, ResultSet& out,
                   tokens, seqs));
   out.assume("vllm_non_torch", text("non-torch memory {} ({}, vLLM {})", b.non_torch,
                                     tp > 1.0 ? "TP ≥ 2: NCCL and custom all-reduce buffers" : "one GPU, no communicators",
-                                    v.text()));
-  if (graphs)
-    out.assume("vllm_cuda_graph",
-               text("CUDA-graph pool {}: a rough estimate (napkin's, from one v0.21 log), vLLM profiles its own at "
-                    "start-up", b.cuda_graph));
-  out.assume("block_size", text("{} tokens per KV block; {} per block of one layer", in.block_size.in(one), b.page));
+                                    version_text));
+  if (pp > 1.0)
+    out.assume("block_size", text("{} tokens per KV block; {} per block of one layer; pipeline parallel over {} stages: "
+                                  "each GPU caches its stage's {} attention layers (⌈L / pp⌉ at most) and the last "
+                                  "stage's sampler warm-up is counted",
+                                  in.block_size.in(one), b.page, pp, static_cast<double>(b.attention_layers)));
+  else
+    out.assume("block_size", text("{} tokens per KV block; {} per block of one layer", in.block_size.in(one), b.page));
   if (b.groups > 1)
     out.assume("vllm_kv_groups",
                text("hybrid KV cache: {} groups of {} layers (sliding-window layers in groups of their own) share "
                     "one block pool; a sliding group holds window − 1 + max_num_batched_tokens tokens per request; "
                     "tokens as vLLM logs them",
                     static_cast<double>(b.groups), static_cast<double>(b.group_size)));
-  if (pp > 1.0)
-    out.assume("vllm_pp", text("pipeline parallel over {} stages: each GPU caches its stage's layers (⌈L / pp⌉ at most) "
-                               "and the last stage's sampler warm-up is counted",
-                               pp));
   out.assume("max_num_seqs", text("sampler warm-up over max_num_seqs {} rows", in.max_num_seqs.in(one)));
 }
 
