@@ -330,7 +330,11 @@ VllmWeights vllm_weights(const specs::ModelSpec& m, const InferenceMemoryInput& 
   if (m.positions == specs::PositionKind::rotary && m.max_context > 0 && m.head_dim > 0)
     w.rope_cache = static_cast<double>(m.max_context) * static_cast<double>(m.head_dim) * kActivationBytes * byte;
   // MXFP4 routed experts (gpt-oss): vLLM's layout minus the checkpoint's, per MoE layer of the stage.
-  if (in.experts_only && !in.quantize_all && in.weights_dtype == Dtype::fp4 && m.moe.is_moe() && !in.stored_weights) {
+  // MXFP4 experts: as the ledger's dtype arithmetic has them, or in a checkpoint whose stored
+  // bytes the ledger took (src/cli/weight_storage.cpp) and whose config declares them.
+  const bool mxfp4 = (in.experts_only && !in.quantize_all && in.weights_dtype == Dtype::fp4) ||
+                     (in.stored_weights && m.quant_experts_only && m.quant_dtype == "fp4");
+  if (mxfp4 && m.moe.is_moe()) {
     const double tp = in.tp.in(one), pp = in.pp.in(one);
     double moe_layers = 0;
     for (std::int64_t l = 0; l < m.layers; ++l) moe_layers += m.layer_ffn(l) == specs::LayerFfn::moe ? 1.0 : 0.0;
