@@ -137,9 +137,10 @@ double non_torch_gib(VllmVersion v, double tp) {
 //   - up to v0.11.0 FlashInfer's sampler whenever FlashInfer imports (topk_topp_sampler.py@d19110204c03:
 //     `envs.VLLM_USE_FLASHINFER_SAMPLER is not False`), else PyTorch's sort;
 //   - v0.11.1 to v0.15: PyTorch's sort (#26859, e66d787bc "Disable FlashInfer sampler by default");
-//   - from v0.16.0 the Triton kernel for 8 rows or more (#33538, c656ba3b4 of 2026-02-17; the first
-//     release after it is taken to be v0.16.0, which a v0.16-era log supports: Mistral-Small-3.2's
-//     2.12 GiB peak over 1024 × 131072 logits); FlashInfer again from v0.21 (#40376).
+//   - from v0.16.0 the Triton kernel for 8 rows or more (#33538, c656ba3b4 of 2026-02-17; v0.15.0 was
+//     out by 2026-01-30, commit 174f16700 "Update Documentation to reflect v0.15.0 release", so the
+//     first release with it is taken to be v0.16.0 — not checked against a log); FlashInfer again
+//     from v0.21 (#40376, b92ef9ec5).
 double sampler_bytes_per_logit(VllmVersion v, std::optional<bool> flashinfer, double rows) {
   if (at_least(v, 0, 16, 0)) return rows >= 8 ? kLeanSamplerBytes : kSortSamplerBytes;
   if (at_least(v, 0, 11, 1)) return kSortSamplerBytes;
