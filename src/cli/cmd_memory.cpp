@@ -228,7 +228,7 @@ void check_vllm(CommandApp* sub, const MemoryCmd& c, MemoryPlan& plan) {
   if (c.bare) throw InputError("--engine", "vllm", "MODEL (vLLM's KV pool needs the architecture), not --params");
   if (c.train) throw InputError("--engine", "vllm", "the inference ledger (vLLM serves; drop --train)");
   // --batch (--users) is the requests the pool must hold at once; --min-gpus searches vLLM's TP.
-  for (const char* f : {"--pp", "--prefill-chunk", "--cuda-context", "--fragmentation", "--max", "--require-fit"})
+  for (const char* f : {"--prefill-chunk", "--cuda-context", "--fragmentation", "--max", "--require-fit"})
     if (const CLI::Option* o = sub->get_option_no_throw(f); o != nullptr && o->count() > 0)
       throw InputError(f, given_value(o), std::string("no ") + f + " with --engine vllm (vLLM's budget "
                        "takes --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size; a "
@@ -441,8 +441,9 @@ void vllm_row(const MemoryCmd& c, const MemoryPlan& plan, const InferenceMemoryI
   VllmInput v = vllm_input(c.vllm, p, *in.capacity, plan.device);
   v.context = in.context;
   v.tp = in.tp;
+  v.pp = in.pp;
   v.kv_dtype = plan.kd;
-  v.weights = inference_memory(c.spec, in).weights;
+  v.weights = vllm_weights(c.spec, in, v.arch).total();
   v.total_source = plan.gpu_total.source;
   if (plan.solve == SolveFor::min_gpus) {
     vllm_min_gpus(c.spec, v, in, in.batch.in(units::one), layout_search(c, p), rs);
@@ -452,7 +453,8 @@ void vllm_row(const MemoryCmd& c, const MemoryPlan& plan, const InferenceMemoryI
   v.users = in.batch;
   vllm_budget(c.spec, v, rs);
   assume_engine_total(plan.gpu_total, "vLLM", rs);
-  rs.assume("weights_dtype", text("weights as the inference ledger holds them: {} per GPU", v.weights));
+  rs.assume("weights_dtype", text("weights as vLLM holds them: the inference ledger's per GPU plus vLLM's layout "
+                                  "(rotary cache, MXFP4 padding), {} per GPU", v.weights));
   if (!p.probing() && tally.engine_miss.empty()) {
     tally.engine_miss = vllm_failure(vllm_budget(c.spec, v));
     tally.engine_flag = "--engine vllm";
@@ -696,7 +698,7 @@ void add_training_layout_options(CommandApp* sub, MemoryCmd& c) {
 void add_engine_and_output_options(CommandApp* sub, MemoryCmd& c) {
   add_engine_option(sub, c.engine);
   add_llamacpp_flags(sub, c.nf, c.llama, false, /*offload_flags=*/true);  // --flash-attention: add_activation_flags
-  c.vllm = add_vllm_flags(sub, c.nf);
+  add_vllm_flags(sub, c.nf, c.vllm);
   add_output_flags(sub, c.out);
 }
 

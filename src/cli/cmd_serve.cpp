@@ -231,7 +231,7 @@ void add_engine_and_output_options(CommandApp* sub, ServeCmd& c) {
                           "each holding --prompt + --generate cells (-c = slots × (prompt + generate)); at least "
                           "--batch (default --batch, one slot per sequence). The speed figures decode --batch "
                           "sequences whatever it is");
-  c.vllm = add_vllm_flags(sub, c.nf);
+  add_vllm_flags(sub, c.nf, c.vllm);
   add_output_flags(sub, c.out);
 }
 
@@ -409,8 +409,9 @@ void vllm_row(const ServeCmd& c, const ServePlan& plan, const ServeInput& in, co
   v.context = mi.context;
   v.context_flag = "--prompt + --generate";
   v.tp = in.tp;
+  v.pp = mi.pp;
   v.kv_dtype = plan.kd;
-  v.weights = inference_memory(c.spec, mi).weights;
+  v.weights = vllm_weights(c.spec, mi, v.arch).total();
   v.total_source = plan.gpu_total.source;
   v.users = in.batch;  // the batch decodes together: its requests share the pool at once
   v.users_flag = "--batch";

@@ -13,14 +13,20 @@ namespace napkin::cli {
 namespace {
 constexpr DimRt kCount = dim_rt<Count::dim>();
 constexpr const char* kVllmFlags[] = {"--gpu-memory-utilization", "--max-num-batched-tokens", "--max-num-seqs",
-                                      "--block-size"};
+                                      "--block-size", "--vllm-version", "--enforce-eager"};
 }  // namespace
 
-VllmFlags add_vllm_flags(CommandApp* sub, NumericFlags& nf) {
-  VllmFlags f;
+void add_vllm_flags(CommandApp* sub, NumericFlags& nf, VllmFlags& f) {
   // vLLM's names and defaults: vllm/engine/arg_utils.py (EngineArgs), vllm/config CacheConfig.
   f.utilization = nf.add(sub, "--gpu-memory-utilization", "gpu_memory_utilization", kCount, Constraint::positive,
-                         "With --engine vllm: the fraction of the GPU's memory vLLM takes (default 0.9)", "RATIO", 0.9);
+                         "With --engine vllm: the fraction of the GPU's memory vLLM takes (default 0.9; 0.92 from "
+                         "v0.21)", "RATIO");
+  sub->add_option("--vllm-version", f.version,
+                  "With --engine vllm: the release whose start-up profiling the budget follows, 0.8.0 to 0.21.x "
+                  "(default " + kVllmDefaultVersion.text() + ", the newest checked against start-up logs)")
+      ->type_name("X.Y.Z");
+  sub->add_flag("--enforce-eager", f.enforce_eager,
+                "With --engine vllm (v0.21 on): no CUDA graphs, so none are deducted before the KV pool is sized");
   f.batched_tokens = nf.add(sub, "--max-num-batched-tokens", "max_num_batched_tokens", kCount,
                             Constraint::positive_integer,
                             "With --engine vllm: tokens of one forward pass, the profiling batch (default as vLLM "
@@ -31,7 +37,6 @@ VllmFlags add_vllm_flags(CommandApp* sub, NumericFlags& nf) {
   f.block_size = nf.add(sub, "--block-size", "block_size", kCount, Constraint::positive_integer,
                         "With --engine vllm: tokens per KV block, one of 1, 8, 16, 32, 64, 128 (default 16)", "COUNT", 16.0);
   for (const char* name : kVllmFlags) sub->get_option(name)->group("vLLM");
-  return f;
 }
 
 void check_vllm_flags(CommandApp* sub, bool vllm) {
@@ -42,10 +47,19 @@ void check_vllm_flags(CommandApp* sub, bool vllm) {
 }
 
 VllmInput vllm_input(const VllmFlags& f, const Point& p, Bytes gpu_memory, std::string_view device) {
-  const VllmBatchDefaults d = vllm_batch_defaults(gpu_memory, device);
   VllmInput in;
+  if (!f.version.empty()) in.version = parse_vllm_version(f.version);
+  // Before v0.21 the CUDA graphs are captured after the pool is sized: eager mode changes nothing.
+  if (f.enforce_eager && in.version < VllmVersion{0, 21, 0})
+    throw InputError("--enforce-eager", "(with vLLM " + in.version.text() + ")",
+                     "--vllm-version 0.21 or later with it (earlier releases capture CUDA graphs after sizing the KV "
+                     "pool, so eager mode leaves the pool as it is)");
+  in.enforce_eager = f.enforce_eager;
+  in.arch = vllm_gpu_arch(device);
+  const VllmBatchDefaults d = vllm_batch_defaults(gpu_memory, device, in.version);
   in.gpu_memory = gpu_memory;
-  in.gpu_memory_utilization = p[f.utilization];
+  in.gpu_memory_utilization =
+      p.maybe<Count>(f.utilization).value_or(vllm_default_gpu_memory_utilization(in.version) * units::one).in(units::one);
   in.max_num_batched_tokens = p.maybe<Count>(f.batched_tokens).value_or(d.max_num_batched_tokens * units::one);
   // vllm/engine/arg_utils.py _set_default_args: an unset max_num_seqs is min(the default,
   // max_num_batched_tokens), so a small token budget alone never trips the check below.

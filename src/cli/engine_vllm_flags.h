@@ -16,10 +16,14 @@ namespace napkin::cli {
 /// Indices of the vLLM flags in a command's NumericFlags.
 struct VllmFlags {
   std::size_t utilization = 0, batched_tokens = 0, seqs = 0, block_size = 0;
+  std::string version;        // --vllm-version
+  bool enforce_eager = false;  // --enforce-eager
 };
 /// --gpu-memory-utilization (0.9), --max-num-batched-tokens and --max-num-seqs (vLLM's defaults
 /// for the GPU: napkin::vllm_batch_defaults), --block-size (16), in the help group "vLLM".
-VllmFlags add_vllm_flags(CommandApp* sub, NumericFlags& nf);
+/// Also --vllm-version (the release whose profiling the budget follows) and --enforce-eager.
+/// `f` must outlive the parse (the string and flag options write into it).
+void add_vllm_flags(CommandApp* sub, NumericFlags& nf, VllmFlags& f);
 /// Refuses a vLLM flag given without --engine vllm (InputError naming the flag).
 void check_vllm_flags(CommandApp* sub, bool vllm);
 /// The core's input at one sweep point. gpu_memory is torch's total of the GPU; `device` its name

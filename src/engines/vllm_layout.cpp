@@ -28,23 +28,21 @@ VllmInput at_layout(const specs::ModelSpec& m, const VllmInput& base, const Infe
   wi.capacity.reset();
   VllmInput v = base;
   v.tp = wi.tp;
-  v.weights = inference_memory(m, wi).weights;
+  v.pp = wi.pp;
+  v.weights = vllm_weights(m, wi, base.arch).total();
   return v;
 }
 
-std::string limits(const LayoutSearch& s) {
+std::string limits(const specs::ModelSpec& m, const LayoutSearch& s) {
   std::string t = s.tp ? "tp " + std::to_string(*s.tp) + " (given)"
                        : "tp ≤ " + std::to_string(s.max_tp) + " (a node, --gpus-per-node)";
-  return t + ", pp 1";
+  return t + (s.pp ? ", pp " + std::to_string(*s.pp) + " (given)" : ", pp ≤ " + std::to_string(m.layers) + " (the layers)");
 }
 
 }  // namespace
 
 VllmLayoutAnswer vllm_min_gpus(const specs::ModelSpec& m, const VllmInput& base, const InferenceMemoryInput& weights,
                                double users, const LayoutSearch& search) {
-  if (search.pp && *search.pp != 1)
-    throw InputError("--pp", std::to_string(*search.pp),
-                     "1 with --engine vllm --min-gpus (the search varies vLLM's tensor-parallel degree only)");
   if (search.max_tp < 1) throw InputError("--gpus-per-node", std::to_string(search.max_tp), "a positive integer");
   const std::vector<std::int64_t> tps = search.tp ? std::vector<std::int64_t>{*search.tp} : tp_degrees(m, search.max_tp);
   VllmInput probe = base;
@@ -52,19 +50,23 @@ VllmLayoutAnswer vllm_min_gpus(const specs::ModelSpec& m, const VllmInput& base,
   validate_vllm_settings(m, probe);  // --users above --max-num-seqs fits on no number of GPUs
   VllmLayoutAnswer a;
   bool any = false;
-  for (std::int64_t tp : tps) {
-    const Layout l{tp, 1, 1};
-    VllmInput v = at_layout(m, base, weights, l);
-    v.users = users * one;
-    const VllmBudget b = vllm_budget(m, v);
-    ++a.tried;
-    if (!any || b.max_concurrency > a.closest_concurrency) {
-      any = true;
-      a.closest = l;
-      a.closest_concurrency = b.max_concurrency;
+  const std::int64_t pp_lo = search.pp ? *search.pp : 1, pp_hi = search.pp ? *search.pp : m.layers;
+  for (std::int64_t tp : tps)
+    for (std::int64_t pp = pp_lo; pp <= pp_hi; ++pp) {
+      const Layout l{tp, pp, 1};
+      // Past a layout that holds the users, more stages only add GPUs.
+      if (a.fewest && l.gpus() > a.fewest->gpus()) break;
+      VllmInput v = at_layout(m, base, weights, l);
+      v.users = users * one;
+      const VllmBudget b = vllm_budget(m, v);
+      ++a.tried;
+      if (!any || b.max_concurrency > a.closest_concurrency) {
+        any = true;
+        a.closest = l;
+        a.closest_concurrency = b.max_concurrency;
+      }
+      if (vllm_fit(b) == VllmFit::fits && (!a.fewest || better(l, *a.fewest))) a.fewest = l;
     }
-    if (vllm_fit(b) == VllmFit::fits && (!a.fewest || better(l, *a.fewest))) a.fewest = l;
-  }
   return a;
 }
 
@@ -75,7 +77,7 @@ void vllm_min_gpus(const specs::ModelSpec& m, const VllmInput& base, const Infer
   VllmInput v = at_layout(m, base, weights, shown);
   v.users = users * one;
   vllm_budget(m, v, out);
-  const std::string_view lim = out.keep(limits(search));
+  const std::string_view lim = out.keep(limits(m, search));
   const char* symbolic = "min tp·pp: vLLM's pool holds --users requests of --context at once";
   if (a.fewest) {
     out.item("min_gpus", "fewest GPUs (vLLM)", value(static_cast<double>(shown.gpus())), symbolic,
@@ -124,8 +126,9 @@ void vllm_min_gpus(const specs::ModelSpec& m, const VllmInput& base, const Infer
                   gpus(a.fewest), gpus(n.fewest),
                   1.0 - base.gpu_memory_utilization));
   out.assume("solver", text("fewest GPUs for vLLM: every TP degree the model accepts (divisors of the heads compatible "
-                            "with the KV heads, as vLLM requires) within {}; a layout holds the users when vLLM starts "
-                            "and max_concurrency ≥ --users {}",
+                            "with the KV heads, as vLLM requires) and pipeline stages within {}; a layout holds the "
+                            "users when vLLM starts and max_concurrency ≥ --users {}; ties go to fewer stages, then "
+                            "lower TP",
                             lim, users));
 }
 

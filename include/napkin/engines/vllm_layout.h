@@ -19,9 +19,9 @@ struct VllmLayoutAnswer {
   std::int64_t tried = 0;
 };
 
-/// Walks the layouts of `search` (TP over the degrees the model accepts up to search.max_tp, PP 1
-/// unless fixed): at each, the weights per GPU are the inference ledger's for `weights` at that
-/// layout (the most loaded stage), and the layout holds the users when vLLM starts and its pool
+/// Walks the layouts of `search` (TP over the degrees the model accepts up to search.max_tp, PP
+/// from 1 to the layers unless fixed): at each, the weights per GPU are vLLM's (vllm_weights) for
+/// `weights` at that layout (the most loaded stage), and the layout holds the users when vLLM starts and its pool
 /// holds at least `users` requests of base.context tokens (max_concurrency ≥ users). Fewest GPUs
 /// first, then fewer stages, then lower TP. InputError naming --users when users exceeds
 /// base.max_num_seqs (vLLM runs at most max_num_seqs requests at once, on any number of GPUs).
