@@ -214,32 +214,66 @@ std::string_view LlamaCppCompute::peak() const {
 
 LlamaCppCompute llamacpp_compute_buffer(const specs::ModelSpec& m, const LlamaCppInput& in, const LlamaCppKv& kv) {
   const double ub = static_cast<double>(kv.n_ubatch);
+  const double d = static_cast<double>(m.hidden), h = static_cast<double>(m.heads);
+  const double dh = static_cast<double>(m.head_dim);
+  LlamaCppCompute c;
+  c.current = in.build <= 0 || in.build >= kLlamaCppBuildOutputsPerSlot;
+  // The masks: llama-graph.cpp build_attn_inp_kq_mask, one [n_kv, n_tokens/n_stream, 1, n_stream] input per
+  // cache (n_kv = one stream's cells, so n_kv · n_ubatch elements). Current builds create it as `cparams.flash_attn
+  // ? GGML_TYPE_F16 : GGML_TYPE_F32`; before, it was always f32 and flash attention added
+  // `ggml_cast(ctx0, self_kq_mask, GGML_TYPE_F16)`, a GPU node alive until the last layer.
+  const double gpu_mask_bytes = in.flash_attention ? (c.current ? 2.0 : kF32 + 2.0) : kF32;
+  const double host_mask_bytes = in.flash_attention && c.current ? 2.0 : kF32;
+  double mask_cells = 0.0;
+  if (kv.base_layers > 0) mask_cells += static_cast<double>(kv.base_cells);
+  if (kv.swa_layers > 0) mask_cells += static_cast<double>(kv.swa_cells);
+  c.mask = mask_cells * ub * gpu_mask_bytes * byte;
   // The longest cache one stream attends over: the full-attention layers', else the window's.
   const double n_kv = static_cast<double>(kv.base_layers > 0 ? kv.base_cells : kv.swa_cells);
-  const double d = static_cast<double>(m.hidden), h = static_cast<double>(m.heads);
-  const double h_kv = static_cast<double>(m.kv_heads), dh = static_cast<double>(m.head_dim);
-  LlamaCppCompute c;
-  // The mask is an f32 input [n_kv, n_ubatch]; flash attention also keeps an f16 copy of it.
-  c.mask = n_kv * ub * (in.flash_attention ? kF32 + 2.0 : kF32) * byte;
   c.scores = in.flash_attention ? Bytes{} : h * n_kv * ub * kF32 * byte;
-  const Bytes layer = (2.0 * d + (h + 2.0 * h_kv) * dh) * ub * kF32 * byte;
-  c.attention = c.scores + c.mask + layer;
+  // ggml-cuda/fattn.cu (b9489 on): the MMA and tile kernels a ubatch runs need f16 K and V; a K or V of any
+  // other type is converted into space ggml_cuda_flash_attn_ext_get_alloc_size adds to the attention output's
+  // allocation: ggml_nelements(K) · 2 B, the view of one layer's cache over all streams.
+  if (in.flash_attention && c.current && !in.metal) {
+    const auto copies = [&](i64 cells) {
+      const double all = static_cast<double>(cells * kv.streams);
+      return all * ((in.type_k != CacheType::f16 ? static_cast<double>(kv.k_width) : 0.0) +
+                    (in.type_v != CacheType::f16 ? static_cast<double>(kv.v_width) : 0.0)) * 2.0;
+    };
+    double worst = 0.0;
+    if (kv.base_layers > 0) worst = std::max(worst, copies(kv.base_cells));
+    if (kv.swa_layers > 0) worst = std::max(worst, copies(kv.swa_cells));
+    c.fa_f16 = worst * byte;
+  }
+  const Bytes layer = (2.0 * d + 2.0 * h * dh) * ub * kF32 * byte;
+  c.attention = layer + c.scores + c.fa_f16 + c.mask;
   // The widest feed-forward block: dense F, or k routed experts (plus shared ones) and the router.
   double f = 0.0;
   for (i64 l = 0; l < m.layers; ++l) {
     double w = 0.0;
     if (m.layer_ffn(l) == specs::LayerFfn::dense) {
-      w = static_cast<double>(m.ffn);
+      w = 3.0 * static_cast<double>(m.ffn);
     } else if (m.layer_ffn(l) == specs::LayerFfn::moe) {
-      w = static_cast<double>(m.moe.experts_per_token * m.moe.expert_ffn + m.moe.n_shared_experts * m.moe.expert_ffn +
-                              m.moe.shared_ffn) +
-          static_cast<double>(m.moe.n_experts) / 3.0;  // router logits E per token, counted once
+      const double k = static_cast<double>(m.moe.experts_per_token);
+      const double fe = static_cast<double>(m.moe.expert_ffn);
+      w = 3.0 * (k * fe + static_cast<double>(m.moe.n_shared_experts) * fe + static_cast<double>(m.moe.shared_ffn)) +
+          static_cast<double>(m.moe.n_experts);  // the router's logits
+      // build_moe_ffn: the experts' down projections, [D, k, n_tokens], are allocated while gate and up
+      // [F_e, k, n_tokens] are the only holes freed: they land past them when k·D > 2·k·F_e.
+      if (d > 2.0 * fe) w += k * d;
     }
     f = std::max(f, w);
   }
-  c.feed_forward = (2.0 * d + 3.0 * f) * ub * kF32 * byte;
-  c.logits = static_cast<double>(m.vocab) * ub * kF32 * byte;
-  c.output = c.logits + d * ub * kF32 * byte;
+  c.feed_forward = (2.0 * d + f) * ub * kF32 * byte + c.mask;
+  // llama-context.cpp sched_reserve: `n_outputs_pp = std::min(n_tokens, cparams.n_outputs_max)`, which
+  // llama-server sets to its slots (server-context.cpp server_output_limits, PR #23861); older builds reserved
+  // `graph_reserve(n_tokens, n_seqs, n_tokens, ...)`: every token of the ubatch an output.
+  c.outputs = c.current ? std::min(ub, std::floor(in.n_parallel.in(one))) : ub;
+  c.logits = static_cast<double>(m.vocab) * c.outputs * kF32 * byte;
+  c.output = c.logits + d * c.outputs * kF32 * byte;
+  // The CUDA_Host buffer: the input tokens' embedding rows (get_rows on the CPU-held token embedding, D · n_ubatch
+  // f32; current builds hold a second D · n_ubatch input) and every mask before its copy to the GPU.
+  c.host = ((c.current ? 2.0 : 1.0) * d * ub * kF32 + mask_cells * ub * host_mask_bytes) * byte;
   return c;
 }
 
@@ -272,15 +306,18 @@ void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& 
                   base_cells, row_k, tk, row_v, tv, kv.k, kv.v));
   if (in.flash_attention)
     out.item("compute_buffer", "compute buffer", value(c.total()),
-             "max(attention, feed-forward, output) · 4 B",
-             text("max({} attention (mask {}), {} feed-forward, {} output (logits {})) at ubatch {}", c.attention,
-                  c.mask, c.feed_forward, c.output, c.logits, static_cast<double>(kv.n_ubatch)));
+             "max(attention, feed-forward, output) · 4 B, masks included",
+             text("max({} attention (masks {}, f16 K/V copies {}), {} feed-forward, {} output (logits {} for {} rows)) "
+                  "at ubatch {}",
+                  c.attention, c.mask, c.fa_f16, c.feed_forward, c.output, c.logits, c.outputs,
+                  static_cast<double>(kv.n_ubatch)));
   else
     out.item("compute_buffer", "compute buffer", value(c.total()),
-             "max(attention, feed-forward, output) · 4 B",
-             text("max({} attention (scores H·n_kv·ubatch {}, mask {}), {} feed-forward, {} output (logits {})) at "
-                  "ubatch {}",
-                  c.attention, c.scores, c.mask, c.feed_forward, c.output, c.logits, static_cast<double>(kv.n_ubatch)));
+             "max(attention, feed-forward, output) · 4 B, masks included",
+             text("max({} attention (scores H·n_kv·ubatch {}, masks {}), {} feed-forward, {} output (logits {} for {} "
+                  "rows)) at ubatch {}",
+                  c.attention, c.scores, c.mask, c.feed_forward, c.output, c.logits, c.outputs,
+                  static_cast<double>(kv.n_ubatch)));
   out.item("runtime_reserve", "runtime reserve", value(in.cuda_context),
            in.metal ? "GPU runtime reserve (Metal; not a llama.cpp buffer)" : "CUDA context (not a llama.cpp buffer)",
            text("{}", in.cuda_context));
@@ -293,6 +330,10 @@ void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& 
   out.item("kv_cells", "KV cells (n_ctx after padding)", value(static_cast<double>(kv.n_ctx)),
            "PAD(n_ctx, 256), per slot PAD(n_ctx / np, 256)",
            text("{} slot(s) of {} cells", static_cast<double>(kv.streams), static_cast<double>(kv.n_ctx_seq)));
+
+  out.item("host_compute_buffer", "host compute buffer (CUDA_Host, not on the GPU)", value(c.host),
+           "embedding rows D·ubatch·4 B + masks (not in per_gpu)",
+           text("{} at ubatch {}", c.host, static_cast<double>(kv.n_ubatch)));
 
   out.assume("llamacpp_engine",
              text("llama.cpp's buffers (mainline, 2025-11 on): the model buffer, the KV cache buffer and the compute "
@@ -326,12 +367,12 @@ void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& 
                     in.swa_full ? static_cast<double>(kv.n_ctx_seq) : static_cast<double>(kv.window)));
   if (static_cast<double>(kv.n_ubatch) < in.n_ubatch.in(one))
     out.assume("llamacpp_ubatch",
-               text("the graph is reserved for a ubatch of {} tokens, every one an output: --ubatch {} clamped as "
+               text("the graph is reserved for a ubatch of {} tokens: --ubatch {} clamped as "
                     "llama.cpp clamps it, n_ubatch = min(n_batch, -ub) with n_batch = min(-c {}, -b 2048)",
                     static_cast<double>(kv.n_ubatch), in.n_ubatch, in.n_ctx));
   else
     out.assume("llamacpp_ubatch",
-               text("the graph is reserved for a ubatch of {} tokens, every one an output", in.n_ubatch));
+               text("the graph is reserved for a ubatch of {} tokens", in.n_ubatch));
   if (kv.n_ubatch < kCalibratedUbatchLow || kv.n_ubatch > kCalibratedUbatchHigh)
     out.warn(text("llama.cpp's compute buffer at ubatch {} is extrapolated: the model was checked against start-up "
                   "logs at ubatch 256 to 512 only", static_cast<double>(kv.n_ubatch)));
@@ -340,13 +381,30 @@ void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& 
                                        "GPU backend has kernels): no H·n_kv·ubatch score matrix"
                                      : "flash attention off: the f32 scores H·n_kv·ubatch are materialised (softmax "
                                        "in place)"));
-  out.assume("llamacpp_compute_model",
-             text("compute buffer modelled as the largest of: attention (scores, mask, residual, normed input, Q, K, "
-                  "V), feed-forward (residual, normed input, gate, up, product), output (logits, final norm), all f32; "
-                  "llama.cpp's allocator may differ by tens of percent"));
+  // One key, llamacpp_compute_model, states the moments and the build's reserve.
+  if (c.current)
+    out.assume("llamacpp_compute_model",
+               text("compute buffer modelled as the largest of: attention (residual, normed input, Q, output; scores "
+                    "without flash attention), feed-forward (residual, normed input, gate, up, product), output "
+                    "(logits, final norm), all f32, plus the masks alive through every layer; llama-server's reserve "
+                    "from build b{} (June 2026) on: logits for {} row(s), one per slot (n_outputs_max, PR #23861), the "
+                    "mask in {}{}; checked against llama.cpp's allocator and start-up logs, fragmentation may add tens "
+                    "of percent",
+                    static_cast<double>(kLlamaCppBuildOutputsPerSlot), c.outputs, in.flash_attention ? "f16" : "f32",
+                    in.flash_attention && !in.metal ? ", on CUDA flash attention's f16 copies of a K or V cache not "
+                                                      "in f16"
+                                                    : ""));
+  else
+    out.assume("llamacpp_compute_model",
+               text("compute buffer modelled as the largest of: attention (residual, normed input, Q, output; scores "
+                    "without flash attention), feed-forward (residual, normed input, gate, up, product), output "
+                    "(logits, final norm), all f32, plus the masks alive through every layer; the reserve of build "
+                    "b{}: logits for the whole ubatch ({} rows), the mask in f32{}; checked against start-up logs, "
+                    "fragmentation may add tens of percent",
+                    static_cast<double>(in.build), c.outputs, in.flash_attention ? " plus its f16 copy" : ""));
   out.assume("llamacpp_not_counted",
-             text("not counted: host buffers (CUDA_Host output and compute buffers), multiple GPUs; --n-gpu-layers "
-                  "and --n-cpu-moe place layers in host memory"));
+             text("not counted on the GPU: the host buffers (CUDA_Host output and compute buffers: the latter is the "
+                  "host_compute_buffer row), multiple GPUs; --n-gpu-layers and --n-cpu-moe place layers in host memory"));
   out.assume("weights_dtype", text("{}", in.weights_source));
   if (in.metal)
     out.assume(reserve_key, text("{} for the GPU runtime: napkin's CUDA-context figure, kept on Metal (no CUDA "

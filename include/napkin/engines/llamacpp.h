@@ -58,6 +58,10 @@ struct LlamaCppInput {
   // Apple silicon runs llama.cpp on Metal, which has no CUDA context: the reserve is then stated as
   // napkin's figure for the GPU runtime, not a measured Metal one.
   bool metal = false;
+  // The llama.cpp build whose start-up graph reserve is modelled (the "build: N (commit)" line of its log):
+  // 0, or any build from kLlamaCppBuildOutputsPerSlot on, is current mainline llama-server; an older build
+  // reserves logits for the whole ubatch and keeps an f32 mask plus its f16 copy (llamacpp_compute_buffer).
+  int build = 0;
   std::optional<Bytes> capacity{};
 };
 
@@ -88,21 +92,45 @@ struct LlamaCppKv {
 /// ubatch is clamped as llama.cpp clamps it.
 LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in);
 
-/// The compute buffer on the GPU, modelled as the largest of three moments of the worst-case
-/// graph llama.cpp reserves (n_ubatch tokens, every one an output, n_kv = one stream's full cache),
-/// every intermediate in f32 (4 B):
-///   attention: without flash attention the scores H · n_kv · n_ubatch (the softmax runs in place
-///     on them) plus the mask n_kv · n_ubatch; with it the mask only (f16, 2 B); plus the layer's
-///     live tensors (2·D + (H + 2·H_kv)·d_head) · n_ubatch: residual, normed input, Q, K, V;
-///   feed-forward: (2·D + 3·F) · n_ubatch (residual, normed input, gate, up, product), F the
-///     width of the dense MLP or k experts' widths (plus a shared expert) on an MoE layer;
-///   output: the logits V · n_ubatch plus the final norm's output D · n_ubatch.
-/// Not counted: the host-side (CUDA_Host) compute and output buffers, graph-splitting copies of
-/// partial offload, and the allocator's alignment padding.
+/// The first llama.cpp build whose reserve follows the current model: b9489 (CUDA: "reserve space for
+/// quantized KV cache at startup", flash attention's f16 copies of a quantized K/V counted in the compute
+/// buffer, ggml-cuda/fattn.cu ggml_cuda_flash_attn_ext_get_alloc_size). The two other changes it is
+/// grouped with landed in the same fortnight of late May / early June 2026 (both absent from whisper.cpp's
+/// llama.cpp sync 865ec171a of 2026-05-25 and present in 84bd03a43 of 2026-06-08): PR #23861 (llama-server
+/// reserves logits for its slots, not the ubatch: n_outputs_max) and the f16 flash-attention mask
+/// (llama-graph.cpp build_attn_inp_kq_mask). Builds b9300-b9488 may mix the two models.
+inline constexpr int kLlamaCppBuildOutputsPerSlot = 9489;
+
+/// The compute buffers of llama.cpp's worst-case graph reserve (llama-context.cpp sched_reserve:
+/// n_ubatch tokens, n_kv = one stream's full cache), every intermediate in f32 (4 B), with every layer
+/// on the GPU. The GPU buffer is modelled as the largest of three moments plus the masks, which are
+/// inputs copied to the GPU at the start of the split and freed only after the last layer's attention
+/// (ggml-backend.cpp split inputs; ggml-alloc.c frees a tensor after its last child):
+///   masks: one [n_kv, n_ubatch] mask per cache (full and sliding-window); current builds create it in
+///     f16 with flash attention (2 B) and f32 without (4 B); older builds create it in f32 and, with
+///     flash attention, cast it to f16 on the GPU as well (4 + 2 B);
+///   attention: (2·D + 2·H·d_head) · n_ubatch (residual, normed input or Q, Q, the attention output);
+///     without flash attention plus the scores H · n_kv · n_ubatch (the softmax runs in place on them);
+///     with it on CUDA in current builds plus the f16 copies flash attention makes of a quantized K and
+///     V (n_kv · n_embd_kv · 2 B each, the cache's cells over all streams);
+///   feed-forward: (2·D + 3·F) · n_ubatch (residual, normed input, gate, up, product), F the dense
+///     width or k experts' widths plus a shared expert; an MoE layer adds the k experts' D-wide down
+///     outputs where they exceed the freed gate and up (k·D > 2·k·F_expert, allocator fragmentation);
+///   output: the logits V and the final norm D per output row: n_ubatch rows in older builds,
+///     llama-server's slots (n_outputs_max = -np, PR #23861) in current ones.
+/// The host (CUDA_Host) compute buffer holds the token-embedding rows (D · n_ubatch, twice in current
+/// builds) and the masks before their copy to the GPU. Checked against llama.cpp's own allocator run
+/// on the model graphs of mainline 2026-08 (whisper.cpp talk-llama sync 4834a2327) and against start-up
+/// logs (tests/engine_llamacpp_test.cpp, data/engines/llamacpp.csv). Not counted: graph-splitting
+/// copies of partial offload, allocator alignment (< 0.1 MiB) and fragmentation beyond the MoE rule.
 struct LlamaCppCompute {
-  Bytes attention{}, feed_forward{}, output{};
-  Bytes scores{}, mask{};  // parts of `attention`
+  Bytes attention{}, feed_forward{}, output{};  // the three moments, masks included
+  Bytes scores{}, mask{};  // parts of every moment but output: scores (attention only) and the masks
+  Bytes fa_f16{};          // part of `attention`: CUDA flash attention's f16 copies of a quantized K/V
   Bytes logits{};          // part of `output`
+  Bytes host{};            // the CUDA_Host compute buffer (not on the GPU)
+  double outputs = 0.0;    // output rows the graph is reserved for
+  bool current = true;     // the current reserve (build 0 or >= kLlamaCppBuildOutputsPerSlot)
   Bytes total() const;
   std::string_view peak() const;  // "attention", "feed-forward" or "output"
 };
