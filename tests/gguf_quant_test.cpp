@@ -368,9 +368,16 @@ TEST_CASE("Every real config of a family llama.cpp supports converts: each tenso
 }
 
 TEST_CASE("memory and serve --weights-dtype q4_k_m hold and read llama-quantize's bytes", "[gguf_quant][cli]") {
-  const std::string bytes = std::to_string(mix("llama-3-8b", F::q4_k_m).bytes);
+  const GgufQuantMix m8 = mix("llama-3-8b", F::q4_k_m);
+  const std::string bytes = std::to_string(m8.bytes);
+  // llama.cpp keeps token_embd in host memory: its GPU model buffer is the rest (CUDA0 model buffer).
+  std::int64_t embd = 0;
+  for (const GgufTensor& t : m8.tensors)
+    if (t.name == "token_embd.weight") embd = t.bytes;
+  REQUIRE(embd > 0);
+  const auto gpu = napkin_test::run_napkin("memory llama-3-8b --weights-dtype Q4_K_M --engine llama.cpp --value weights");
+  CHECK(gpu.out == std::to_string(m8.bytes - embd) + "\n");
   for (const char* args : {"memory llama-3-8b --weights-dtype q4_k_m --value weights",
-                           "memory llama-3-8b --weights-dtype Q4_K_M --engine llama.cpp --value weights",
                            "serve llama-3-8b --hw rtx-4090 --weights-dtype q4_k_m --value weights",
                            "serve llama-3-8b --hw rtx-4090 --weights-dtype q4_k --value weights"}) {
     CAPTURE(args);

@@ -469,6 +469,7 @@ void inference_row(MemoryCmd& c, const MemoryPlan& plan, const Point& p, ResultS
     li.n_ctx = in.context;
     li.n_parallel = p.get<Count>(c.llama.parallel);
     li.n_ubatch = p.get<Count>(c.llama.ubatch);
+    li.build = llamacpp_build(c.llama, p);
     li.cuda_context = in.cuda_context;
     li.capacity = in.capacity;
     li.metal = c.hw.spec && c.hw.spec->device_class == "apple-silicon";

@@ -385,6 +385,7 @@ void llamacpp_row(const ServeCmd& c, const ServePlan& plan, const ServeInput& in
                      "at least --batch slots (" + format_plain_number(in.batch.in(units::one)) + " sequences)");
   li.n_ctx = li.n_parallel.in(units::one) * (in.prompt + in.generate);
   li.n_ubatch = p.get<Count>(c.llama.ubatch);
+  li.build = llamacpp_build(c.llama, p);
   li.capacity = in.capacity;
   li.metal = c.hw.spec && c.hw.spec->device_class == "apple-silicon";
   llamacpp_ledger(li, c.spec, serve_memory_input(in), rs, true);

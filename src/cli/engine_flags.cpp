@@ -3,6 +3,7 @@
 #include "check_failure.h"
 #include "napkin/ground/check.h"
 #include "napkin/ground/error.h"
+#include "napkin/model/params.h"
 
 namespace napkin::cli {
 
@@ -86,6 +87,12 @@ void add_llamacpp_flags(CommandApp* sub, NumericFlags& nf, LlamaCppFlags& f, boo
   f.parallel = nf.add(sub, "--parallel", "parallel", count, Constraint::positive_integer,
                       "llama.cpp slots (-np): --context is their total, one cache stream per slot (default 1)",
                       "COUNT", 1.0);
+  f.build = nf.add(sub, "--llama-cpp-build", "llama_cpp_build", count, Constraint::positive_integer,
+                   "llama.cpp build number (the log's \"build: N\") whose compute-buffer reserve to follow: before "
+                   "b" + std::to_string(kLlamaCppBuildOutputsPerSlot) + " the logits of the whole ubatch and an f32 "
+                   "mask (default: current mainline)",
+                   "N");
+  sub->get_option("--llama-cpp-build")->group("Engine");
   if (offload_flags) add_offload_flags(sub, nf, f);
   sub->get_option("--ubatch")->group("Engine");
   sub->get_option("--parallel")->group("Engine");
@@ -109,7 +116,7 @@ void check_engine_flags(CommandApp* sub, Engine engine, std::initializer_list<co
   if (engine != Engine::llamacpp) {
     for (const char* flag :
          {"--v-dtype", "--ubatch", "--parallel", "--swa-full", "--kv-unified", "--no-flash-attention", "--n-gpu-layers",
-          "--n-cpu-moe", "--host-bandwidth", "--host-memory"})
+          "--n-cpu-moe", "--host-bandwidth", "--host-memory", "--llama-cpp-build"})
       if (given(flag)) throw InputError(flag, "(given)", "--engine llama.cpp with it (a llama.cpp setting)");
     return;
   }
@@ -130,6 +137,13 @@ void fill_llamacpp_input(CommandApp* sub, const std::string& kv_dtype, const Lla
   if (!in.flash_attention && cache_type_block(in.type_v) > 1)
     throw InputError(f.v_dtype.empty() ? "--kv-dtype" : "--v-dtype", std::string(cache_type_name(in.type_v)),
                      "f16, bf16 or f32 with --no-flash-attention (llama.cpp: V cache quantization requires flash_attn)");
+}
+
+int llamacpp_build(const LlamaCppFlags& f, const Point& p) {
+  const std::optional<Count> b = p.maybe<Count>(f.build);
+  if (!b) return 0;
+  if (b->in(units::one) > 1e9) throw InputError("--llama-cpp-build", format_plain_number(b->in(units::one)), "a llama.cpp build number");
+  return static_cast<int>(b->in(units::one));
 }
 
 std::string llamacpp_failure(const ResultSet& rs) {
@@ -172,16 +186,50 @@ std::vector<LlamaCppTensor> offload_tensors(const specs::ModelSpec& m, const Inf
                           weights.experts_only, "--n-gpu-layers");
 }
 
+// token_embd's bytes as the weights row stores them, and whether the output is tied to it.
+struct EmbeddingBytes {
+  Bytes bytes{};
+  bool tied = false;
+};
+EmbeddingBytes embedding_bytes(const specs::ModelSpec& m, const InferenceMemoryInput& weights, Bytes total,
+                               const WeightStorage* storage) {
+  EmbeddingBytes e;
+  if (storage != nullptr && !storage->gguf_tensors.empty()) {
+    bool output = false;
+    for (const auto& [name, bytes] : storage->gguf_tensors) {
+      if (name == "token_embd.weight") e.bytes = bytes * units::byte;
+      output = output || name == "output.weight";
+    }
+    e.tied = !output;
+    return e;
+  }
+  if (m.count_only() || m.vocab <= 0 || m.hidden <= 0) return e;
+  e.tied = m.tied_embeddings;
+  const double params = static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
+  if (weights.stored_weights) {
+    // A checkpoint's bytes: the embedding's share of them by parameters.
+    const double all = static_cast<double>(count_params(m).total);
+    if (all > 0) e.bytes = total * (params / all);
+    return e;
+  }
+  // napkin's weights row keeps embeddings in 16 bits unless every tensor is quantized.
+  const double bits = weights.quantize_all ? static_cast<double>(dtype_bits(weights.weights_dtype)) : 16.0;
+  e.bytes = params * bits / 8.0 * units::byte;
+  return e;
+}
+
 // llama.cpp with layers in host memory; nullopt when every layer goes to the GPU (no -ngl, no
 // --n-cpu-moe, and the whole model fits or no capacity was given).
-std::optional<LlamaCppOffload> offload_of(const LlamaCppInput& li, const specs::ModelSpec& m,
-                                          const InferenceMemoryInput& weights, const OffloadRequest* req) {
+std::optional<LlamaCppOffload> offload_of(const LlamaCppInput& li, const LlamaCppInput& full_offload,
+                                          const specs::ModelSpec& m, const InferenceMemoryInput& weights,
+                                          const OffloadRequest* req) {
   if (req == nullptr) return std::nullopt;
   const bool asked = req->n_gpu_layers.has_value() || req->n_cpu_moe > 0;
   if (!asked) {
     if (!li.capacity || !m.tensors) return std::nullopt;
-    const LlamaCppKv kv = llamacpp_kv(m, li);
-    const Bytes full = li.weights + kv.total() + llamacpp_compute_buffer(m, li, kv).total() + li.cuda_context;
+    const LlamaCppKv kv = llamacpp_kv(m, full_offload);
+    const Bytes full = full_offload.weights + kv.total() + llamacpp_compute_buffer(m, full_offload, kv).total() +
+                       full_offload.cuda_context;
     if (full <= *li.capacity) return std::nullopt;
   }
   LlamaCppOffload o;
@@ -219,7 +267,20 @@ void llamacpp_ledger(LlamaCppInput li, const specs::ModelSpec& m, InferenceMemor
     li.weights_source = rs.keep("weights stored in " + std::string(dtype_name(weights.weights_dtype)) +
                                 " (napkin's weights row), every tensor on the GPU (-ngl 99)");
   }
-  if (const auto o = serve ? std::nullopt : offload_of(li, m, weights, offload)) {
+  // With every layer on the GPU llama.cpp still keeps token_embd in host memory.
+  const EmbeddingBytes e = embedding_bytes(m, weights, li.weights, offload != nullptr ? offload->storage : nullptr);
+  const Bytes total = li.weights;
+  if (e.bytes > Bytes{}) {
+    li.host_weights = e.bytes;
+    li.weights = total - (e.tied ? Bytes{} : e.bytes);
+    li.weights_source = rs.keep(std::string(li.weights_source.substr(0, li.weights_source.find(", every tensor"))) +
+                                "; token_embd in host memory, the rest on the GPU" +
+                                (e.tied ? " (the tied output loaded again there)" : ""));
+  }
+  LlamaCppInput whole = li;
+  whole.weights = total;  // the offload placement splits the whole model itself
+  if (const auto o = serve ? std::nullopt : offload_of(whole, li, m, weights, offload)) {
+    li = whole;
     llamacpp_offload_memory(m, li, *o, rs);
     if (!offload->n_gpu_layers && o->n_gpu_layers)
       rs.remark(text("every layer does not fit the GPU: the ledger is at -ngl {}, the most layers that do (the rest "

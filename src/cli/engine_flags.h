@@ -41,6 +41,7 @@ struct LlamaCppFlags {
   std::string v_dtype;
   std::size_t ubatch = 0, parallel = 0;  // indices in NumericFlags
   std::size_t n_gpu_layers = 0, n_cpu_moe = 0, host_bandwidth = 0, host_memory = 0;
+  std::size_t build = 0;  // --llama-cpp-build
   bool swa_full = false, kv_unified = false, no_flash_attention = false, flash_attention = false;
 };
 /// With offload_flags (memory): also --n-gpu-layers, --n-cpu-moe, --host-bandwidth, --host-memory.
@@ -55,6 +56,8 @@ void check_engine_flags(CommandApp* sub, Engine engine, std::initializer_list<co
 /// --v-dtype (default: K's) for V. llama.cpp refuses a quantized V cache without flash attention
 /// ("V cache quantization requires flash_attn", src/llama-context.cpp): so does napkin.
 void fill_llamacpp_input(CommandApp* sub, const std::string& kv_dtype, const LlamaCppFlags& f, LlamaCppInput& in);
+/// The llama.cpp build at one sweep point (--llama-cpp-build; 0, the current reserve, when not given).
+int llamacpp_build(const LlamaCppFlags& f, const Point& p);
 
 /// The napkin dtype serve's roofline reads a llama.cpp cache at: the wider of K and V, f32 → fp32,
 /// f16 → fp16, bf16 → bf16, q8_0 → int8, the 4- and 5-bit types → int4.

@@ -293,7 +293,12 @@ void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& 
   const double base_cells = static_cast<double>(kv.base_cells * kv.streams);
   const double swa_cells = static_cast<double>(kv.swa_cells * kv.streams);
 
-  out.item("weights", "weights (model buffer)", value(in.weights), in.weights_symbolic, text("{}", in.weights_detail));
+  if (in.host_weights > Bytes{})
+    out.item("weights", "weights on the GPU (model buffer)", value(in.weights),
+             "the tensors but token_embd, which stays in host memory (a tied output is loaded again)",
+             text("{} ({})", in.weights, in.weights_detail));
+  else
+    out.item("weights", "weights (model buffer)", value(in.weights), in.weights_symbolic, text("{}", in.weights_detail));
   if (kv.swa_layers > 0)
     out.item("kv_cache", "KV cache buffer", value(kv.total()),
              "Σ_layers cells · (row_K + row_V), sliding layers in a cache of their own",
@@ -334,6 +339,9 @@ void ledger_rows(const specs::ModelSpec& m, const LlamaCppInput& in, ResultSet& 
   out.item("host_compute_buffer", "host compute buffer (CUDA_Host, not on the GPU)", value(c.host),
            "embedding rows D·ubatch·4 B + masks (not in per_gpu)",
            text("{} at ubatch {}", c.host, static_cast<double>(kv.n_ubatch)));
+  if (in.host_weights > Bytes{})
+    out.item("host_weights", "weights in host memory (token_embd)", value(in.host_weights),
+             "token_embd: the input layer stays on the CPU (not in per_gpu)", text("{}", in.host_weights));
 
   out.assume("llamacpp_engine",
              text("llama.cpp's buffers (mainline, 2025-11 on): the model buffer, the KV cache buffer and the compute "

@@ -54,6 +54,11 @@ struct LlamaCppInput {
   // its formula, substituted text and the assumption naming it (all outlive the ResultSet).
   Bytes weights{};
   std::string_view weights_symbolic{}, weights_detail{}, weights_source{};
+  // llama.cpp keeps the input layer (token_embd) in host memory with every layer offloaded
+  // (src/llama-model.cpp load_tensors: "there is very little benefit to offloading the input
+  // layer"); a tied output is loaded again on the GPU. When set, `weights` is the GPU's model
+  // buffer and this the host's (the CPU_Mapped model buffer); 0: every tensor counted on the GPU.
+  Bytes host_weights{};
   Bytes cuda_context = 512.0 * units::MiB;  // runtime_reserve: not a llama.cpp buffer
   // Apple silicon runs llama.cpp on Metal, which has no CUDA context: the reserve is then stated as
   // napkin's figure for the GPU runtime, not a measured Metal one.
