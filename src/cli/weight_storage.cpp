@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include "napkin/ground/error.h"
 #include "napkin/model/gguf_quant.h"
 #include "napkin/model/params.h"
@@ -32,12 +34,22 @@ std::optional<specs::StoredWeights> checkpoint_in(const std::string& model_arg) 
 
 }  // namespace
 
+namespace {
+bool is_nvfp4(const std::string& text) {
+  std::string t(text);
+  for (char& ch : t) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return t == "nvfp4";
+}
+}  // namespace
+
 Dtype parse_weights_dtype(const std::string& text) {
   if (is_gguf_weights(text)) return Dtype::bf16;
+  if (is_nvfp4(text)) return Dtype::fp4;
   try {
     return parse_dtype(text, "--weights-dtype");
   } catch (const InputError& e) {
-    throw InputError("--weights-dtype", text, e.expected() + ", or a llama.cpp GGUF type: " + gguf_file_type_names());
+    throw InputError("--weights-dtype", text,
+                     e.expected() + ", nvfp4, or a llama.cpp GGUF type: " + gguf_file_type_names());
   }
 }
 
@@ -88,6 +100,16 @@ WeightStorage weight_storage(CommandApp* sub, const std::string& weights_dtype, 
   if (sub->get_option("--weights-dtype")->count() > 0 && is_gguf_weights(weights_dtype))
     return gguf_storage(sub, weights_dtype, m, group);
   w.dtype = parse_weights_dtype(weights_dtype);
+  if (sub->get_option("--weights-dtype")->count() > 0 && is_nvfp4(weights_dtype)) {
+    // NVFP4: E2M1 values with one FP8 E4M3 scale per 16 (NVIDIA's Blackwell format; the two fp32
+    // per-tensor scales are not counted). --group-size may change the block; --zero-points has no
+    // meaning for it.
+    if (const CLI::Option* o = sub->get_option_no_throw("--zero-points"); o != nullptr && o->count() > 0)
+      throw InputError("--zero-points", "(given)", "no --zero-points with --weights-dtype nvfp4 (scales only)");
+    w.scale_dtype = Dtype::fp8;
+    if (group.raw.empty()) group.fallback = 16.0;
+    return w;
+  }
   if (sub->get_option("--weights-dtype")->count() > 0) return w;
   // A bf16 or fp32 checkpoint is served in bf16, as without one; a quantized one as it is stored.
   // A GGUF's tensors are what llama.cpp loads: always their bytes, whatever their types.

@@ -230,6 +230,45 @@ ModelSpec read(const Fields& f, std::string model_type, const std::string& file,
 
 namespace {
 
+// NVFP4 (NVIDIA's 4-bit float: E2M1 values, one FP8 E4M3 scale per 16, and two fp32 scales per
+// matrix, the per-tensor weight_scale_2 and input_scale) and FP8 as NVIDIA ModelOpt writes them
+// (quant_method "modelopt", quant_algo "NVFP4" / "FP8", group_size 16: e.g.
+// nvidia/Llama-3.3-70B-Instruct-FP4) and as llm-compressor's compressed-tensors does
+// (config_groups.*.weights {num_bits 4, type "float", group_size 16}: the nvfp4-pack-quantized
+// format, e.g. RedHatAI/*-NVFP4). The per-matrix fp32 scales (8 B a matrix) are not counted.
+void read_nvfp4(const Fields& q, const std::string& method, ModelSpec& m) {
+  std::string algo;
+  i64 group = 0;
+  if (method == "modelopt") {
+    algo = q.str_or("quant_algo", "");
+    group = q.has("group_size") && q.raw("group_size").is_number_integer() ? q.raw("group_size").get<i64>() : 16;
+  } else if (q.has("config_groups") && q.raw("config_groups").is_object()) {
+    for (const auto& [name, g] : q.raw("config_groups").items()) {
+      if (!g.is_object() || !g.contains("weights") || !g.at("weights").is_object()) continue;
+      const auto& w = g.at("weights");
+      const int bits = w.contains("num_bits") && w.at("num_bits").is_number_integer() ? w.at("num_bits").get<int>() : 0;
+      const std::string type = w.contains("type") && w.at("type").is_string() ? w.at("type").get<std::string>() : "";
+      group = w.contains("group_size") && w.at("group_size").is_number_integer() ? w.at("group_size").get<i64>() : 0;
+      if (bits == 4 && type == "float") algo = "NVFP4";
+      else if (bits == 8 && type == "float") algo = "FP8";
+      break;  // the first group: the checkpoints quantize every targeted linear alike
+    }
+  }
+  if (algo == "NVFP4" && (group == 16 || group == 0)) {
+    m.quant_dtype = "fp4";
+    m.quant_group = 16;
+    m.quant_scale_dtype = "fp8";  // E4M3
+    m.quant_note = method + " NVFP4: 4-bit E2M1 weights with one FP8 E4M3 scale per 16 (4.5 bits a weight); "
+                   "embeddings, head and norms in bf16; two fp32 scales per matrix not counted";
+  } else if (algo == "FP8") {
+    m.quant_dtype = "fp8";
+    m.quant_note = method + " FP8 weights, per-tensor or per-channel scales (not counted)";
+  } else {
+    m.quant_note = "quant_method '" + method + "'" + (algo.empty() ? std::string() : " (" + algo + ")") +
+                   " is not modelled (NVFP4 and FP8 are)";
+  }
+}
+
 // quantization_config as the quantizers write it (transformers' utils/quantization_config.py):
 // AWQ (bits/w_bit, group_size/q_group_size, zero_point), GPTQ (bits, group_size, sym; its
 // checkpoints store qzeros whatever sym says), bitsandbytes (load_in_4bit with nf4/fp4 and 64
@@ -292,6 +331,8 @@ void read_quantization(const Fields& top, ModelSpec& m) {
   } else if (method == "mxfp4") {
     m.quant_note = "quant_method 'mxfp4' on a model without routed experts is not modelled (gpt-oss quantizes its "
                    "experts only)";
+  } else if (method == "modelopt" || method == "compressed-tensors") {
+    read_nvfp4(q, method, m);
   } else {
     m.quant_note = "quant_method '" + method + "' is not modelled";
   }
