@@ -7,8 +7,8 @@ namespace napkin::cli {
 
 void add_engine_option(CommandApp* sub, std::string& engine) {
   sub->add_option("--engine", engine, "Whose allocation the ledger follows: none (default, engine-neutral), "
-                                      "llama.cpp, vllm")
-      ->type_name("none|llama.cpp|vllm")
+                                      "llama.cpp, vllm, sglang")
+      ->type_name("none|llama.cpp|vllm|sglang")
       ->group("Engine");
 }
 
@@ -16,7 +16,8 @@ Engine parse_engine(const std::string& text) {
   if (text.empty() || text == "none") return Engine::none;
   if (text == "llama.cpp" || text == "llamacpp" || text == "llama-cpp") return Engine::llamacpp;
   if (text == "vllm") return Engine::vllm;
-  throw InputError("--engine", text, "none, llama.cpp or vllm");
+  if (text == "sglang") return Engine::sglang;
+  throw InputError("--engine", text, "none, llama.cpp, vllm or sglang");
 }
 
 void add_llamacpp_flags(CommandApp* sub, NumericFlags& nf, LlamaCppFlags& f, bool add_flash_attention) {

@@ -1,5 +1,5 @@
 // --engine and llama.cpp's flags, shared by memory and serve. --engine is defined here for every
-// engine napkin knows: none (napkin's engine-neutral ledger), llama.cpp, vllm.
+// engine napkin knows: none (napkin's engine-neutral ledger), llama.cpp, vllm, sglang.
 #pragma once
 
 #include <string>
@@ -10,12 +10,12 @@
 
 namespace napkin::cli {
 
-enum class Engine { none, llamacpp, vllm };
+enum class Engine { none, llamacpp, vllm, sglang };
 
-/// --engine none|llama.cpp|vllm (default none), in group "Engine".
+/// --engine none|llama.cpp|vllm|sglang (default none), in group "Engine".
 void add_engine_option(CommandApp* sub, std::string& engine);
-/// "none", "llama.cpp" (also "llamacpp", "llama-cpp"), "vllm". InputError naming --engine for
-/// anything else.
+/// "none", "llama.cpp" (also "llamacpp", "llama-cpp"), "vllm", "sglang". InputError naming --engine
+/// for anything else.
 Engine parse_engine(const std::string& text);
 
 /// llama.cpp's flags beside --kv-dtype: --v-dtype, --ubatch, --parallel, --swa-full,
