@@ -386,10 +386,12 @@ void sglang_budget(const specs::ModelSpec& m, const SglangInput& in, ResultSet& 
                                       b.cell, static_cast<double>(b.attention_layers), dtype_name(in.kv_dtype)));
   else
     out.assume("sglang_kv_cell",
-               text("{} per token: K and V of {} layers at max(1, ⌊{} / {}⌋) KV heads per GPU, {}; every layer caches "
-                    "the whole context (SGLang's single pool, sliding-window layers included)",
+               text("{} per token: K and V of {} layers at max(1, ⌊{} / {}⌋) KV heads per GPU, {}{}",
                     b.cell, static_cast<double>(b.attention_layers), static_cast<double>(m.kv_heads), tp,
-                    dtype_name(in.kv_dtype)));
+                    dtype_name(in.kv_dtype),
+                    m.layers_of(specs::LayerAttention::sliding) + m.layers_of(specs::LayerAttention::chunked) > 0
+                        ? "; the sliding-window layers cache the whole context too (SGLang's single pool)"
+                        : ""));
   if (in.heuristic == SglangHeuristic::prefill_graphs)
     out.assume("sglang_defaults", text("chunked_prefill_size {} and cuda_graph_max_bs {}; {} piecewise prefill graph "
                                        "sizes (SGLang's defaults for this GPU unless given)",
