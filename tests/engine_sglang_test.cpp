@@ -254,7 +254,7 @@ TEST_CASE("the SGLang ledger adds up to torch's total and names its rows", "[eng
   const auto m = specs::load_model_preset("llama-3.1-8b");
   ResultSet rs;
   sglang_budget(m, input_of(m, {kH100Torch, kH100Driver, 1, 0, "0.5.8", 8192}), rs);
-  for (const char* key : {"startup", "available", "mem_fraction_static", "static_budget", "weights", "kv_pool", "headroom",
+  for (const char* key : {"startup", "available", "mem_fraction_static", "static_budget", "weights", "kv_pool", "activation_headroom",
                           "per_gpu", "total", "prefill_reserve", "cuda_graph", "kv_pool_tokens", "max_running_requests",
                           "max_concurrency", "fits"})
     CHECK(rs.find(key) != nullptr);

@@ -318,7 +318,7 @@ void sglang_budget(const specs::ModelSpec& m, const SglangInput& in, ResultSet& 
     out.item("kv_pool", "KV pool", value(b.kv_pool), "⌊(static share − weights) / token⌋ · K,V bytes per token",
              text("⌊({} − {}) / {}⌋ · {}", b.static_budget, b.weights, b.cell, b.cell));
   }
-  out.item("headroom", "left for activations and CUDA graphs", value(b.headroom),
+  out.item("activation_headroom", "left for activations and CUDA graphs", value(b.headroom),
            "free before the weights · (1 − mem_fraction_static)", text("{} · {}", b.available, 1.0 - b.mem_fraction_static));
   if (ledger) {
     const Bytes per_gpu = b.startup + b.available;

@@ -115,7 +115,7 @@ struct SglangBudget {
 /// page_size positive.
 SglangBudget sglang_budget(const specs::ModelSpec& m, const SglangInput& in);
 /// The same as result rows with formulas and assumptions. As a ledger (memory --engine sglang):
-/// startup, available, mem_fraction_static, static_budget, weights, kv_pool, headroom, per_gpu
+/// startup, available, mem_fraction_static, static_budget, weights, kv_pool, activation_headroom, per_gpu
 /// (their sum with startup: the GPU's total), total, prefill_reserve, cuda_graph,
 /// kv_pool_tokens, max_running_requests, max_concurrency, fits. Beside another ledger (serve), the
 /// rows that would repeat it (weights, per_gpu, total, fits and the inputs context, tp, kv_dtype)
