@@ -168,8 +168,7 @@ TEST_CASE("SGLang's default fraction by release: the TP table, PR 7054's table, 
   CHECK(fraction(8, "0.4.6", kH100Driver) == 0.81);
   CHECK(fraction(16, "0.4.6", kH100Driver) == 0.79);
   // PR #7054: an H100 reserves (9.5 + 1/2) GiB at TP 1: (81559 − 10240) / 81559 = 0.874; an H200
-  // (12 + 8/2) GiB at TP 8: 0.886; an RTX 5080 (16303 MiB) (2.8 + 0.1) GiB: 0.818, as an SGLang
-  // v0.4.9-era start-up on one logged (Qwen3-0.6B, 104273 tokens from 13.91 GiB free after the weights).
+  // (12 + 8/2) GiB at TP 8: 0.886; a 16303 MiB card (RTX 5080) (2.8 + 0.1) GiB: 0.818.
   CHECK(fraction(1, "0.4.7", kH100Driver) == Approx(0.874));
   CHECK(fraction(8, "0.5.2", kH200Driver) == Approx(0.886));
   CHECK(fraction(1, "0.4.9", 16303) == Approx(0.818));
