@@ -326,6 +326,8 @@ TEST_CASE("a fraction, factor, PUE, probability or rate flag's parse error offer
   const std::vector<Case> cases = {
       {"memory llama-3.1-8b --engine vllm --hw h100-sxm", "--gpu-memory-utilization", "a fraction such as 0.4 or 0.8"},
       {serve + "--engine vllm", "--gpu-memory-utilization", "a fraction such as 0.4 or 0.8"},
+      {"memory llama-3.1-8b --engine sglang --hw h100-sxm", "--mem-fraction-static", "a fraction such as 0.4 or 0.8"},
+      {serve + "--engine sglang", "--mem-fraction-static", "a fraction such as 0.4 or 0.8"},
       {"memory llama-3.1-8b --train", "--fragmentation", "a fraction such as 0.05"},
       {train, "--fragmentation", "a fraction such as 0.05"},
       {train, "--mfu", "a fraction such as 0.4 or 0.8"},

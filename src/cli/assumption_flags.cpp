@@ -186,6 +186,14 @@ constexpr KeyFlag kKeyFlags[] = {
     {"block_size", "--block-size"},
     {"vllm_kv_groups", ""},
     {"max_num_seqs", "--max-num-seqs"},
+    // --engine sglang (napkin/engines/sglang.h)
+    {"sglang_version", "--sglang-version"},
+    {"mem_fraction_static", "--mem-fraction-static"},
+    {"sglang_total_memory", "--gpu-memory"},
+    {"sglang_startup", "--tp"},
+    {"sglang_load_extras", ""},
+    {"sglang_kv_cell", "--kv-dtype"},
+    {"sglang_defaults", "--chunked-prefill-size/--cuda-graph-max-bs"},
 };
 }  // namespace
 

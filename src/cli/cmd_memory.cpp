@@ -9,11 +9,13 @@
 #include "choice_axes.h"
 #include "command.h"
 #include "engine_flags.h"
+#include "engine_sglang_flags.h"
 #include "engine_vllm_flags.h"
 #include "flag_checks.h"
 #include "hardware_option.h"
 #include "model_arg.h"
 #include "model_flags.h"
+#include "napkin/engines/sglang.h"
 #include "napkin/engines/vllm.h"
 #include "napkin/engines/vllm_layout.h"
 #include "napkin/ground/check.h"
@@ -57,6 +59,7 @@ struct MemoryCmd {
   std::string engine;    // --engine
   LlamaCppFlags llama;   // --v-dtype, --ubatch, --parallel, --swa-full, --no-flash-attention
   VllmFlags vllm;        // --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size
+  SglangFlags sglang;    // --mem-fraction-static, --chunked-prefill-size, ... --sglang-version
   MadeUpModelFlags made_up;  // --layers --hidden ...: a made-up decoder instead of MODEL
   bool bare = false;  // --params P: a bare parameter count
   bool zero_points = false, quantize_all = false, require_fit = false, train = false, no_master = false,
@@ -149,6 +152,7 @@ struct MemoryPlan {
   std::string made_up;  // the made-up decoder's flags as typed; empty with MODEL or --params
   Engine engine = Engine::none;
   bool llamacpp = false, vllm = false;
+  bool sglang = false;  // --engine sglang
   Dtype wd = Dtype::bf16, kd = Dtype::bf16, scale_dtype = Dtype::fp16;
   bool declared = false;  // the weights' quantization is the checkpoint's own
   WeightStorage w;        // outlives the sweep: the rows refer to its strings
@@ -220,19 +224,25 @@ void check_flag_needs_table(CommandApp* sub, const MemoryCmd& c, const MemoryPla
                      "--pp with it under --min-gpus (the chunks must divide each stage the search would try)");
 }
 
-// vLLM's budget replaces the engine-neutral ledger: its own inputs only, with MODEL, for inference.
-void check_vllm(CommandApp* sub, const MemoryCmd& c, MemoryPlan& plan) {
+// vLLM's and SGLang's budgets replace the engine-neutral ledger: their own inputs only, with
+// MODEL, for inference. --batch (--users) is the requests vLLM's pool must hold at once;
+// --min-gpus searches vLLM's TP and PP.
+void check_serving_engines(CommandApp* sub, const MemoryCmd& c, MemoryPlan& plan) {
   plan.vllm = plan.engine == Engine::vllm;
+  plan.sglang = plan.engine == Engine::sglang;
   check_vllm_flags(sub, plan.vllm);
-  if (!plan.vllm) return;
-  if (c.bare) throw InputError("--engine", "vllm", "MODEL (vLLM's KV pool needs the architecture), not --params");
-  if (c.train) throw InputError("--engine", "vllm", "the inference ledger (vLLM serves; drop --train)");
-  // --batch (--users) is the requests the pool must hold at once; --min-gpus searches vLLM's TP.
-  for (const char* f : {"--prefill-chunk", "--cuda-context", "--fragmentation", "--max", "--require-fit"})
-    if (const CLI::Option* o = sub->get_option_no_throw(f); o != nullptr && o->count() > 0)
-      throw InputError(f, given_value(o), std::string("no ") + f + " with --engine vllm (vLLM's budget "
-                       "takes --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size; a "
-                       "pool that holds fewer than --users requests is exit 1)");
+  check_sglang_flags(sub, plan.sglang);
+  if (plan.vllm)
+    check_serving_engine(sub, "vllm", c.bare, c.train,
+                         {"--prefill-chunk", "--cuda-context", "--fragmentation", "--max", "--require-fit"},
+                         "--gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size; a pool "
+                         "that holds fewer than --users requests is exit 1");
+  if (plan.sglang)
+    check_serving_engine(sub, "sglang", c.bare, c.train,
+                         {"--batch", "--pp", "--prefill-chunk", "--cuda-context", "--fragmentation", "--max",
+                          "--min-gpus", "--require-fit"},
+                         "--mem-fraction-static, --chunked-prefill-size, --cuda-graph-max-bs, --page-size, "
+                         "--max-total-tokens; a pool that holds no request is exit 1");
 }
 
 // --lora-targets names the adapters of --lora-rank: not without it.
@@ -253,9 +263,12 @@ void resolve_storage_and_hardware(CommandApp* sub, MemoryCmd& c, MemoryPlan& pla
   if (c.hw.spec) c.hw.fill(flags[c.capacity], c.hw.spec->memory.in_base_units());
   // The engines size their budgets from the total the CUDA runtime reports, a little below the
   // driver's.
-  if (plan.vllm || plan.llamacpp) plan.gpu_total = fill_engine_total(c.hw, flags[c.capacity]);
+  // SGLang, too, measures free memory with torch.cuda.mem_get_info.
+  if (plan.vllm || plan.llamacpp || plan.sglang) plan.gpu_total = fill_engine_total(c.hw, flags[c.capacity]);
   if (plan.vllm && flags[c.capacity].raw.empty() && !c.hw.has_figures())
     throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
+  if (plan.sglang && flags[c.capacity].raw.empty() && !c.hw.has_figures())
+    throw InputError("--engine", "sglang", "--hw or --gpu-memory with it (the GPU memory SGLang sizes its pool from)");
   plan.device = c.hw.spec ? c.hw.spec->name + " " + c.hw.spec->full_name : std::string();
   if (c.require_fit && flags[c.capacity].raw.empty() && !c.hw.has_figures())
     throw InputError("--require-fit", "(given)", "--gpu-memory (the capacity to check against)");
@@ -461,6 +474,23 @@ void vllm_row(const MemoryCmd& c, const MemoryPlan& plan, const InferenceMemoryI
   }
 }
 
+// SGLang's budget for one row, over the weights the inference ledger holds; notes the first row
+// SGLang would not serve a request of --context with.
+void sglang_row(const MemoryCmd& c, const MemoryPlan& plan, const InferenceMemoryInput& in, const Point& p, ResultSet& rs, SweepTally& tally) {
+  SglangInput s = sglang_input(c.sglang, p, *in.capacity, c.hw.has_figures() ? &*c.hw.spec : nullptr);
+  s.context = in.context;
+  s.tp = in.tp;
+  s.kv_dtype = in.kv_dtype;
+  s.weights = inference_memory(c.spec, in).weights;
+  sglang_budget(c.spec, s, rs);
+  assume_engine_total(plan.gpu_total, "SGLang", rs);
+  rs.assume("weights_dtype", text("weights as the inference ledger holds them: {} per GPU", s.weights));
+  if (!p.probing() && tally.engine_miss.empty()) {
+    tally.engine_miss = sglang_failure(sglang_budget(c.spec, s));
+    tally.engine_flag = "--engine sglang";
+  }
+}
+
 // The inference row: llama.cpp's buffers, vLLM's budget, a solver or the engine-neutral ledger.
 void inference_row(MemoryCmd& c, const MemoryPlan& plan, const Point& p, ResultSet& rs, SweepTally& tally) {
   const InferenceMemoryInput in = inference_input(c, plan, p);
@@ -473,13 +503,7 @@ void inference_row(MemoryCmd& c, const MemoryPlan& plan, const Point& p, ResultS
     li.cuda_context = in.cuda_context;
     li.capacity = in.capacity;
     li.metal = c.hw.spec && c.hw.spec->device_class == "apple-silicon";
-    OffloadRequest off;
-    if (!c.nf.flags()[c.llama.n_gpu_layers].raw.empty()) off.n_gpu_layers = p[c.llama.n_gpu_layers];
-    off.n_cpu_moe = p[c.llama.n_cpu_moe];
-    if (c.hw.has_figures()) off.gpu_bandwidth = c.hw.spec->bandwidth;
-    off.host_bandwidth = p.get<Bandwidth>(c.llama.host_bandwidth);
-    off.host_memory = p.maybe<Bytes>(c.llama.host_memory);
-    off.storage = &plan.w;
+    const OffloadRequest off = offload_request(c.nf, c.llama, p, c.hw, plan.w);
     llamacpp_ledger(li, c.spec, in, rs, false, &off);
     if (li.capacity) assume_engine_total(plan.gpu_total, "llama.cpp", rs);
     if (!p.probing() && tally.engine_miss.empty()) {
@@ -488,6 +512,8 @@ void inference_row(MemoryCmd& c, const MemoryPlan& plan, const Point& p, ResultS
     }
   } else if (plan.vllm) {
     vllm_row(c, plan, in, p, rs, tally);
+  } else if (plan.sglang) {
+    sglang_row(c, plan, in, p, rs, tally);
   } else if (plan.solve)
     solve_inference(c.spec, in, *plan.solve, rs, layout_search(c, p));
   else
@@ -700,6 +726,7 @@ void add_engine_and_output_options(CommandApp* sub, MemoryCmd& c) {
   add_engine_option(sub, c.engine);
   add_llamacpp_flags(sub, c.nf, c.llama, false, /*offload_flags=*/true);  // --flash-attention: add_activation_flags
   add_vllm_flags(sub, c.nf, c.vllm);
+  add_sglang_flags(sub, c.nf, c.sglang);
   add_output_flags(sub, c.out);
 }
 
@@ -712,7 +739,7 @@ int run_memory(CommandApp* sub, MemoryCmd& m) {
   resolve_model_choice(m, plan);
   check_engine(sub, m, plan);
   check_flag_needs_table(sub, m, plan);
-  check_vllm(sub, m, plan);
+  check_serving_engines(sub, m, plan);
   check_lora_targets_have_rank(sub, m);
   resolve_storage_and_hardware(sub, m, plan);
   choose_solver(m, plan);
@@ -764,7 +791,8 @@ void add_memory_command(CLI::App& app, int& exit_code) {
               "         napkin memory llama-3.1-70b --train --zero 3 --hw h100-sxm --recompute full --min-gpus\n"
               "         napkin memory --params 7.5B --train --zero 1 --dp 64\n"
               "         napkin memory --layers 32 --hidden 4096 --heads 32 --kv-heads 8 --ffn 14336 --vocab 128256\n"
-              "         napkin memory llama-3.1-8b --engine vllm --hw h100-sxm --context 8Ki");
+              "         napkin memory llama-3.1-8b --engine vllm --hw h100-sxm --context 8Ki\n"
+              "         napkin memory qwen3-32b --engine sglang --hw h100-sxm --tp 2 --context 32Ki");
   sub->callback([c, sub, &exit_code] { exit_code = run_memory_choices(sub, *c); });
 }
 

@@ -8,11 +8,13 @@
 #include "choice_axes.h"
 #include "command.h"
 #include "engine_flags.h"
+#include "engine_sglang_flags.h"
 #include "engine_vllm_flags.h"
 #include "flag_checks.h"
 #include "hardware_option.h"
 #include "model_arg.h"
 #include "model_flags.h"
+#include "napkin/engines/sglang.h"
 #include "napkin/engines/vllm.h"
 #include "napkin/ground/check.h"
 #include "napkin/ground/dtype.h"
@@ -47,6 +49,7 @@ struct ServeCmd {
   std::string engine;   // --engine
   LlamaCppFlags llama;  // --v-dtype, --ubatch, --parallel, --swa-full, --(no-)flash-attention
   VllmFlags vllm;       // --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size
+  SglangFlags sglang;   // --mem-fraction-static, --chunked-prefill-size, ... --sglang-version
   MadeUpModelFlags made_up;  // --layers --hidden ...: a made-up decoder instead of MODEL
   bool quantize_all = false, cuda_graphs = false, per_op = false, require_fit = false;
   OutputOptions out;
@@ -232,6 +235,7 @@ void add_engine_and_output_options(CommandApp* sub, ServeCmd& c) {
                           "--batch (default --batch, one slot per sequence). The speed figures decode --batch "
                           "sequences whatever it is");
   add_vllm_flags(sub, c.nf, c.vllm);
+  add_sglang_flags(sub, c.nf, c.sglang);
   add_output_flags(sub, c.out);
 }
 
@@ -240,6 +244,7 @@ struct ServePlan {
   std::string made_up;  // the made-up decoder's flags as typed; empty with MODEL
   Engine engine = Engine::none;
   bool llamacpp = false, vllm = false;
+  bool sglang = false;  // --engine sglang
   LlamaCppInput llama;
   Dtype kd = Dtype::bf16, wd = Dtype::bf16, cd = Dtype::bf16;
   WeightStorage storage;  // outlives the sweep: the rows refer to its strings
@@ -272,6 +277,8 @@ void choose_model_and_engine(CommandApp* sub, ServeCmd& c, ServePlan& plan) {
   }
   plan.vllm = plan.engine == Engine::vllm;
   check_vllm_flags(sub, plan.vllm);
+  plan.sglang = plan.engine == Engine::sglang;
+  check_sglang_flags(sub, plan.sglang);
 }
 
 // MODEL's spec and how its weights are stored (the checkpoint's own, or --weights-dtype).
@@ -317,7 +324,7 @@ void resolve_hardware(ServeCmd& c, ServePlan& plan) {
     c.hw.fill(flags[c.capacity], c.hw.spec->memory.in_base_units());
     // The engines size their budgets from the total the CUDA runtime reports, a little below the
     // driver's.
-    if (plan.vllm || plan.llamacpp) plan.gpu_total = fill_engine_total(c.hw, flags[c.capacity]);
+    if (plan.vllm || plan.llamacpp || plan.sglang) plan.gpu_total = fill_engine_total(c.hw, flags[c.capacity]);
     if (const auto link = c.hw.spec->link_bandwidth_per_direction())
       c.hw.fill(flags[c.link], link->in_base_units());
   }
@@ -343,6 +350,8 @@ void check_link_and_capacity(const ServeCmd& c, ServePlan& plan) {
     throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
   if (plan.vllm && flags[c.capacity].raw.empty() && !flags[c.capacity].fallback)
     throw InputError("--engine", "vllm", "--hw or --gpu-memory with it (the GPU memory vLLM sizes its pool from)");
+  if (plan.sglang && flags[c.capacity].raw.empty() && !flags[c.capacity].fallback)
+    throw InputError("--engine", "sglang", "--hw or --gpu-memory with it (the GPU memory SGLang sizes its pool from)");
   plan.device = c.hw.spec ? c.hw.spec->name + " " + c.hw.spec->full_name : std::string();
 }
 
@@ -424,6 +433,25 @@ void vllm_row(const ServeCmd& c, const ServePlan& plan, const ServeInput& in, co
   }
 }
 
+// SGLang's pool beside the serving estimate: the weights as the inference ledger holds them.
+// Notes the first row SGLang would not serve a request of --prompt + --generate with.
+void sglang_row(const ServeCmd& c, const ServePlan& plan, const ServeInput& in, const Point& p, ResultSet& rs,
+                ServeTally& tally) {
+  const InferenceMemoryInput mi = serve_memory_input(in);
+  SglangInput s = sglang_input(c.sglang, p, *in.capacity, c.hw.has_figures() ? &*c.hw.spec : nullptr);
+  s.context = mi.context;
+  s.context_flag = "--prompt + --generate";
+  s.tp = in.tp;
+  s.kv_dtype = plan.kd;
+  s.weights = inference_memory(c.spec, mi).weights;
+  sglang_budget(c.spec, s, rs, /*ledger=*/false);
+  assume_engine_total(plan.gpu_total, "SGLang", rs);
+  if (!p.probing() && tally.engine_miss.empty()) {
+    tally.engine_miss = sglang_failure(sglang_budget(c.spec, s));
+    tally.engine_flag = "--engine sglang";
+  }
+}
+
 // One sweep row: this point's model, the serving estimate, the engine's memory, the tally.
 void serve_row(ServeCmd& c, const ServePlan& plan, const ExpectedFlags& expected, const Point& p, ResultSet& rs,
                ServeTally& tally) {
@@ -435,6 +463,8 @@ void serve_row(ServeCmd& c, const ServePlan& plan, const ExpectedFlags& expected
     llamacpp_row(c, plan, in, p, rs, tally);
   else if (plan.vllm)
     vllm_row(c, plan, in, p, rs, tally);
+  else if (plan.sglang)
+    sglang_row(c, plan, in, p, rs, tally);
   if (plan.storage.declared) assume_declared_quantization(c.spec, rs);
   c.hw.assume(rs);
   if (!plan.made_up.empty()) c.made_up.describe(c.nf, p, rs);

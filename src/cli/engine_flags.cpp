@@ -1,6 +1,7 @@
 #include "engine_flags.h"
 
 #include "check_failure.h"
+#include "flag_checks.h"
 #include "napkin/ground/check.h"
 #include "napkin/ground/error.h"
 #include "napkin/model/params.h"
@@ -9,8 +10,8 @@ namespace napkin::cli {
 
 void add_engine_option(CommandApp* sub, std::string& engine) {
   sub->add_option("--engine", engine, "Whose allocation the ledger follows: none (default, engine-neutral), "
-                                      "llama.cpp, vllm")
-      ->type_name("none|llama.cpp|vllm")
+                                      "llama.cpp, vllm, sglang")
+      ->type_name("none|llama.cpp|vllm|sglang")
       ->group("Engine");
 }
 
@@ -18,7 +19,8 @@ Engine parse_engine(const std::string& text) {
   if (text.empty() || text == "none") return Engine::none;
   if (text == "llama.cpp" || text == "llamacpp" || text == "llama-cpp") return Engine::llamacpp;
   if (text == "vllm") return Engine::vllm;
-  throw InputError("--engine", text, "none, llama.cpp or vllm");
+  if (text == "sglang") return Engine::sglang;
+  throw InputError("--engine", text, "none, llama.cpp, vllm or sglang");
 }
 
 EngineTotal fill_engine_total(const HardwareOption& hw, NumericFlag& capacity) {
@@ -248,6 +250,29 @@ std::optional<LlamaCppOffload> offload_of(const LlamaCppInput& li, const LlamaCp
 }
 
 }  // namespace
+
+OffloadRequest offload_request(const NumericFlags& nf, const LlamaCppFlags& f, const Point& p,
+                               const HardwareOption& hw, const WeightStorage& storage) {
+  OffloadRequest off;
+  if (!nf.flags()[f.n_gpu_layers].raw.empty()) off.n_gpu_layers = p[f.n_gpu_layers];
+  off.n_cpu_moe = p[f.n_cpu_moe];
+  if (hw.has_figures()) off.gpu_bandwidth = hw.spec->bandwidth;
+  off.host_bandwidth = p.get<Bandwidth>(f.host_bandwidth);
+  off.host_memory = p.maybe<Bytes>(f.host_memory);
+  off.storage = &storage;
+  return off;
+}
+
+void check_serving_engine(CommandApp* sub, std::string_view engine, bool bare, bool train,
+                          std::initializer_list<const char*> refused, std::string_view takes) {
+  const std::string e(engine);
+  if (bare) throw InputError("--engine", e, "MODEL (the engine's KV pool needs the architecture), not --params");
+  if (train) throw InputError("--engine", e, "the inference ledger (the engine serves; drop --train)");
+  for (const char* f : refused)
+    if (const CLI::Option* o = sub->get_option_no_throw(f); o != nullptr && o->count() > 0)
+      throw InputError(f, given_value(o),
+                       std::string("no ") + f + " with --engine " + e + " (its budget takes " + std::string(takes) + ")");
+}
 
 void llamacpp_ledger(LlamaCppInput li, const specs::ModelSpec& m, InferenceMemoryInput weights, ResultSet& rs,
                      bool serve, const OffloadRequest* offload) {

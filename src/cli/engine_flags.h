@@ -1,5 +1,5 @@
 // --engine and llama.cpp's flags, shared by memory and serve. --engine is defined here for every
-// engine napkin knows: none (napkin's engine-neutral ledger), llama.cpp, vllm.
+// engine napkin knows: none (napkin's engine-neutral ledger), llama.cpp, vllm, sglang.
 #pragma once
 
 #include <string>
@@ -13,12 +13,12 @@
 
 namespace napkin::cli {
 
-enum class Engine { none, llamacpp, vllm };
+enum class Engine { none, llamacpp, vllm, sglang };
 
-/// --engine none|llama.cpp|vllm (default none), in group "Engine".
+/// --engine none|llama.cpp|vllm|sglang (default none), in group "Engine".
 void add_engine_option(CommandApp* sub, std::string& engine);
-/// "none", "llama.cpp" (also "llamacpp", "llama-cpp"), "vllm". InputError naming --engine for
-/// anything else.
+/// "none", "llama.cpp" (also "llamacpp", "llama-cpp"), "vllm", "sglang". InputError naming --engine
+/// for anything else.
 Engine parse_engine(const std::string& text);
 
 /// The GPU total an engine sizes its budget from, as the CUDA runtime reports it
@@ -80,6 +80,15 @@ struct OffloadRequest {
   std::optional<Bytes> host_memory;
   const WeightStorage* storage = nullptr;
 };
+/// The offload request of one sweep point: -ngl when given, --n-cpu-moe, the host's figures, the
+/// GPU's bandwidth from --hw.
+OffloadRequest offload_request(const NumericFlags& nf, const LlamaCppFlags& f, const Point& p,
+                               const HardwareOption& hw, const WeightStorage& storage);
+/// A serving engine (vllm, sglang) whose budget replaces the engine-neutral ledger: refuses
+/// --params (bare), --train and the flags in `refused` (InputError naming the flag and what the
+/// engine takes instead, `takes`).
+void check_serving_engine(CommandApp* sub, std::string_view engine, bool bare, bool train,
+                          std::initializer_list<const char*> refused, std::string_view takes);
 void llamacpp_ledger(LlamaCppInput li, const specs::ModelSpec& m, InferenceMemoryInput weights, ResultSet& rs,
                      bool serve, const OffloadRequest* offload = nullptr);
 

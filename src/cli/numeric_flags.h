@@ -52,7 +52,7 @@ class NumericFlags {
   RowCap max_rows() const;
 
  private:
-  static constexpr std::size_t kMax = 48;  // memory: 26 of its own, 10 of a made-up decoder
+  static constexpr std::size_t kMax = 64;  // memory: 26 of its own, 10 of a made-up decoder, 11 of engines
   std::vector<NumericFlag> flags_;
   std::vector<CLI::Option*> options_;
   std::string max_rows_;  // as typed
