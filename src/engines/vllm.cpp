@@ -38,9 +38,17 @@ namespace {
 //   - v0.11.0+ (#25359, abad204be: NCCL set up before the snapshot): 0.13–0.14 GiB on one H100,
 //     0.54–0.55 GiB at TP 2 on H100s (https://github.com/llm-d/llm-d-benchmark/pull/622,
 //     config_explorer/empirical-vllm-memory-results.md "Non-torch Memory (GiB)").
+//   - v0.18.0+ on one GPU: 0.25–0.27 GiB (llm-d-incubation/llm-d-planner PR #205 @ d3121e059da8,
+//     Qwen3-14B on v0.18.0, and its twenty v0.19.0 H100 logs: "Actual usage is ... 0.25 GiB for
+//     non-torch memory"; v0.17.0 still 0.13).
+//   - v0.19.0+ at TP ≥ 2: 2.07–2.21 GiB (the same PR's v0.19.0 logs at TP 2 and 4, which also print
+//     "Initialized FlashInfer All Reduce workspace: backend=trtllm": the all-reduce workspace is
+//     allocated during profiling). No TP ≥ 2 log of v0.15–v0.18 was found: the step is placed at
+//     v0.19.0, the first release seen with it.
 constexpr double kNonTorchLegacySingleGiB = 0.45, kNonTorchLegacyParallelGiB = 0.65;
 constexpr double kNonTorchV09SingleGiB = 0.07, kNonTorchV09ParallelGiB = 0.20;
 constexpr double kNonTorchV11SingleGiB = 0.13, kNonTorchV11ParallelGiB = 0.55;
+constexpr double kNonTorchV18SingleGiB = 0.25, kNonTorchV19ParallelGiB = 2.10;
 
 // Bytes of one activation element in the profiling run (the model's 16-bit dtype).
 constexpr double kActivationBytes = 2.0;
@@ -130,19 +138,20 @@ double non_torch_gib(VllmVersion v, double tp) {
   const bool parallel = tp > 1.0;
   if (!at_least(v, 0, 9, 1)) return parallel ? kNonTorchLegacyParallelGiB : kNonTorchLegacySingleGiB;
   if (!at_least(v, 0, 11, 0)) return parallel ? kNonTorchV09ParallelGiB : kNonTorchV09SingleGiB;
-  return parallel ? kNonTorchV11ParallelGiB : kNonTorchV11SingleGiB;
+  if (parallel) return at_least(v, 0, 19, 0) ? kNonTorchV19ParallelGiB : kNonTorchV11ParallelGiB;
+  return at_least(v, 0, 18, 0) ? kNonTorchV18SingleGiB : kNonTorchV11SingleGiB;
 }
 
 // Bytes per logit of the sampler warm-up in release v (the constants above):
 //   - up to v0.11.0 FlashInfer's sampler whenever FlashInfer imports (topk_topp_sampler.py@d19110204c03:
 //     `envs.VLLM_USE_FLASHINFER_SAMPLER is not False`), else PyTorch's sort;
 //   - v0.11.1 to v0.15: PyTorch's sort (#26859, e66d787bc "Disable FlashInfer sampler by default");
-//   - from v0.16.0 the Triton kernel for 8 rows or more (#33538, c656ba3b4 of 2026-02-17; v0.15.0 was
-//     out by 2026-01-30, commit 174f16700 "Update Documentation to reflect v0.15.0 release", so the
-//     first release with it is taken to be v0.16.0 — not checked against a log); FlashInfer again
-//     from v0.21 (#40376, b92ef9ec5).
+//   - from v0.17.0 the Triton kernel for 8 rows or more (#33538, c656ba3b4 of 2026-02-17): the
+//     llm-d-planner PR #205 version sweep (Qwen3-14B on one H100) logs the sort's 5.64 GiB
+//     activation peak on v0.15.0 and v0.16.0 and 2.23 GiB from v0.17.0; FlashInfer again from v0.21
+//     (#40376, b92ef9ec5).
 double sampler_bytes_per_logit(VllmVersion v, std::optional<bool> flashinfer, double rows) {
-  if (at_least(v, 0, 16, 0)) return rows >= 8 ? kLeanSamplerBytes : kSortSamplerBytes;
+  if (at_least(v, 0, 17, 0)) return rows >= 8 ? kLeanSamplerBytes : kSortSamplerBytes;
   if (at_least(v, 0, 11, 1)) return kSortSamplerBytes;
   return flashinfer.value_or(true) ? kLeanSamplerBytes : kSortSamplerBytes;
 }
