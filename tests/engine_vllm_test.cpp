@@ -555,7 +555,7 @@ TEST_CASE("parse_vllm_version reads major.minor[.patch[.post]] and refuses relea
     INFO(bad);
     CHECK_THROWS_WITH(parse_vllm_version(bad), Catch::StartsWith("--vllm-version: '" + std::string(bad) + "': expected a vLLM release 0.8.0 to 0.21.x"));
   }
-  CHECK(kVllmDefaultVersion.text() == "0.14.1");
+  CHECK(kVllmDefaultVersion.text() == "0.19.0");
   CHECK(VllmVersion{0, 9, 1} < VllmVersion{0, 10, 0});
 }
 
@@ -673,7 +673,9 @@ TEST_CASE("pipeline parallel: each GPU caches its stage's layers, and the sample
   const VllmBudget two = vllm_budget(m, in);
   CHECK(two.attention_layers == 16);
   CHECK(two.activation_peak == one_stage.activation_peak);
-  CHECK(two.kv_blocks == 2 * one_stage.kv_blocks);
+  // ⌊2x⌋ is 2⌊x⌋ or one more.
+  CHECK(two.kv_blocks >= 2 * one_stage.kv_blocks);
+  CHECK(two.kv_blocks <= 2 * one_stage.kv_blocks + 1);
   in.pp = 3.0 * one;
   CHECK(vllm_budget(m, in).attention_layers == 11);  // ⌈32 / 3⌉
 }

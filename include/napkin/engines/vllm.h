@@ -54,9 +54,9 @@ struct VllmVersion {
 inline constexpr VllmVersion kVllmOldest{0, 8, 0};
 inline constexpr VllmVersion kVllmNewest{0, 21, 99};
 /// The default: the newest release napkin was checked against start-up logs of
-/// (data/engines/vllm.csv: https://github.com/llm-d/llm-d-benchmark/pull/622, "latest" on
-/// 2026-01-27).
-inline constexpr VllmVersion kVllmDefaultVersion{0, 14, 1};
+/// (data/engines/vllm.csv: twenty v0.19.0 H100 start-ups of llm-d-incubation/llm-d-planner PR #205
+/// @ d3121e059da8, 2026-04-22).
+inline constexpr VllmVersion kVllmDefaultVersion{0, 19, 0};
 /// "0.10.1", "v0.10.1", "0.10.1.1", "0.11" (patch 0). InputError("--vllm-version", text, ...) on
 /// anything else, or on a release outside [kVllmOldest, kVllmNewest].
 VllmVersion parse_vllm_version(std::string_view text);
