@@ -1,5 +1,8 @@
 #include "engine_flags.h"
 
+#include <cmath>
+#include <cstdlib>
+
 #include "check_failure.h"
 #include "flag_checks.h"
 #include "napkin/ground/check.h"
@@ -71,7 +74,11 @@ void add_offload_flags(CommandApp* sub, NumericFlags& nf, LlamaCppFlags& f) {
                             "RATE", 89.6e9);
   f.host_memory = nf.add(sub, "--host-memory", "host_memory", dim_rt<Bytes::dim>(), Constraint::positive,
                          "With layers in host memory: the host RAM, for its fit verdict", "BYTES");
-  for (const char* name : {"--n-gpu-layers", "--n-cpu-moe", "--host-bandwidth", "--host-memory"})
+  sub->add_option("--tensor-split", f.tensor_split,
+                  "llama.cpp over several GPUs: their presets, with -ts proportions if not by memory "
+                  "(rtx-4090,rtx-3090 or rtx-4090:3,rtx-3090:1); instead of --hw")
+      ->type_name("GPU[:W],...");
+  for (const char* name : {"--n-gpu-layers", "--n-cpu-moe", "--host-bandwidth", "--host-memory", "--tensor-split"})
     sub->get_option(name)->group("Engine");
 }
 
@@ -118,7 +125,7 @@ void check_engine_flags(CommandApp* sub, Engine engine, std::initializer_list<co
   if (engine != Engine::llamacpp) {
     for (const char* flag :
          {"--v-dtype", "--ubatch", "--parallel", "--swa-full", "--kv-unified", "--no-flash-attention", "--n-gpu-layers",
-          "--n-cpu-moe", "--host-bandwidth", "--host-memory", "--llama-cpp-build"})
+          "--n-cpu-moe", "--host-bandwidth", "--host-memory", "--llama-cpp-build", "--tensor-split"})
       if (given(flag)) throw InputError(flag, "(given)", "--engine llama.cpp with it (a llama.cpp setting)");
     return;
   }
@@ -220,13 +227,22 @@ EmbeddingBytes embedding_bytes(const specs::ModelSpec& m, const InferenceMemoryI
   return e;
 }
 
+// Whether every layer fits the GPUs of a tensor split.
+bool all_layers_fit(const specs::ModelSpec& m, const LlamaCppInput& li, LlamaCppOffload o) {
+  o.n_gpu_layers.reset();
+  const LlamaCppPlacement p = llamacpp_place(m, li, o);
+  for (std::size_t k = 0; k < p.devices.size(); ++k)
+    if (p.devices[k].total(li.cuda_context) > o.devices[k].capacity) return false;
+  return true;
+}
+
 // llama.cpp with layers in host memory; nullopt when every layer goes to the GPU (no -ngl, no
 // --n-cpu-moe, and the whole model fits or no capacity was given).
 std::optional<LlamaCppOffload> offload_of(const LlamaCppInput& li, const LlamaCppInput& full_offload,
                                           const specs::ModelSpec& m, const InferenceMemoryInput& weights,
                                           const OffloadRequest* req) {
   if (req == nullptr) return std::nullopt;
-  const bool asked = req->n_gpu_layers.has_value() || req->n_cpu_moe > 0;
+  const bool asked = req->n_gpu_layers.has_value() || req->n_cpu_moe > 0 || !req->devices.empty();
   if (!asked) {
     if (!li.capacity || !m.tensors) return std::nullopt;
     const LlamaCppKv kv = llamacpp_kv(m, full_offload);
@@ -235,14 +251,16 @@ std::optional<LlamaCppOffload> offload_of(const LlamaCppInput& li, const LlamaCp
     if (full <= *li.capacity) return std::nullopt;
   }
   LlamaCppOffload o;
+  o.devices = req->devices;
   if (req->n_gpu_layers) o.n_gpu_layers = static_cast<std::int64_t>(*req->n_gpu_layers);
   o.n_cpu_moe = static_cast<std::int64_t>(req->n_cpu_moe);
   o.gpu_bandwidth = req->gpu_bandwidth;
   o.host_bandwidth = req->host_bandwidth;
   o.host_capacity = req->host_memory;
   o.tensors = offload_tensors(m, weights, li.weights, req->storage);
-  if (!asked) {
-    // The most layers that fit: llama.cpp's -ngl for this GPU (its --fit does the same search).
+  if (!req->n_gpu_layers && req->n_cpu_moe == 0 &&
+      (req->devices.empty() || !all_layers_fit(m, li, o))) {
+    // The most layers that fit: llama.cpp's -ngl for these GPUs (its --fit does the same search).
     const std::int64_t most = llamacpp_max_gpu_layers(m, li, o);
     o.n_gpu_layers = std::max<std::int64_t>(most, 0);
   }
@@ -251,9 +269,58 @@ std::optional<LlamaCppOffload> offload_of(const LlamaCppInput& li, const LlamaCp
 
 }  // namespace
 
+void parse_tensor_split(CommandApp* sub, LlamaCppFlags& f) {
+  f.devices.clear();
+  f.device_names.clear();
+  if (f.tensor_split.empty()) return;
+  for (const char* flag : {"--hw", "--gpu-memory"})
+    if (const CLI::Option* o = sub->get_option_no_throw(flag); o != nullptr && o->count() > 0)
+      throw InputError(flag, given_value(o), "no " + std::string(flag) + " with --tensor-split (its GPUs are the split's)");
+  std::vector<std::pair<specs::HardwareSpec, double>> parts;
+  std::size_t start = 0;
+  while (start <= f.tensor_split.size()) {
+    const std::size_t comma = std::min(f.tensor_split.find(',', start), f.tensor_split.size());
+    const std::string entry = f.tensor_split.substr(start, comma - start);
+    const std::size_t colon = entry.find(':');
+    const std::string name = entry.substr(0, colon);
+    if (name.empty())
+      throw InputError("--tensor-split", f.tensor_split, "GPU presets separated by commas, each with an optional :WEIGHT");
+    specs::HardwareSpec hw = specs::load_hardware(name);
+    if (hw.is_class)
+      throw InputError("--tensor-split", name, "a GPU with a memory of its own, not a class of devices");
+    double weight = 0;  // 0: by the GPU's memory
+    if (colon != std::string::npos) {
+      const std::string w = entry.substr(colon + 1);
+      char* end = nullptr;
+      weight = std::strtod(w.c_str(), &end);
+      if (w.empty() || end != w.c_str() + w.size() || !(weight > 0) || !std::isfinite(weight))
+        throw InputError("--tensor-split", entry, "a positive proportion after ':' (llama.cpp's -ts)");
+    }
+    parts.emplace_back(std::move(hw), weight);
+    start = comma + 1;
+  }
+  if (parts.size() < 2) throw InputError("--tensor-split", f.tensor_split, "two GPUs or more (one GPU is --hw)");
+  const bool weighted = parts.front().second > 0;
+  for (const auto& [hw, w] : parts)
+    if ((w > 0) != weighted)
+      throw InputError("--tensor-split", f.tensor_split, "a :WEIGHT on every GPU or on none");
+  for (auto& [hw, w] : parts) f.device_names.push_back(hw.name);
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const specs::HardwareSpec& hw = parts[k].first;
+    LlamaCppDevice d;
+    d.name = f.device_names[k];
+    // The runtime's total where the preset records it (what cudaMemGetInfo reports), else the driver's.
+    d.capacity = hw.memory_torch_total ? *hw.memory_torch_total : hw.memory;
+    d.bandwidth = hw.bandwidth;
+    d.split = weighted ? parts[k].second : d.capacity.in(units::byte);
+    f.devices.push_back(d);
+  }
+}
+
 OffloadRequest offload_request(const NumericFlags& nf, const LlamaCppFlags& f, const Point& p,
                                const HardwareOption& hw, const WeightStorage& storage) {
   OffloadRequest off;
+  off.devices = f.devices;
   if (!nf.flags()[f.n_gpu_layers].raw.empty()) off.n_gpu_layers = p[f.n_gpu_layers];
   off.n_cpu_moe = p[f.n_cpu_moe];
   if (hw.has_figures()) off.gpu_bandwidth = hw.spec->bandwidth;

@@ -42,6 +42,10 @@ struct LlamaCppFlags {
   std::size_t ubatch = 0, parallel = 0;  // indices in NumericFlags
   std::size_t n_gpu_layers = 0, n_cpu_moe = 0, host_bandwidth = 0, host_memory = 0;
   std::size_t build = 0;  // --llama-cpp-build
+  std::string tensor_split;  // --tensor-split PRESET[:WEIGHT],...
+  // The GPUs of --tensor-split once parsed (parse_tensor_split); the names outlive the ResultSets.
+  std::vector<std::string> device_names;
+  std::vector<LlamaCppDevice> devices;
   bool swa_full = false, kv_unified = false, no_flash_attention = false, flash_attention = false;
 };
 /// With offload_flags (memory): also --n-gpu-layers, --n-cpu-moe, --host-bandwidth, --host-memory.
@@ -74,12 +78,18 @@ std::string llamacpp_failure(const ResultSet& rs);
 /// Part of the model in host memory (memory --engine llama.cpp): -ngl, --n-cpu-moe, the host's
 /// bandwidth and memory, the GPU's bandwidth, and how the weights are stored (their tensors).
 struct OffloadRequest {
+  std::vector<LlamaCppDevice> devices;  // --tensor-split's GPUs; empty: one GPU
   std::optional<double> n_gpu_layers;  // nullopt: all, or the most that fit when all do not
   double n_cpu_moe = 0;
   Bandwidth gpu_bandwidth{}, host_bandwidth{};
   std::optional<Bytes> host_memory;
   const WeightStorage* storage = nullptr;
 };
+/// --tensor-split "rtx-4090,rtx-3090" or "rtx-4090:3,rtx-3090:1": the GPUs (hardware presets or
+/// files) llama.cpp splits the layers over, with -ts proportions (default: each GPU's memory, as
+/// llama.cpp splits by free memory). Fills f.devices; InputError naming --tensor-split for an
+/// unknown GPU, a bad weight or fewer than two GPUs, and naming --hw or --gpu-memory given with it.
+void parse_tensor_split(CommandApp* sub, LlamaCppFlags& f);
 /// The offload request of one sweep point: -ngl when given, --n-cpu-moe, the host's figures, the
 /// GPU's bandwidth from --hw.
 OffloadRequest offload_request(const NumericFlags& nf, const LlamaCppFlags& f, const Point& p,

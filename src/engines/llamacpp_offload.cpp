@@ -150,51 +150,106 @@ LlamaCppPlacement llamacpp_place(const specs::ModelSpec& m, const LlamaCppInput&
   p.gpu_layers = act;
   p.output_on_gpu = on_gpu(m.layers, p.i_gpu_start, act);
 
+  // The cumulative split points: layer_gpu = upper_bound(splits, (il − i_gpu_start) / act).
+  const std::size_t n_dev = std::max<std::size_t>(o.devices.size(), 1);
+  std::vector<double> cum(n_dev, 1.0);
+  if (o.devices.size() > 1) {
+    double sum = 0;
+    for (const LlamaCppDevice& d : o.devices) sum += d.split;
+    double run = 0;
+    for (std::size_t k = 0; k < n_dev; ++k) cum[k] = (run += o.devices[k].split) / sum;
+  }
+  const auto device_of = [&](i64 layer) -> std::size_t {
+    const double f = static_cast<double>(layer - p.i_gpu_start) / static_cast<double>(act);
+    const auto k = static_cast<std::size_t>(std::upper_bound(cum.begin(), cum.end(), f) - cum.begin());
+    return std::min(k, n_dev - 1);
+  };
+  p.devices.assign(n_dev, LlamaCppDeviceShare{});
+  const auto note_layer = [&](std::size_t k, i64 layer) {
+    LlamaCppDeviceShare& d = p.devices[k];
+    d.first_layer = d.first_layer < 0 ? layer : std::min(d.first_layer, layer);
+    d.last_layer = std::max(d.last_layer, layer);
+  };
+  for (i64 l = p.i_gpu_start; l < p.i_gpu_start + act; ++l) note_layer(device_of(l), l);
+
   Bytes largest_host_matrix{};
   for (const LlamaCppTensor& t : o.tensors) {
     bool gpu = on_gpu(t.layer, p.i_gpu_start, act);
     if (t.expert && t.layer >= 0 && t.layer < o.n_cpu_moe) gpu = false;
-    (gpu ? p.gpu_weights : p.host_weights) += t.bytes;
-    (gpu ? p.gpu_read_per_token : p.host_read_per_token) += t.active * t.bytes;
+    if (gpu) {
+      LlamaCppDeviceShare& d = p.devices[device_of(t.layer)];
+      d.weights += t.bytes;
+      d.read_per_token += t.active * t.bytes;
+    } else {
+      p.host_weights += t.bytes;
+      p.host_read_per_token += t.active * t.bytes;
+    }
     // Op offload copies a host matrix of a repeating layer or the output to the GPU for a large
     // batch; the input layer's get_rows runs on the CPU.
     if (!gpu && t.layer >= 0) largest_host_matrix = std::max(largest_host_matrix, t.bytes);
   }
   const LlamaCppKv kv = llamacpp_kv(m, in);
-  for (i64 l = 0; l < m.layers; ++l)
-    (on_gpu(l, p.i_gpu_start, act) ? p.gpu_kv : p.host_kv) += layer_kv(m, in, kv, l);
+  for (i64 l = 0; l < m.layers; ++l) {
+    const Bytes b = layer_kv(m, in, kv, l);
+    if (on_gpu(l, p.i_gpu_start, act)) {
+      p.devices[device_of(l)].kv += b;
+      p.devices[device_of(l)].read_per_token += b;  // decode reads every cell (a full context)
+    } else {
+      p.host_kv += b;
+    }
+  }
 
+  // Each GPU's graph: its blocks' attention and feed-forward moments and the output's where it
+  // holds the output layer; the first GPU also copies the largest host matrix (op offload, batch
+  // ≥ 32).
   const LlamaCppCompute c = llamacpp_compute_buffer(m, in, kv);
-  const bool any_gpu_block = act > (p.output_on_gpu ? 1 : 0);
-  const bool any_host_block = p.i_gpu_start > 0;
-  // The GPU's graph: its blocks' attention and feed-forward moments, the output's when it holds
-  // the output layer, and the copy of the largest host matrix (op offload, batch ≥ 32).
-  Bytes gpu{};
-  if (any_gpu_block) gpu = std::max(c.attention, c.feed_forward);
-  if (p.output_on_gpu) gpu = std::max(gpu, c.output);
   p.op_offload_copy = act > 0 && p.host_weights > Bytes{} && kv.n_ubatch >= 32 ? largest_host_matrix : Bytes{};
-  p.gpu_compute = act > 0 ? gpu + p.op_offload_copy : Bytes{};
+  for (std::size_t k = 0; k < n_dev; ++k) {
+    LlamaCppDeviceShare& d = p.devices[k];
+    if (d.first_layer < 0) continue;
+    Bytes g{};
+    if (d.first_layer < m.layers) g = std::max(c.attention, c.feed_forward);
+    if (d.last_layer == m.layers) g = std::max(g, c.output);
+    d.compute = g + (k == 0 ? p.op_offload_copy : Bytes{});
+  }
+  for (const LlamaCppDeviceShare& d : p.devices) {
+    p.gpu_weights += d.weights;
+    p.gpu_kv += d.kv;
+    p.gpu_compute += d.compute;
+    p.gpu_read_per_token += d.read_per_token;
+  }
   // The host's graph: the input embeddings and the mask (f32, [n_embd | n_kv] × ubatch) always,
   // plus the moments of the blocks and the output it computes.
   const double ub = static_cast<double>(kv.n_ubatch);
   const double n_kv = static_cast<double>(kv.base_layers > 0 ? kv.base_cells : kv.swa_cells);
   Bytes host = (static_cast<double>(m.hidden) + n_kv) * ub * 4.0 * byte;
   Bytes host_graph{};
-  if (any_host_block) host_graph = std::max(c.attention, c.feed_forward);
+  if (p.i_gpu_start > 0) host_graph = std::max(c.attention, c.feed_forward);
   if (!p.output_on_gpu) host_graph = std::max(host_graph, c.output);
   p.host_compute = host + host_graph;
-  // Decode reads the KV of every layer at the cache's full length (the bound's worst case).
-  p.gpu_read_per_token += p.gpu_kv;
-  p.host_read_per_token += p.host_kv;
+  p.host_read_per_token += p.host_kv;  // every host cell read too
   return p;
 }
 
+namespace {
+
+// Whether every GPU's buffers fit its memory (one GPU: in.capacity).
+bool all_fit(const LlamaCppPlacement& p, const LlamaCppInput& in, const LlamaCppOffload& o) {
+  for (std::size_t k = 0; k < p.devices.size(); ++k) {
+    const std::optional<Bytes> cap = o.devices.empty() ? in.capacity : std::optional<Bytes>(o.devices[k].capacity);
+    if (cap && p.devices[k].total(in.cuda_context) > *cap) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::int64_t llamacpp_max_gpu_layers(const specs::ModelSpec& m, const LlamaCppInput& in, LlamaCppOffload o) {
-  if (!in.capacity) throw InputError("--gpu-memory", "(missing)", "a GPU memory to fit the offloaded layers in");
+  if (!in.capacity && o.devices.empty())
+    throw InputError("--gpu-memory", "(missing)", "a GPU memory to fit the offloaded layers in");
   const auto fits = [&](i64 ngl) {
     o.n_gpu_layers = ngl;
-    const LlamaCppPlacement p = llamacpp_place(m, in, o);
-    return p.gpu_weights + p.gpu_kv + p.gpu_compute + in.cuda_context <= *in.capacity;
+    return all_fit(llamacpp_place(m, in, o), in, o);
   };
   // The GPU ledger grows with every layer offloaded but one: the first (the output layer alone)
   // also removes the host logits, never a GPU buffer. Walk down from every layer.
@@ -202,6 +257,35 @@ std::int64_t llamacpp_max_gpu_layers(const specs::ModelSpec& m, const LlamaCppIn
     if (fits(ngl)) return ngl;
   return -1;
 }
+
+namespace {
+
+// Several GPUs (--tensor-split): each one's ledger and fit, the largest as per_gpu, fits when all do.
+void device_rows(const LlamaCppPlacement& p, const LlamaCppInput& in, const LlamaCppOffload& o, ResultSet& out) {
+  Bytes largest{};
+  bool fits = true;
+  for (std::size_t k = 0; k < p.devices.size(); ++k) {
+    const LlamaCppDeviceShare& d = p.devices[k];
+    const Bytes total = d.total(in.cuda_context);
+    largest = std::max(largest, total);
+    fits = fits && total <= o.devices[k].capacity;
+    const std::string key = "gpu" + std::to_string(k);
+    const std::string_view label = out.keep(key + " (" + std::string(o.devices[k].name) + ")");
+    const char* sym = "its layers' weights + KV + compute buffer + runtime reserve";
+    if (d.first_layer < 0)
+      out.item(out.keep(key + "_total"), label, value(total), sym, text("no layers: {}", in.cuda_context));
+    else
+      out.item(out.keep(key + "_total"), label, value(total), sym,
+               text("layers {}–{}: {} + {} + {} + {} of {}", static_cast<double>(d.first_layer),
+                    static_cast<double>(d.last_layer), d.weights, d.kv, d.compute, in.cuda_context,
+                    o.devices[k].capacity));
+  }
+  out.item("per_gpu", "the fullest GPU", value(largest), "max over the GPUs", text("{}", largest)).is_total = true;
+  out.item("fits", "fits", boolean(fits), "every GPU's total ≤ its memory",
+           text(fits ? "every GPU holds its share" : "a GPU's share exceeds its memory"));
+}
+
+}  // namespace
 
 void llamacpp_offload_memory(const specs::ModelSpec& m, const LlamaCppInput& in, const LlamaCppOffload& o,
                              ResultSet& out) {
@@ -227,11 +311,15 @@ void llamacpp_offload_memory(const specs::ModelSpec& m, const LlamaCppInput& in,
            text("{} + {} copied", p.gpu_compute - p.op_offload_copy, p.op_offload_copy));
   out.item("runtime_reserve", "runtime reserve", value(in.cuda_context), "CUDA context (not a llama.cpp buffer)",
            text("{}", in.cuda_context));
-  const Bytes per_gpu = p.gpu_weights + p.gpu_kv + p.gpu_compute + in.cuda_context;
-  out.item("per_gpu", "GPU total", value(per_gpu), "sum of the GPU rows",
-           text("{} + {} + {} + {}", p.gpu_weights, p.gpu_kv, p.gpu_compute, in.cuda_context))
-      .is_total = true;
-  if (in.capacity) fit_items(per_gpu, *in.capacity, out);
+  if (o.devices.size() <= 1) {
+    const Bytes per_gpu = p.gpu_weights + p.gpu_kv + p.gpu_compute + in.cuda_context;
+    out.item("per_gpu", "GPU total", value(per_gpu), "sum of the GPU rows",
+             text("{} + {} + {} + {}", p.gpu_weights, p.gpu_kv, p.gpu_compute, in.cuda_context))
+        .is_total = true;
+    if (in.capacity) fit_items(per_gpu, *in.capacity, out);
+  } else {
+    device_rows(p, in, o, out);
+  }
   out.item("host_weights", "weights in host memory", value(p.host_weights),
            "token_embd + the blocks not offloaded + routed experts kept by --n-cpu-moe", text("{}", p.host_weights));
   out.item("host_kv_cache", "KV cache in host memory", value(p.host_kv), "Σ host layers' cells · (row_K + row_V)",
@@ -247,8 +335,12 @@ void llamacpp_offload_memory(const specs::ModelSpec& m, const LlamaCppInput& in,
 
   // One decoded token reads the GPU's share at the GPU's bandwidth and the host's at the host's,
   // one after the other (llama.cpp runs the layers in order).
-  if (o.gpu_bandwidth > Bandwidth{} && o.host_bandwidth > Bandwidth{}) {
-    const Seconds t_gpu = p.gpu_read_per_token / o.gpu_bandwidth;
+  if ((o.devices.size() > 1 || o.gpu_bandwidth > Bandwidth{}) && o.host_bandwidth > Bandwidth{}) {
+    Seconds t_gpu{};
+    if (o.devices.size() <= 1)
+      t_gpu = p.gpu_read_per_token / o.gpu_bandwidth;
+    else  // the GPUs run their layers one after the other
+      for (std::size_t k = 0; k < o.devices.size(); ++k) t_gpu += p.devices[k].read_per_token / o.devices[k].bandwidth;
     const Seconds t_host = p.host_read_per_token / o.host_bandwidth;
     const Seconds bound = t_gpu + t_host;
     const Seconds expected = t_gpu / kGpuEfficiency + t_host / kHostEfficiency;
@@ -259,9 +351,8 @@ void llamacpp_offload_memory(const specs::ModelSpec& m, const LlamaCppInput& in,
              "host weights (routed experts: top-k of E; token_embd: one row, not counted) + host KV",
              text("{}", p.host_read_per_token));
     out.item("decode_tokens_per_second", "decode bound", value(token / bound),
-             "1 / (GPU bytes / GPU bandwidth + host bytes / host bandwidth)",
-             text("1 / ({} / {} + {} / {})", p.gpu_read_per_token, o.gpu_bandwidth, p.host_read_per_token,
-                  o.host_bandwidth));
+             "1 / (Σ GPU bytes / its bandwidth + host bytes / host bandwidth)",
+             text("1 / ({} + {} / {})", t_gpu, p.host_read_per_token, o.host_bandwidth));
     out.item("expected_decode_tokens_per_second", "expected decode", value(token / expected),
              "1 / (GPU time / e_gpu + host time / e_host)",
              text("1 / ({} / {} + {} / {})", t_gpu, kGpuEfficiency, t_host, kHostEfficiency));

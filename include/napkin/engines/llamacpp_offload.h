@@ -36,7 +36,21 @@ struct LlamaCppTensor {
   Bytes bytes{};
 };
 
+/// One GPU of a --tensor-split: its name, the memory its runtime reports, its bandwidth and its
+/// share of the offloaded layers (llama.cpp's -ts proportions; by default each GPU's free memory).
+struct LlamaCppDevice {
+  std::string_view name;
+  Bytes capacity{};
+  Bandwidth bandwidth{};
+  double split = 1.0;
+};
+
 struct LlamaCppOffload {
+  // Several GPUs (--tensor-split): the layers split over them in order by their proportions
+  // (src/llama-model.cpp load_tensors: layer_gpu = upper_bound(cumulative splits, (il −
+  // i_gpu_start) / act_gpu_layers)), each with its own buffers. Empty: one GPU, of in.capacity and
+  // gpu_bandwidth.
+  std::vector<LlamaCppDevice> devices;
   std::optional<std::int64_t> n_gpu_layers{};  // -ngl; nullopt: every layer and the output (-ngl 99)
   std::int64_t n_cpu_moe = 0;                  // --n-cpu-moe
   std::vector<LlamaCppTensor> tensors;         // every weight of the model, summing to in.weights
@@ -60,7 +74,15 @@ struct NamedBytes {
 };
 std::vector<LlamaCppTensor> llamacpp_tensors(const specs::ModelSpec& m, const std::vector<NamedBytes>& gguf);
 
+/// What one GPU holds.
+struct LlamaCppDeviceShare {
+  Bytes weights{}, kv{}, compute{}, read_per_token{};
+  std::int64_t first_layer = -1, last_layer = -1;  // the layers (blocks, n_layer the output) it holds
+  Bytes total(Bytes runtime_reserve) const { return weights + kv + compute + runtime_reserve; }
+};
+
 struct LlamaCppPlacement {
+  std::vector<LlamaCppDeviceShare> devices;  // one per GPU; the gpu_* figures below are their sums
   std::int64_t n_layer = 0;
   std::int64_t gpu_layers = 0;   // of n_layer + 1 (the output counts as one)
   std::int64_t i_gpu_start = 0;  // first block on the GPU
