@@ -37,6 +37,14 @@ EngineTotal fill_engine_total(const HardwareOption& hw, NumericFlag& capacity) {
     t.source = hw.spec->name + "'s memory the GPU may use (Metal's recommendedMaxWorkingSetSize)";
     return t;
   }
+  if (hw.spec->gpu_memory_share) {  // another unified-memory part (GB10, Strix Halo): the preset's share
+    if (hw.spec->memory_torch_total) hw.fill(capacity, hw.spec->memory_torch_total->in_base_units());
+    t.source = hw.spec->name + "'s share of the unified memory the GPU may use by default (" +
+               hw.spec->gpu_memory_share_basis + "), not the RAM installed: the OS, the CPU side and the page cache " +
+               "draw on the same pool" +
+               (hw.spec->memory_torch_total ? "; measured (the preset's memory_torch_total_source)" : "");
+    return t;
+  }
   if (hw.spec->memory_torch_total) {
     hw.fill(capacity, hw.spec->memory_torch_total->in_base_units());
     t.source = hw.spec->name + "'s total as the CUDA runtime reports it (torch.cuda.mem_get_info), below the driver's " +

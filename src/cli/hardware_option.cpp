@@ -45,7 +45,7 @@ void HardwareOption::assume(ResultSet& rs) const {
                                std::string_view(spec->name), std::string_view(spec->full_name),
                                std::string_view(spec->alias_note.empty() ? "" : "; "),
                                std::string_view(spec->alias_note)));
-  else if (spec && spec->gpu_memory_share)  // Apple silicon: the alias note states the size and the share
+  else if (spec && spec->gpu_memory_share)  // unified memory: the alias note states the size and the share
     rs.assume("hardware", text("{} ({}; {}): datasheet figures for the hardware flags not given (memory: the GPU's "
                                "default share of the unified memory), sources in data/presets/hardware",
                                std::string_view(spec->name), std::string_view(spec->full_name),

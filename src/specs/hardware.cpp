@@ -92,12 +92,15 @@ constexpr Field kHardwareFields[] = {
     {"memory_bytes", Kind::positive, "bytes", {}, true},
     {"memory_physical_bytes", Kind::positive, "bytes"},
     {"memory_unit_note", Kind::text},
-    // Apple silicon: the unified memory sizes sold (physical, smallest first), and for each the share
-    // the GPU may use by default (Metal's recommendedMaxWorkingSetSize / RAM); memory_bytes is the
-    // first size times its share, memory_physical_bytes the first size.
+    // Unified memory (Apple silicon, GB10, Strix Halo): the sizes sold (physical, smallest first), and
+    // for each the share the GPU may use by default (on Apple silicon Metal's
+    // recommendedMaxWorkingSetSize / RAM); memory_bytes is the first size times its share,
+    // memory_physical_bytes the first size. gpu_memory_share_basis: what sets the share, in a few
+    // words for the hardware assumption (absent: Metal's recommendedMaxWorkingSetSize).
     {"memory_options_bytes", Kind::positives, "bytes"},
     {"gpu_memory_share", Kind::positives, "one (a fraction of the RAM)"},
     {"gpu_memory_share_source", Kind::text},
+    {"gpu_memory_share_basis", Kind::text},
     {"variant_note", Kind::text},
     {"memory_reported_total_bytes", Kind::positive, "bytes"},
     {"memory_torch_total_bytes", Kind::positive, "bytes"},
@@ -128,6 +131,9 @@ constexpr Field kHardwareFields[] = {
 };
 
 constexpr double kTwoTo53 = 9007199254740992.0;
+
+// What sets the GPU's share of unified memory when a preset does not say: Apple silicon's.
+constexpr std::string_view kMetalWorkingSet = "Metal's recommendedMaxWorkingSetSize";
 
 // A JSON pointer token: '~' and '/' escaped (RFC 6901).
 std::string pointer_token(const std::string& key) {
@@ -305,7 +311,15 @@ HardwareSpec from_json(const json& j, const std::string& name, const std::string
                            "): the total a runtime reports is what the driver leaves of the memory");
   if (const auto p = optional_number(j, "memory_physical_bytes")) h.memory_physical = *p * byte;
   read_memory_options(j, h, file);
-  if (!h.memory_options.empty()) h.gpu_memory_share = h.memory_options.front().gpu_share;
+  if (!h.memory_options.empty()) {
+    h.gpu_memory_share = h.memory_options.front().gpu_share;
+    h.gpu_memory_share_basis = j.contains("gpu_memory_share_basis") && j.at("gpu_memory_share_basis").is_string()
+                                   ? j.at("gpu_memory_share_basis").get<std::string>()
+                                   : std::string(kMetalWorkingSet);
+  } else if (j.contains("gpu_memory_share_basis") && j.at("gpu_memory_share_basis").is_string()) {
+    throw InputError(file + ": /gpu_memory_share_basis", shown(j.at("gpu_memory_share_basis")),
+                     "memory_options_bytes and gpu_memory_share with it (the basis of a share the preset gives)");
+  }
   if (const auto v = optional_number(j, "gpu_cores")) h.gpu_cores = *v;
   if (j.contains("variant_note") && j.at("variant_note").is_string())
     h.variant_note = j.at("variant_note").get<std::string>();
@@ -432,7 +446,22 @@ constexpr Alias kAliases[] = {
     {"6000-ada", "rtx-6000-ada", ""},
     {"orin", "jetson-agx-orin", "the AGX Orin 64 GB module; jetson-agx-orin-32gb is the 32 GB one"},
     {"agx-orin", "jetson-agx-orin", "the AGX Orin 64 GB module; jetson-agx-orin-32gb is the 32 GB one"},
+    // Unified-memory parts: the alias also takes a size ("strix-halo-128gb"), and the preset's
+    // variant_note, not a note here, says what it was read as.
+    {"gb10", "dgx-spark", ""},
+    {"dgx-spark-gb10", "dgx-spark", ""},
+    {"strix-halo", "ryzen-ai-max-395", ""},
+    {"ryzen-ai-max-plus-395", "ryzen-ai-max-395", ""},
+    {"ryzen-ai-max+-395", "ryzen-ai-max-395", ""},
+    {"radeon-8060s", "ryzen-ai-max-395", ""},
 };
+
+// The preset a short name stands for, or nothing.
+const Alias* alias_of(std::string_view typed) {
+  for (const Alias& a : kAliases)
+    if (a.typed == typed) return &a;
+  return nullptr;
+}
 
 // The digit runs of a name ("a100-pcie-80gb": 100, 80), which tell parts and memory sizes apart.
 std::vector<std::string> numbers_in(std::string_view s) {
@@ -479,7 +508,7 @@ std::string gib_text(Bytes b) {
   return buf;
 }
 
-// "3/4" for the shares macOS uses, else a percentage.
+// "3/4" for the shares macOS uses, else a percentage ("95.07%").
 std::string share_text(double share) {
   if (std::abs(share - 2.0 / 3.0) < 1e-9) return "2/3";
   if (std::abs(share - 0.75) < 1e-12) return "3/4";
@@ -508,12 +537,12 @@ HardwareSpec with_configuration(HardwareSpec h, std::size_t i, const std::string
     if (k != i) others += (others.empty() ? "" : ", ") + sized_name(preset, h.memory_options[k]);
   std::string note = "--hw " + typed + " read as " + (renamed ? preset + ", " : std::string()) + h.variant_note +
                      (h.variant_note.empty() ? "" : "; ") + "with " + whole_gib(o.physical) + " GB of unified memory" +
-                     (sized ? "" : ", the smallest size sold") +
+                     (sized || h.memory_options.size() == 1 ? "" : ", the smallest size sold") +
                      (others.empty() ? std::string(" (the only size sold)")
                                      : " (" + others + (others.find(',') == std::string::npos ? " is the other)"
                                                                                               : " are the others)")) +
                      ", of which the GPU may use " + gib_text(h.memory) + " by default (" + share_text(o.gpu_share) +
-                     ", Metal's recommendedMaxWorkingSetSize)";
+                     ", " + h.gpu_memory_share_basis + ")";
   h.alias_note = note;
   if (renamed) h.name = typed;
   return h;
@@ -544,7 +573,8 @@ std::optional<HardwareSpec> load_sized(const std::string& arg, const std::string
   if (digits.empty() || digits.size() > 6 ||
       !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return std::nullopt;
-  const std::string named = typed.substr(0, dash);
+  std::string named = typed.substr(0, dash);
+  if (const Alias* a = alias_of(named)) named = std::string(a->preset);  // "strix-halo-128gb"
   const std::string preset = full_variant(named).value_or(named);
   for (const auto& p : hardware_preset_texts()) {
     if (p.name != preset) continue;
@@ -553,7 +583,8 @@ std::optional<HardwareSpec> load_sized(const std::string& arg, const std::string
     for (const auto& o : h.memory_options) sold += (sold.empty() ? "" : ", ") + whole_gib(o.physical) + "gb";
     if (h.memory_options.empty())
       throw InputError("--hw", arg, "a preset name: " + preset + " has one memory size (" + gib_text(h.memory_advertised) +
-                                         "); a -<N>gb suffix picks among the sizes an Apple silicon chip was sold with");
+                                         "); a -<N>gb suffix picks among the sizes a unified-memory chip was sold "
+                                         "with (Apple silicon, DGX Spark, Strix Halo)");
     for (std::size_t i = 0; i < h.memory_options.size(); ++i)
       if (whole_gib(h.memory_options[i].physical) == digits) return with_configuration(h, i, arg, preset, true, true);
     // A smaller-GPU variant may have been sold with that size (the 96 GB M3 Max is the 30-core one).
@@ -590,15 +621,19 @@ HardwareSpec load_hardware(const std::string& arg) {
   const std::string typed = lower(arg);
   for (const auto& p : hardware_preset_texts())
     if (p.name == typed) return configured(load_preset(p));
-  for (const Alias& a : kAliases)
-    if (a.typed == typed)
-      for (const auto& p : hardware_preset_texts())
-        if (p.name == a.preset) {
-          HardwareSpec h = load_preset(p);
-          h.alias_note = "--hw " + arg + " read as " + std::string(a.preset) + (a.note.empty() ? "" : ", ") +
-                         std::string(a.note);
+  if (const Alias* a = alias_of(typed))
+    for (const auto& p : hardware_preset_texts())
+      if (p.name == a->preset) {
+        HardwareSpec h = load_preset(p);
+        if (!h.memory_options.empty()) {  // unified memory: the note states the size and the GPU's share
+          h = with_configuration(h, 0, arg, std::string(a->preset), true, false);
+          h.name = std::string(a->preset);
           return h;
         }
+        h.alias_note = "--hw " + arg + " read as " + std::string(a->preset) + (a->note.empty() ? "" : ", ") +
+                       std::string(a->note);
+        return h;
+      }
   if (const auto full = full_variant(typed))
     for (const auto& p : hardware_preset_texts())
       if (p.name == *full) return with_configuration(load_preset(p), 0, arg, *full, true, false);

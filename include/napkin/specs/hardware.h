@@ -24,11 +24,13 @@ struct HardwareSpec {
   std::optional<Bytes> memory_torch_total{};
   std::string memory_torch_total_source;  // where that total was measured (a log, a deviceQuery dump)
   Bandwidth bandwidth{};  // memory bandwidth, peak
-  // The installed memory (memory_physical_bytes) where the preset states it. On Apple silicon
-  // (unified memory) memory is what the GPU may use by default (Metal's recommendedMaxWorkingSetSize),
-  // memory_physical the RAM of the configuration chosen, and gpu_memory_share their ratio;
-  // memory_options the configurations sold, smallest first (the bare preset name is the first;
-  // "--hw apple-m2-ultra-192gb" picks another). gpu_memory_share and memory_options: Apple only.
+  // The installed memory (memory_physical_bytes) where the preset states it. On a part whose CPU and
+  // GPU share one pool (Apple silicon, DGX Spark's GB10, AMD's Strix Halo) memory is what the GPU
+  // may use by default, memory_physical the RAM of the configuration chosen, and gpu_memory_share
+  // their ratio; memory_options the configurations sold, smallest first (the bare preset name is
+  // the first; "--hw apple-m2-ultra-192gb" picks another). gpu_memory_share_basis says what sets
+  // the share: Metal's recommendedMaxWorkingSetSize on Apple silicon (the default when a preset
+  // names none), the OS's MemTotal on a GB10, the Linux TTM page limit on Strix Halo.
   struct MemoryOption {
     Bytes physical{};
     double gpu_share = 1.0;  // the share of `physical` the GPU may use by default
@@ -36,6 +38,7 @@ struct HardwareSpec {
   std::optional<Bytes> memory_physical;
   std::optional<double> gpu_memory_share;
   std::vector<MemoryOption> memory_options;
+  std::string gpu_memory_share_basis;  // "Metal's recommendedMaxWorkingSetSize"; set with memory_options
   std::string variant_note;  // "the 40-core GPU M3 Max, the largest; apple-m3-max-30c is the 30-core one"
   std::optional<double> gpu_cores;  // Apple GPU cores ("apple-m3-max-40c" names the bare preset by them)
   // A class of devices (--hw cpu), not a part: no memory, bandwidth or peak of its own (memory and
