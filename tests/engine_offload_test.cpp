@@ -9,6 +9,9 @@
 #include "napkin/memory/ledgers.h"
 #include "napkin/model/gguf_quant.h"
 #include "napkin/specs/presets.h"
+#include "run_napkin.h"
+
+#include <nlohmann/json.hpp>
 
 using namespace napkin;
 using namespace napkin::units;
@@ -198,4 +201,43 @@ TEST_CASE("more vLLM users than --max-num-seqs fit on no number of GPUs: refused
   w.context = base.context;
   CHECK_THROWS_WITH(vllm_min_gpus(m, base, w, 300.0, LayoutSearch{}),
                     Catch::StartsWith("--users: '300': expected at most --max-num-seqs (256)"));
+}
+
+// src/llama-model.cpp load_tensors: with several GPUs, layer il goes to the first GPU whose
+// cumulative split exceeds (il − i_gpu_start) / act_gpu_layers; -ts 3,1 gives the first GPU three
+// quarters of the layers.
+TEST_CASE("llama.cpp --tensor-split 3,1 puts the first three quarters of the layers on the first GPU",
+          "[llamacpp_offload]") {
+  Run r("llama-3.1-8b");
+  r.o.devices = {{"a", 24.0 * GiB, 1.0e12 * units::byte_per_s, 3.0}, {"b", 24.0 * GiB, 0.5e12 * units::byte_per_s, 1.0}};
+  const LlamaCppPlacement p = r.place();
+  REQUIRE(p.devices.size() == 2);
+  // 33 layers (32 blocks and the output): (il / 33) < 0.75 for il ≤ 24.
+  CHECK(p.devices[0].first_layer == 0);
+  CHECK(p.devices[0].last_layer == 24);
+  CHECK(p.devices[1].first_layer == 25);
+  CHECK(p.devices[1].last_layer == 32);
+  // Every block's KV is on one GPU, 25 blocks on the first.
+  CHECK(p.devices[0].kv.in(byte) == Approx((p.devices[0].kv + p.devices[1].kv).in(byte) * 25.0 / 32.0).epsilon(1e-12));
+  // The sums are the one-GPU figures.
+  LlamaCppOffload one = r.o;
+  one.devices.clear();
+  const LlamaCppPlacement q = llamacpp_place(r.m, r.in, one);
+  CHECK(p.gpu_weights.in(byte) == Approx(q.gpu_weights.in(byte)).epsilon(1e-12));
+  CHECK(p.gpu_kv == q.gpu_kv);
+}
+
+TEST_CASE("memory --tensor-split rtx-4090,rtx-3090 holds Llama-3.1-70B Q4_K_M on both, each under its total",
+          "[llamacpp_offload][cli]") {
+  const auto r = napkin_test::run_napkin(
+      "memory llama-3.1-70b --engine llama.cpp --weights-dtype q4_k_m --tensor-split rtx-4090,rtx-3090 --context 8192 --json");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["results"]["fits"]["value"] == true);
+  CHECK(j["results"]["gpu0_total"]["value"].get<double>() <= 25386352640.0);  // the RTX 4090's CUDA total
+  CHECK(j["results"]["gpu1_total"]["value"].get<double>() <= 25318916096.0);  // the RTX 3090's
+  CHECK(napkin_test::run_napkin("memory llama-3.1-8b --engine llama.cpp --tensor-split rtx-4090").code == 2);
+  CHECK(napkin_test::run_napkin("memory llama-3.1-8b --engine llama.cpp --tensor-split rtx-4090:1,rtx-3090").code == 2);
+  CHECK(napkin_test::run_napkin("memory llama-3.1-8b --engine llama.cpp --hw h100-sxm --tensor-split rtx-4090,rtx-3090")
+            .code == 2);
 }

@@ -258,10 +258,7 @@ void resolve_storage_and_hardware(CommandApp* sub, MemoryCmd& c, MemoryPlan& pla
   if (c.bare) refuse_gguf_weights(c.weights_dtype, "--params");
   if (!plan.made_up.empty()) refuse_gguf_weights(c.weights_dtype, "the made-up decoder");
   plan.kd = plan.llamacpp ? Dtype::bf16 : parse_dtype(c.kv_dtype, "--kv-dtype");
-  if (plan.llamacpp) {
-    fill_llamacpp_input(sub, c.kv_dtype, c.llama, plan.llama);
-    parse_tensor_split(sub, c.llama);
-  }
+  if (plan.llamacpp) fill_llamacpp_input(sub, c.kv_dtype, c.llama, plan.llama);
   c.hw.load();
   if (c.hw.spec) c.hw.fill(flags[c.capacity], c.hw.spec->memory.in_base_units());
   // The engines size their budgets from the total the CUDA runtime reports, a little below the

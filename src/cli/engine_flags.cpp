@@ -145,7 +145,8 @@ void check_engine_flags(CommandApp* sub, Engine engine, std::initializer_list<co
     throw InputError("--no-flash-attention", "(with --flash-attention)", "one of them");
 }
 
-void fill_llamacpp_input(CommandApp* sub, const std::string& kv_dtype, const LlamaCppFlags& f, LlamaCppInput& in) {
+void fill_llamacpp_input(CommandApp* sub, const std::string& kv_dtype, LlamaCppFlags& f, LlamaCppInput& in) {
+  parse_tensor_split(sub, f);
   in.type_k = sub->get_option("--kv-dtype")->count() > 0 ? parse_cache_type(kv_dtype, "--kv-dtype") : CacheType::f16;
   in.type_v = f.v_dtype.empty() ? in.type_k : parse_cache_type(f.v_dtype, "--v-dtype");
   in.flash_attention = !f.no_flash_attention;

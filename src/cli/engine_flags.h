@@ -59,7 +59,8 @@ void check_engine_flags(CommandApp* sub, Engine engine, std::initializer_list<co
 /// The cache types and flash attention of a llama.cpp run: --kv-dtype (default f16) for K,
 /// --v-dtype (default: K's) for V. llama.cpp refuses a quantized V cache without flash attention
 /// ("V cache quantization requires flash_attn", src/llama-context.cpp): so does napkin.
-void fill_llamacpp_input(CommandApp* sub, const std::string& kv_dtype, const LlamaCppFlags& f, LlamaCppInput& in);
+/// Also parses --tensor-split (parse_tensor_split).
+void fill_llamacpp_input(CommandApp* sub, const std::string& kv_dtype, LlamaCppFlags& f, LlamaCppInput& in);
 /// The llama.cpp build at one sweep point (--llama-cpp-build; 0, the current reserve, when not given).
 int llamacpp_build(const LlamaCppFlags& f, const Point& p);
 

@@ -144,8 +144,11 @@ LlamaCppPlacement llamacpp_place(const specs::ModelSpec& m, const LlamaCppInput&
     throw InputError("--n-cpu-moe", std::to_string(o.n_cpu_moe),
                      "a model with routed experts ('" + m.name + "' has none to keep in host memory)");
   // src/llama-model.cpp load_tensors: i_gpu_start = max(n_layer + 1 − n_gpu_layers, 0),
-  // act_gpu_layers = min(n_gpu_layers, n_layer + 1); the output layer is number n_layer.
-  p.i_gpu_start = std::max<i64>(m.layers + 1 - ngl, 0);
+  // act_gpu_layers = min(n_gpu_layers, n_layer + 1); the output layer is number n_layer. Before
+  // PR #18148: i_gpu_start = max(n_layer − n_gpu_layers, 0), so -ngl N offloads N blocks and the
+  // output only when N > n_layer.
+  const bool old_rule = in.build > 0 && in.build < kLlamaCppBuildNglCountsOutput;
+  p.i_gpu_start = std::max<i64>(m.layers + (old_rule ? 0 : 1) - ngl, 0);
   const i64 act = std::min<i64>(ngl, m.layers + 1);
   p.gpu_layers = act;
   p.output_on_gpu = on_gpu(m.layers, p.i_gpu_start, act);

@@ -15,6 +15,10 @@
 // The compute buffers are napkin's model (llamacpp_compute_buffer) per device, plus, on the GPU,
 // the largest host-resident matrix: with partial offload llama.cpp copies a host weight to the GPU
 // for a batch of 32 or more tokens (op offload, on by default) through the GPU's compute buffer.
+//
+// Builds before llama.cpp PR #18148 (merged 2025-12-17) did not count the output layer among the
+// -ngl layers: i_gpu_start = max(n_layer − ngl, 0), and the output went to the GPU only when ngl >
+// n_layer. LlamaCppInput::build below kLlamaCppBuildNglCountsOutput follows that rule.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +31,12 @@
 #include "napkin/model/model_spec.h"
 
 namespace napkin {
+
+/// The first llama.cpp build whose -ngl counts the output layer (PR #18148, merged 2025-12-17).
+/// Its number is bracketed, not pinned: b7045 was out on 2025-11-13
+/// (https://github.com/docker/model-runner/pull/404) and b7571 by 2025-12-29
+/// (https://github.com/AOSC-Dev/aosc-os-abbs/pull/14262); b7450 is taken, within about 60 builds.
+inline constexpr int kLlamaCppBuildNglCountsOutput = 7450;
 
 /// One weight tensor by where llama.cpp places it.
 struct LlamaCppTensor {
