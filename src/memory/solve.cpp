@@ -189,7 +189,8 @@ void solve_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, 
     layout_answer(out, a, search_limits(m, search, false), "");
     out.assume("solver", text("fewest GPUs: every TP degree the model accepts (divisors of the heads compatible with "
                               "the KV heads) and every PP degree within the limits tried on the per-GPU ledger; ties "
-                              "go to fewer pipeline stages, then lower TP"));
+                              "go to fewer pipeline stages, then lower TP; a serving engine reserves more than this "
+                              "ledger (memory --engine vllm --users N --min-gpus answers with vLLM's own budget)"));
     return;
   }
   const std::int64_t answer = solve_inference(m, in, what);
