@@ -51,7 +51,6 @@ EngineTotal fill_engine_total(const HardwareOption& hw, NumericFlag& capacity) {
                "(nvidia-smi); measured (the preset's memory_torch_total_source)";
     return t;
   }
-  t.driver_total = true;
   t.source = hw.spec->name + "'s memory as the driver reports it (nvidia-smi or the datasheet): no CUDA-runtime total " +
              "is recorded for this part; the runtime typically sees 0.3–0.6 GiB less (79.20 of 79.65 GiB on an H100 SXM)";
   return t;

@@ -25,11 +25,10 @@ Engine parse_engine(const std::string& text);
 /// (torch.cuda.mem_get_info, cudaMemGetInfo: the driver's total less its reservations, e.g. 79.20
 /// GiB on an H100 SXM where nvidia-smi shows 79.65). With --hw naming a part whose preset records
 /// that total, it fills `capacity` (a --gpu-memory given wins); `source` says where the figure
-/// came from, and `driver_total` is set when it is only the driver's (nvidia-smi) total, which the
-/// runtime sees 0.3–0.6 GiB of less.
+/// came from (the driver's total, which the runtime sees 0.3–0.6 GiB of less, where no runtime
+/// total is recorded).
 struct EngineTotal {
   std::string source;
-  bool driver_total = false;
 };
 EngineTotal fill_engine_total(const HardwareOption& hw, NumericFlag& capacity);
 /// States `t` (key gpu_total).
