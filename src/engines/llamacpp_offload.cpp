@@ -225,15 +225,14 @@ LlamaCppPlacement llamacpp_place(const specs::ModelSpec& m, const LlamaCppInput&
     p.gpu_compute += d.compute;
     p.gpu_read_per_token += d.read_per_token;
   }
-  // The host's graph: the input embeddings and the mask (f32, [n_embd | n_kv] × ubatch) always,
-  // plus the moments of the blocks and the output it computes.
-  const double ub = static_cast<double>(kv.n_ubatch);
-  const double n_kv = static_cast<double>(kv.base_layers > 0 ? kv.base_cells : kv.swa_cells);
-  Bytes host = (static_cast<double>(m.hidden) + n_kv) * ub * 4.0 * byte;
+  // The host's buffers: the CUDA_Host staging buffer of the inputs and masks (as with every layer
+  // offloaded, llamacpp_compute_buffer's host) and, where the CPU computes blocks or the output, its
+  // own compute buffer of their moments (llama.cpp's "CPU compute buffer").
   Bytes host_graph{};
   if (p.i_gpu_start > 0) host_graph = std::max(c.attention, c.feed_forward);
   if (!p.output_on_gpu) host_graph = std::max(host_graph, c.output);
-  p.host_compute = host + host_graph;
+  p.host_cpu_compute = host_graph;
+  p.host_compute = c.host;
   p.host_read_per_token += p.host_kv;  // every host cell read too
   return p;
 }
@@ -331,11 +330,13 @@ void llamacpp_offload_memory(const specs::ModelSpec& m, const LlamaCppInput& in,
            "token_embd + the blocks not offloaded + routed experts kept by --n-cpu-moe", text("{}", p.host_weights));
   out.item("host_kv_cache", "KV cache in host memory", value(p.host_kv), "Σ host layers' cells · (row_K + row_V)",
            text("{}", p.host_kv));
-  out.item("host_compute_buffer", "host compute buffer", value(p.host_compute),
-           "(D + n_kv) · ubatch · 4 B + moments of the host's layers", text("{}", p.host_compute));
-  const Bytes host = p.host_weights + p.host_kv + p.host_compute;
+  out.item("host_compute_buffer", "host compute buffer (CUDA_Host)", value(p.host_compute),
+           "the inputs' embedding rows and masks staged for the GPU", text("{}", p.host_compute));
+  out.item("host_cpu_compute_buffer", "CPU compute buffer", value(p.host_cpu_compute),
+           "max(moments of the layers the CPU computes)", text("{}", p.host_cpu_compute));
+  const Bytes host = p.host_weights + p.host_kv + p.host_compute + p.host_cpu_compute;
   out.item("host_total", "host memory", value(host), "sum of the host rows",
-           text("{} + {} + {}", p.host_weights, p.host_kv, p.host_compute));
+           text("{} + {} + {} + {}", p.host_weights, p.host_kv, p.host_compute, p.host_cpu_compute));
   if (o.host_capacity)
     out.item("host_fits", "fits in host memory", boolean(host <= *o.host_capacity), "host total ≤ host memory",
              text("{} ≤ {}", host, *o.host_capacity));

@@ -99,7 +99,8 @@ struct LlamaCppPlacement {
   bool output_on_gpu = true;
   Bytes gpu_weights{}, host_weights{};
   Bytes gpu_kv{}, host_kv{};
-  Bytes gpu_compute{}, host_compute{};
+  Bytes gpu_compute{}, host_compute{};  // host_compute: the CUDA_Host staging buffer
+  Bytes host_cpu_compute{};              // the CPU backend's compute buffer (the layers it computes)
   Bytes op_offload_copy{};       // the largest host matrix the GPU copies (part of gpu_compute)
   Bytes gpu_read_per_token{}, host_read_per_token{};  // weights read per decoded token
 };
@@ -115,7 +116,8 @@ std::int64_t llamacpp_max_gpu_layers(const specs::ModelSpec& m, const LlamaCppIn
 
 /// The ledger with part of the model in host memory: the GPU rows (weights, kv_cache,
 /// compute_buffer, runtime_reserve, per_gpu, fits), the host rows (host_weights, host_kv_cache,
-/// host_compute_buffer, host_total, host_fits with a host capacity), gpu_layers, and the decode
+/// host_compute_buffer (CUDA_Host), host_cpu_compute_buffer, host_total, host_fits with a host
+/// capacity), gpu_layers, and the decode
 /// speed from both bandwidths (decode_tokens_per_second: the bound at peak bandwidths;
 /// expected_decode_tokens_per_second: at the efficiencies stated in the assumptions).
 void llamacpp_offload_memory(const specs::ModelSpec& m, const LlamaCppInput& in, const LlamaCppOffload& o,
