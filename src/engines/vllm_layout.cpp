@@ -121,8 +121,7 @@ void vllm_min_gpus(const specs::ModelSpec& m, const VllmInput& base, const Infer
     out.remark(text("vLLM needs {} GPUs where napkin's engine-neutral ledger needs {}: vLLM leaves {} of each GPU "
                   "unused (--gpu-memory-utilization), reserves its profiled activation peak and pages the KV cache in "
                   "blocks, while the engine-neutral ledger counts the exact KV of --users sequences, one prefill chunk's "
-                  "activations and a 5% allocator slack (memory --min-gpus without --engine); the neutral search also "
-                  "tries pipeline stages",
+                  "activations and a 5% allocator slack (memory --min-gpus without --engine)",
                   gpus(a.fewest), gpus(n.fewest),
                   1.0 - base.gpu_memory_utilization));
   out.assume("solver", text("fewest GPUs for vLLM: every TP degree the model accepts (divisors of the heads compatible "
