@@ -230,6 +230,7 @@ LlamaCppPlacement llamacpp_place(const specs::ModelSpec& m, const LlamaCppInput&
   // own compute buffer of their moments (llama.cpp's "CPU compute buffer").
   Bytes host_graph{};
   if (p.i_gpu_start > 0) host_graph = std::max(c.attention, c.feed_forward);
+  if (o.n_cpu_moe > 0) host_graph = std::max(host_graph, c.feed_forward);  // the experts it keeps run there
   if (!p.output_on_gpu) host_graph = std::max(host_graph, c.output);
   p.host_cpu_compute = host_graph;
   p.host_compute = c.host;
