@@ -304,7 +304,7 @@ void llamacpp_offload_memory(const specs::ModelSpec& m, const LlamaCppInput& in,
 
   const double layers = static_cast<double>(m.layers);
   out.item("gpu_layers", "layers on the GPU", value(static_cast<double>(p.gpu_layers)),
-           "min(-ngl, n_layer + 1): blocks ≥ n_layer + 1 − ngl and the output",
+           "the last -ngl of the n_layer + 1 layers (the output counts as one from b7450; before, -ngl blocks)",
            text("offloaded {}/{} layers to GPU: blocks {}–{}{}", static_cast<double>(p.gpu_layers), layers + 1.0,
                 static_cast<double>(p.i_gpu_start), layers - 1.0,
                 p.output_on_gpu ? ", output on the GPU" : ", output on the CPU"));
