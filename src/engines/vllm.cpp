@@ -602,7 +602,7 @@ void vllm_budget(const specs::ModelSpec& m, const VllmInput& in, ResultSet& out,
            "blocks / blocks per request", text("{} / {}", static_cast<double>(b.kv_blocks), static_cast<double>(b.blocks_per_request)));
   if (ledger && b.users > 1.0)
     out.item("fits", "fits", boolean(vllm_fit(b) == VllmFit::fits), "--users requests of --context fit the pool at once",
-             text("{} requests ≥ {}", b.max_concurrency, b.users));
+             text(b.max_concurrency >= b.users ? "{} requests ≥ {}" : "{} requests < {}", b.max_concurrency, b.users));
   else if (ledger)
     out.item("fits", "fits", boolean(vllm_fit(b) == VllmFit::fits), "a request of --context fits the pool",
              text("{} requests", b.max_concurrency));
