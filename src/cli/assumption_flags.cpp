@@ -69,6 +69,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"tower", "--text-only"},
     {"unknown_family", ""},
     {"presets_source", ""},
+    {"systems_source", ""},
     {"config_crosscheck", ""},
     {"headers_only", ""},
     // a made-up decoder by flags (src/cli/model_flags.cpp)

@@ -28,6 +28,8 @@ const std::vector<ModelPresetText>& architecture_texts();
 const std::vector<ModelPresetText>& hardware_preset_texts();
 /// The serving efficiency profiles, data/presets/efficiency/*.json (specs/efficiency.h).
 const std::vector<ModelPresetText>& efficiency_profile_texts();
+/// The system presets, data/presets/systems/*.json (specs/systems.h).
+const std::vector<ModelPresetText>& system_preset_texts();
 
 std::vector<std::string> model_preset_names();
 bool is_model_preset(std::string_view name);

@@ -1,0 +1,39 @@
+// Systems: how a preset's GPUs are joined (data/presets/systems/*.json, each figure with its
+// source; the format is data/presets/systems/README.md). A node or rack of one GPU type: its
+// scale-up link (NVLink/NVSwitch, Infinity Fabric, TPU ICI) per GPU and its scale-out network per
+// node, every bandwidth per direction, beside what nccl-tests measured on it where published.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "napkin/ground/units.h"
+
+namespace napkin::specs {
+
+struct SystemSpec {
+  std::string name;       // the preset name ("dgx-h100")
+  std::string full_name;  // "NVIDIA DGX H100 (8x H100 SXM5 80GB)"
+  std::string kind;       // node, rack, cloud-instance, tpu-pod
+  std::string gpu;        // the hardware preset of its accelerators
+  double gpus_per_node = 0;
+  double scale_up_domain = 0;  // GPUs one scale-up fabric joins (8 in a DGX, 72 in an NVL72)
+  Bandwidth scale_up_per_gpu{};             // each way, the GPU's whole scale-up bandwidth
+  Bandwidth scale_up_peer_to_peer{};        // each way, between two GPUs (below the total on a mesh)
+  Bandwidth scale_out_per_node{};           // each way, the node's compute NICs together
+  Bandwidth scale_out_per_gpu{};            // each way, one GPU's share of them
+  std::optional<Bandwidth> measured_scale_up_all_reduce{};   // nccl-tests all-reduce busbw in a node
+  std::optional<Bandwidth> measured_scale_up_ring{};         // ring (non-all-reduce) busbw in a node
+  std::optional<Bandwidth> measured_scale_out_per_nic{};     // a NIC's achieved rate across nodes
+  std::optional<Bandwidth> measured_scale_out_all_reduce{};  // all-reduce busbw across nodes
+  std::vector<std::string> sources;
+};
+
+/// Every system preset's name, sorted.
+std::vector<std::string> system_preset_names();
+/// A system preset by name (case-insensitive). InputError naming --system for an unknown one (with
+/// the closest name) or a preset whose figures are missing or not positive.
+SystemSpec load_system(const std::string& name);
+
+}  // namespace napkin::specs
