@@ -40,6 +40,7 @@ struct TrainCmd {
               gpu_hours = 0, time = 0, peak = 0, power = 0, node_power = 0,
               gpus_per_node = 0, price_gpu_hour = 0, dropout = 0;
   std::size_t virtual_stages = 0, recompute_layers = 0;  // pipeline schedule, partial recomputation
+  std::size_t cp = 0;                                    // context parallelism
   EnergyPriceFlags priced;
   std::string formula = "6pd", dtype = "bf16", precision = "mixed", optimizer = "adamw", recompute = "none",
               params_count;
@@ -118,16 +119,19 @@ void add_hardware_options(CommandApp* sub, TrainCmd& c) {
 // Parallelism: the GPUs and their layout; then --zero (Training), which shards over dp.
 void add_parallelism_options(CommandApp* sub, TrainCmd& c) {
   c.gpus = c.nf.add(sub, "--gpus", "gpus", kCount, Constraint::positive_integer,
-                    "GPUs in the run (= tp·pp·dp; default tp·pp·dp)", "COUNT");
+                    "GPUs in the run (= tp·pp·cp·dp; default tp·pp·cp·dp)", "COUNT");
   c.tp = c.nf.add(sub, "--tp", "tp", kCount, Constraint::positive_integer, "Tensor-parallel degree (default 1)",
                   "COUNT", 1.0);
   c.pp = c.nf.add(sub, "--pp", "pp", kCount, Constraint::positive_integer, "Pipeline stages (default 1)", "COUNT",
                   1.0);
   c.dp = c.nf.add(sub, "--dp", "dp", kCount, Constraint::positive_integer,
-                  "Data-parallel degree (default gpus / (tp·pp), or 1)", "COUNT");
+                  "Data-parallel degree (default gpus / (tp·pp·cp), or 1)", "COUNT");
   c.ep = c.nf.add(sub, "--ep", "ep", kCount, Constraint::positive_integer,
                   "Expert-parallel degree, taken from dp (MoE; default 1)", "COUNT", 1.0);
-  for (const char* f : {"--gpus", "--tp", "--pp", "--dp", "--ep"}) sub->get_option(f)->group("Parallelism");
+  c.cp = c.nf.add(sub, "--cp", "cp", kCount, Constraint::positive_integer,
+                  "Context-parallel degree: each sequence split over cp GPUs (Megatron --context-parallel-size; "
+                  "default 1)", "COUNT", 1.0);
+  for (const char* f : {"--gpus", "--tp", "--pp", "--dp", "--ep", "--cp"}) sub->get_option(f)->group("Parallelism");
   sub->add_flag("--sequence-parallel", c.sequence_parallel, "Megatron sequence parallelism over --tp")
       ->group("Parallelism");
   sub->add_option("--zero", c.zero_text, "ZeRO stage 0-3 over dp (3 = FSDP full sharding)")->type_name("0-3")
@@ -266,7 +270,7 @@ void check_model_and_flag_needs(CommandApp* sub, const TrainCmd& c, TrainPlan& p
   check_flag_needs(sub,
                    {{"--as", A}, {"--seq", A}, {"--micro-batch", A}, {"--attention", A}, {"--flash-attention", A},
                     {"--dropout", A}, {"--no-dropout", A}, {"--sequence-parallel", A}, {"--ep", A},
-                    {"--virtual-stages", A}, {"--recompute-layers", A}, {"--activation-accounting", A},
+                    {"--virtual-stages", A}, {"--recompute-layers", A}, {"--activation-accounting", A}, {"--cp", A},
                     {"--loss", A}, {"--distribute-saved-activations", A}},
                    !plan.bare, true);
   if (sub->get_option("--gpus-per-node")->count() > 0 && flags[c.node_power].raw.empty())
@@ -298,6 +302,7 @@ void fill_memory_input(const TrainCmd& c, const TrainPlan& plan, const Point& p,
   in.memory.tp = p.get<Count>(c.tp);
   in.memory.pp = p.get<Count>(c.pp);
   in.memory.ep = p.get<Count>(c.ep);
+  in.memory.cp = p.get<Count>(c.cp);
   in.memory.virtual_stages = p.get<Count>(c.virtual_stages);
   in.memory.recompute_layers = p.get<Count>(c.recompute_layers);
   apply_training_memory_flags(c.tm, in.memory);

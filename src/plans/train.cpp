@@ -49,27 +49,31 @@ double padded_vocab(double vocab, double tp) {
 }
 
 Layout layout(const TrainInput& in) {
-  const double tp = num(in.memory.tp), pp = num(in.memory.pp);
+  const double tp = num(in.memory.tp), pp = num(in.memory.pp), cp = num(in.memory.cp);
   require_positive_integer(in.memory.tp, "tp");
   require_positive_integer(in.memory.pp, "pp");
+  require_positive_integer(in.memory.cp, "cp");
   if (in.dp) require_positive_integer(*in.dp, "dp");
   if (in.gpus) require_positive_integer(*in.gpus, "gpus");
-  const double model_parallel = tp * pp;
+  // Context parallelism (--cp) splits each sequence over cp more GPUs of the model's replica.
+  const double model_parallel = tp * pp * cp;
+  const std::string degrees = cp > 1.0 ? "tp·pp·cp" : "tp·pp";
+  const std::string factors = format_plain_number(tp) + "·" + format_plain_number(pp) +
+                              (cp > 1.0 ? "·" + format_plain_number(cp) : std::string());
   if (in.gpus && in.dp) {
     const double want = model_parallel * num(*in.dp);
     if (num(*in.gpus) != want)
       throw InputError("gpus", format_plain_number(num(*in.gpus)),
-                       "tp·pp·dp = " + format_plain_number(tp) + "·" + format_plain_number(pp) + "·" +
-                           format_plain_number(num(*in.dp)) + " = " + format_plain_number(want) +
-                           " (or leave out --dp: dp = gpus / (tp·pp))");
+                       degrees + "·dp = " + factors + "·" + format_plain_number(num(*in.dp)) + " = " +
+                           format_plain_number(want) + " (or leave out --dp: dp = gpus / (" + degrees + "))");
     return {*in.gpus, *in.dp};
   }
   if (in.gpus) {
     const double g = num(*in.gpus);
     if (std::fmod(g, model_parallel) != 0.0)
       throw InputError("gpus", format_plain_number(g),
-                       "a multiple of tp·pp = " + format_plain_number(tp) + "·" + format_plain_number(pp) + " = " +
-                           format_plain_number(model_parallel) + " (dp = gpus / (tp·pp) must be whole)");
+                       "a multiple of " + degrees + " = " + factors + " = " + format_plain_number(model_parallel) +
+                           " (dp = gpus / (" + degrees + ") must be whole)");
     return {*in.gpus, (g / model_parallel) * one};
   }
   const Count dp = in.dp.value_or(1.0 * one);
@@ -255,16 +259,17 @@ void check_run(const specs::ModelSpec* mp, const TrainInput& in, const Layout& l
       throw InputError("tokens", format_plain_number(d),
                        "at least one sequence of seq = " + format_plain_number(s) + " tokens (--seq for shorter ones)");
     if (dp * s > d) {
-      const double seqs = std::floor(d / s), mp_deg = num(in.memory.tp) * num(in.memory.pp);
+      const double seqs = std::floor(d / s), mp_deg = num(in.memory.tp) * num(in.memory.pp) * num(in.memory.cp);
       const std::string why = ": " + format_plain_number(d) + " tokens / seq " + format_plain_number(s) + " = " +
                               format_plain_number(seqs) + " sequences in the whole run, and each data-parallel rank "
                               "needs at least one";
       if (in.dp)
         throw InputError("dp", format_plain_number(dp), "at most " + format_plain_number(seqs) + " ranks" + why);
       throw InputError("gpus", format_plain_number(gpus),
-                       "at most " + format_plain_number(mp_deg * seqs) + " GPUs = tp·pp · sequences = " +
+                       "at most " + format_plain_number(mp_deg * seqs) + " GPUs = " +
+                           (num(in.memory.cp) > 1.0 ? "tp·pp·cp" : "tp·pp") + " · sequences = " +
                            format_plain_number(mp_deg) + " · " + format_plain_number(seqs) + why +
-                           " (dp = gpus / (tp·pp))");
+                           (num(in.memory.cp) > 1.0 ? " (dp = gpus / (tp·pp·cp))" : " (dp = gpus / (tp·pp))"));
     }
   }
   // A bare count has no sequence: each data-parallel rank needs at least one token of the run.
