@@ -240,15 +240,18 @@ LayoutAnswer min_gpus_training(const specs::ModelSpec& m, const TrainingMemoryIn
       l.dp = fixed_dp;
       return at_dp(fixed_dp);
     }
-    const std::int64_t top = std::max<std::int64_t>(1, search.max_dp / ep);  // dp = k · ep, k ≤ top
+    // ZeRO shards over dp: at dp 1 it shards nothing, so the search starts at dp 2 (the ZeRO run
+    // the user asked for: --zero 3 answers an FSDP layout, not a tensor-parallel one at dp 1).
+    const std::int64_t k_min = ep >= 2 ? 1 : 2;
+    const std::int64_t top = std::max<std::int64_t>(k_min, search.max_dp / ep);  // dp = k · ep, k ≤ top
     const Bytes at_top = at_dp(top * ep);
     if (at_top > cap) {
       l.dp = top * ep;
       return at_top;
     }
-    std::int64_t lo = 0, hi = top;  // hi fits; lo does not (0: untried)
-    if (at_dp(ep) <= cap) hi = 1;
-    else lo = 1;
+    std::int64_t lo = k_min - 1, hi = top;  // hi fits; lo does not (k_min − 1: untried)
+    if (at_dp(k_min * ep) <= cap) hi = k_min;
+    else lo = k_min;
     while (hi - lo > 1) {
       const std::int64_t mid = lo + (hi - lo) / 2;
       (at_dp(mid * ep) <= cap ? hi : lo) = mid;
@@ -273,8 +276,9 @@ void solve_training(const specs::ModelSpec& m, const TrainingMemoryInput& in, Tr
                   by_dp ? " (activations and the unsharded rows do not shrink with dp)" : "");
     if (by_dp)
       out.assume("solver", text("fewest GPUs: every TP degree the model accepts and every PP degree within the limits, "
-                                "each with the smallest dp (a multiple of EP {}) that shards the ZeRO-{} states enough; "
-                                "ties go to fewer pipeline stages, then lower TP",
+                                "each with the smallest dp (a multiple of EP {}, at least 2: ZeRO shards nothing at dp "
+                                "1) that shards the ZeRO-{} states enough; ties go to fewer pipeline stages, then lower "
+                                "TP",
                                 in.ep, static_cast<double>(in.states.zero_stage)));
     else
       out.assume("solver", text("fewest GPUs: every TP degree the model accepts and every PP degree within the limits, "
