@@ -235,6 +235,14 @@ EmbeddingBytes embedding_bytes(const specs::ModelSpec& m, const InferenceMemoryI
   return e;
 }
 
+// Whether every layer fits one GPU (li.capacity set): the full-offload ledger's per-GPU total.
+bool full_fits(const specs::ModelSpec& m, const LlamaCppInput& full_offload) {
+  const LlamaCppKv kv = llamacpp_kv(m, full_offload);
+  const Bytes full = full_offload.weights + kv.total() + llamacpp_compute_buffer(m, full_offload, kv).total() +
+                     full_offload.cuda_context;
+  return full <= *full_offload.capacity;
+}
+
 // Whether every layer fits the GPUs of a tensor split.
 bool all_layers_fit(const specs::ModelSpec& m, const LlamaCppInput& li, LlamaCppOffload o) {
   o.n_gpu_layers.reset();
@@ -250,14 +258,11 @@ std::optional<LlamaCppOffload> offload_of(const LlamaCppInput& li, const LlamaCp
                                           const specs::ModelSpec& m, const InferenceMemoryInput& weights,
                                           const OffloadRequest* req) {
   if (req == nullptr) return std::nullopt;
-  const bool asked = req->n_gpu_layers.has_value() || req->n_cpu_moe > 0 || !req->devices.empty();
-  if (!asked) {
-    if (!li.capacity || !m.tensors) return std::nullopt;
-    const LlamaCppKv kv = llamacpp_kv(m, full_offload);
-    const Bytes full = full_offload.weights + kv.total() + llamacpp_compute_buffer(m, full_offload, kv).total() +
-                       full_offload.cuda_context;
-    if (full <= *li.capacity) return std::nullopt;
-  }
+  const bool asked = req->n_gpu_layers.has_value() || req->n_cpu_moe > 0 || !req->devices.empty() || req->host_given;
+  // Without the model's tensors an offload that was asked for is refused below (offload_tensors);
+  // one that was not is the full-offload ledger.
+  const bool has_tensors = m.tensors || (req->storage != nullptr && !req->storage->gguf_tensors.empty());
+  if (!asked && (!has_tensors || !li.capacity || full_fits(m, full_offload))) return std::nullopt;
   LlamaCppOffload o;
   o.devices = req->devices;
   if (req->n_gpu_layers) o.n_gpu_layers = static_cast<std::int64_t>(*req->n_gpu_layers);
@@ -266,8 +271,8 @@ std::optional<LlamaCppOffload> offload_of(const LlamaCppInput& li, const LlamaCp
   o.host_bandwidth = req->host_bandwidth;
   o.host_capacity = req->host_memory;
   o.tensors = offload_tensors(m, weights, li.weights, req->storage);
-  if (!req->n_gpu_layers && req->n_cpu_moe == 0 &&
-      (req->devices.empty() || !all_layers_fit(m, li, o))) {
+  const bool whole_fits = req->devices.empty() ? !li.capacity || full_fits(m, full_offload) : all_layers_fit(m, li, o);
+  if (!req->n_gpu_layers && req->n_cpu_moe == 0 && !whole_fits) {
     // The most layers that fit: llama.cpp's -ngl for these GPUs (its --fit does the same search).
     const std::int64_t most = llamacpp_max_gpu_layers(m, li, o);
     o.n_gpu_layers = std::max<std::int64_t>(most, 0);
@@ -334,6 +339,7 @@ OffloadRequest offload_request(const NumericFlags& nf, const LlamaCppFlags& f, c
   if (hw.has_figures()) off.gpu_bandwidth = hw.spec->bandwidth;
   off.host_bandwidth = p.get<Bandwidth>(f.host_bandwidth);
   off.host_memory = p.maybe<Bytes>(f.host_memory);
+  off.host_given = !nf.flags()[f.host_bandwidth].raw.empty() || !nf.flags()[f.host_memory].raw.empty();
   off.storage = &storage;
   return off;
 }

@@ -83,6 +83,9 @@ struct OffloadRequest {
   double n_cpu_moe = 0;
   Bandwidth gpu_bandwidth{}, host_bandwidth{};
   std::optional<Bytes> host_memory;
+  // --host-bandwidth or --host-memory given: the host's rows and the decode speed are asked for, so
+  // the ledger is the offload one even with every layer on the GPU (else the flags change nothing).
+  bool host_given = false;
   const WeightStorage* storage = nullptr;
 };
 /// --tensor-split "rtx-4090,rtx-3090" or "rtx-4090:3,rtx-3090:1": the GPUs (hardware presets or
