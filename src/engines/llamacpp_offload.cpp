@@ -210,14 +210,20 @@ LlamaCppPlacement llamacpp_place(const specs::ModelSpec& m, const LlamaCppInput&
   // holds the output layer; the first GPU also copies the largest host matrix (op offload, batch
   // ≥ 32).
   const LlamaCppCompute c = llamacpp_compute_buffer(m, in, kv);
-  p.op_offload_copy = act > 0 && p.host_weights > Bytes{} && kv.n_ubatch >= 32 ? largest_host_matrix : Bytes{};
+  // Op offload runs even at -ngl 0: the first GPU still takes the large-batch matmuls of the host's
+  // layers (llamacpp-031 of data/engines/llamacpp.csv: Qwen3-235B at -ngl 0 reserves 742 MiB on CUDA0).
+  p.op_offload_copy = p.host_weights > Bytes{} && kv.n_ubatch >= 32 ? largest_host_matrix : Bytes{};
   for (std::size_t k = 0; k < n_dev; ++k) {
     LlamaCppDeviceShare& d = p.devices[k];
-    if (d.first_layer < 0) continue;
     Bytes g{};
-    if (d.first_layer < m.layers) g = std::max(c.attention, c.feed_forward);
-    if (d.last_layer == m.layers) g = std::max(g, c.output);
-    d.compute = g + (k == 0 ? p.op_offload_copy : Bytes{});
+    if (d.first_layer >= 0 && d.first_layer < m.layers) g = std::max(c.attention, c.feed_forward);
+    if (d.first_layer >= 0 && d.last_layer == m.layers) g = std::max(g, c.output);
+    if (k == 0 && p.op_offload_copy > Bytes{}) {
+      // The copied weight's matmul runs here with its inputs and outputs: a block's moment at least.
+      d.compute = std::max(g, std::max(c.attention, c.feed_forward)) + p.op_offload_copy;
+    } else {
+      d.compute = g;
+    }
   }
   for (const LlamaCppDeviceShare& d : p.devices) {
     p.gpu_weights += d.weights;
