@@ -81,7 +81,8 @@ std::string vllm_failure(const VllmBudget& bud) {
            "; raise --gpu-memory-utilization or --tp, or lower --max-num-batched-tokens or --max-num-seqs";
   if (fit == VllmFit::too_few_requests)
     return "does not fit: the pool holds " + format_plain_number(std::floor(bud.max_concurrency * 100.0) / 100.0) +
-           " requests of the context at once, fewer than --users " + format_plain_number(bud.users) + " (" +
+           " requests of the context at once, fewer than the " + format_plain_number(bud.users) +
+           " asked for (--users, --batch) (" +
            format_plain_number(static_cast<double>(bud.kv_blocks)) + " KV blocks, " +
            format_plain_number(static_cast<double>(bud.blocks_per_request)) +
            " per request); raise --tp or --gpu-memory-utilization, or find the fewest GPUs with --min-gpus";
