@@ -125,6 +125,13 @@ std::string_view window_ignored(const specs::ModelSpec& m) {
 
 }  // namespace
 
+LlamaCppLayerCache llamacpp_layer_cache(const specs::ModelSpec& m, std::int64_t layer) {
+  const specs::LayerAttention a = m.layer_attention(layer);
+  if (a == specs::LayerAttention::none) return LlamaCppLayerCache::none;
+  if (a == specs::LayerAttention::full || !window_ignored(m).empty()) return LlamaCppLayerCache::base;
+  return LlamaCppLayerCache::swa;  // sliding or chunked, where llama.cpp applies the window
+}
+
 LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in) {
   if (m.count_only())
     throw InputError("--engine", "llama.cpp", "a model architecture (MODEL), not a bare --params count");
@@ -171,16 +178,12 @@ LlamaCppKv llamacpp_kv(const specs::ModelSpec& m, const LlamaCppInput& in) {
   const std::string_view ignored = window_ignored(m);
   for (i64 l = 0; l < m.layers; ++l) {
     const specs::LayerAttention a = m.layer_attention(l);
-    if (!ignored.empty() && (a == specs::LayerAttention::sliding || a == specs::LayerAttention::chunked)) {
-      ++kv.base_layers;  // cached in full: llama.cpp applies no window here
-      kv.window_ignored = ignored;
-      continue;
-    }
-    switch (a) {
-      case specs::LayerAttention::full: ++kv.base_layers; break;
-      case specs::LayerAttention::sliding: ++kv.swa_layers; sliding = true; break;
-      case specs::LayerAttention::chunked: ++kv.swa_layers; chunked = true; break;
-      case specs::LayerAttention::none: break;
+    const LlamaCppLayerCache cache = llamacpp_layer_cache(m, l);
+    if (cache == LlamaCppLayerCache::base && a != specs::LayerAttention::full) kv.window_ignored = ignored;
+    if (cache == LlamaCppLayerCache::base) ++kv.base_layers;
+    if (cache == LlamaCppLayerCache::swa) {
+      ++kv.swa_layers;
+      (a == specs::LayerAttention::sliding ? sliding : chunked) = true;
     }
   }
   if (sliding && chunked)

@@ -33,10 +33,9 @@ constexpr double kHostEfficiency = 0.35;
 
 // A layer's KV bytes on its device: one stream's cells of the cache the layer belongs to.
 Bytes layer_kv(const specs::ModelSpec& m, const LlamaCppInput& in, const LlamaCppKv& kv, i64 l) {
-  const specs::LayerAttention a = m.layer_attention(l);
-  if (a == specs::LayerAttention::none) return Bytes{};
-  const bool swa = kv.window_ignored.empty() && kv.swa_layers > 0 &&
-                   (a == specs::LayerAttention::sliding || a == specs::LayerAttention::chunked);
+  const LlamaCppLayerCache cache = llamacpp_layer_cache(m, l);
+  if (cache == LlamaCppLayerCache::none) return Bytes{};
+  const bool swa = cache == LlamaCppLayerCache::swa;
   const double cells = static_cast<double>((swa ? kv.swa_cells : kv.base_cells) * kv.streams);
   const double row = static_cast<double>(cache_row_bytes(in.type_k, kv.k_width) + cache_row_bytes(in.type_v, kv.v_width));
   return cells * row * byte;

@@ -13,13 +13,6 @@ using namespace units;
 
 namespace {
 
-// Fewer GPUs, then fewer pipeline stages, then lower TP (the engine-neutral search's order).
-bool better(const Layout& a, const Layout& b) {
-  if (a.gpus() != b.gpus()) return a.gpus() < b.gpus();
-  if (a.pp != b.pp) return a.pp < b.pp;
-  return a.tp < b.tp;
-}
-
 VllmInput at_layout(const specs::ModelSpec& m, const VllmInput& base, const InferenceMemoryInput& weights,
                     const Layout& l) {
   InferenceMemoryInput wi = weights;
@@ -31,12 +24,6 @@ VllmInput at_layout(const specs::ModelSpec& m, const VllmInput& base, const Infe
   v.pp = wi.pp;
   v.weights = vllm_weights(m, wi, base.arch).total();
   return v;
-}
-
-std::string limits(const specs::ModelSpec& m, const LayoutSearch& s) {
-  std::string t = s.tp ? "tp " + std::to_string(*s.tp) + " (given)"
-                       : "tp ≤ " + std::to_string(s.max_tp) + " (a node, --gpus-per-node)";
-  return t + (s.pp ? ", pp " + std::to_string(*s.pp) + " (given)" : ", pp ≤ " + std::to_string(m.layers) + " (the layers)");
 }
 
 }  // namespace
@@ -65,7 +52,7 @@ VllmLayoutAnswer vllm_min_gpus(const specs::ModelSpec& m, const VllmInput& base,
         a.closest = l;
         a.closest_concurrency = b.max_concurrency;
       }
-      if (vllm_fit(b) == VllmFit::fits && (!a.fewest || better(l, *a.fewest))) a.fewest = l;
+      if (vllm_fit(b) == VllmFit::fits && (!a.fewest || fewer_gpus_first(l, *a.fewest))) a.fewest = l;
     }
   return a;
 }
@@ -77,7 +64,7 @@ void vllm_min_gpus(const specs::ModelSpec& m, const VllmInput& base, const Infer
   VllmInput v = at_layout(m, base, weights, shown);
   v.users = users * one;
   vllm_budget(m, v, out);
-  const std::string_view lim = out.keep(limits(m, search));
+  const std::string_view lim = out.keep(layout_search_limits(m, search, false));
   const char* symbolic = "min tp·pp: vLLM's pool holds --users requests of --context at once";
   if (a.fewest) {
     out.item("min_gpus", "fewest GPUs (vLLM)", value(static_cast<double>(shown.gpus())), symbolic,

@@ -155,6 +155,12 @@ void layout_answer(ResultSet& out, const LayoutAnswer& a, const std::string& lim
 
 std::vector<std::int64_t> tp_degrees(const specs::ModelSpec& m, std::int64_t max_tp) { return valid_tp(m, max_tp); }
 
+bool fewer_gpus_first(const Layout& a, const Layout& b) { return better(a, b); }
+
+std::string layout_search_limits(const specs::ModelSpec& m, const LayoutSearch& s, bool dp_searched) {
+  return search_limits(m, s, dp_searched);
+}
+
 std::int64_t solve_inference(const specs::ModelSpec& m, const InferenceMemoryInput& in, SolveFor what) {
   require_capacity(in.capacity);
   if (what == SolveFor::min_gpus) throw std::invalid_argument("solve_inference: min_gpus_inference finds layouts");

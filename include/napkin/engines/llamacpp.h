@@ -91,6 +91,12 @@ struct LlamaCppKv {
   Bytes total() const { return k + v; }
 };
 
+/// Which of llama.cpp's caches a layer's K and V go to: none (no attention), the base cache of
+/// every cell, or the sliding-window one (a sliding or chunked layer where llama.cpp's architecture
+/// applies the window; elsewhere such a layer is cached in full).
+enum class LlamaCppLayerCache { none, base, swa };
+LlamaCppLayerCache llamacpp_layer_cache(const specs::ModelSpec& m, std::int64_t layer);
+
 /// Throws InputError for what llama.cpp's KV arithmetic here does not cover: MLA (DeepSeek's
 /// latent cache), Mamba layers, encoder-decoders, a bare parameter count; and for what llama.cpp
 /// refuses: more than 256 slots (LLAMA_MAX_SEQ), an n_ctx past 2^31 − 1 (-c is a 32-bit int). The

@@ -337,6 +337,13 @@ struct LayoutSearch {
 /// that divide the KV heads or are multiples of them (a bare parameter count: any degree).
 std::vector<std::int64_t> tp_degrees(const specs::ModelSpec& m, std::int64_t max_tp);
 
+/// The fewest-GPUs order: fewer GPUs, then fewer pipeline stages, then the lower TP degree.
+bool fewer_gpus_first(const Layout& a, const Layout& b);
+
+/// What a search of `s` walked, for its answer's text: "tp ≤ 8 (a node, --gpus-per-node), pp ≤ 80
+/// (the layers)" (a given degree as "tp 8 (given)"), with the dp limit when dp was searched.
+std::string layout_search_limits(const specs::ModelSpec& m, const LayoutSearch& s, bool dp_searched);
+
 /// The result of the fewest-GPUs search: the layout (nullopt when nothing fits within the
 /// limits) and the layout with the smallest per-GPU ledger (shown when nothing fits).
 struct LayoutAnswer {
