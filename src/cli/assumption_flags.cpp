@@ -145,6 +145,12 @@ constexpr KeyFlag kKeyFlags[] = {
     {"layout", "--gpus/--tp/--pp/--dp"},
     {"seq", "--seq/--micro-batch"},
     {"utilization", "--mfu/--achieved"},
+    // train's step model (napkin/plans/train_step.h)
+    {"step_model", "--hw/--micro-batch/--seq"},
+    {"step_links", "--system/--intra-node-bandwidth/--inter-node-bandwidth"},
+    {"step_overlap", "--tp-comm-overlap/--dp-comm-overlap"},
+    {"global_batch", "--global-batch"},
+    {"step_leaves_out", ""},
     {"implied_rate", "--tokens-per-second/--gpu-hours/--time"},
     {"price_per_gpu_hour", "--price-per-gpu-hour"},
     {"train_overheads", ""},

@@ -15,7 +15,8 @@ using AddCommand = void (*)(CLI::App&, int&);
 constexpr std::pair<std::string_view, AddCommand> kCommands[] = {
     {"flops", add_flops_command},   {"roofline", add_roofline_command}, {"energy", add_energy_command},
     {"memory", add_memory_command}, {"params", add_params_command},     {"presets", add_presets_command},
-    {"kernel", add_kernel_command}, {"serve", add_serve_command},       {"train", add_train_command}};
+    {"kernel", add_kernel_command}, {"serve", add_serve_command},       {"train", add_train_command},
+    {"plan", add_plan_command}};
 
 }  // namespace
 

@@ -26,5 +26,6 @@ void add_presets_command(CLI::App& app, int& exit_code);
 void add_kernel_command(CLI::App& app, int& exit_code);
 void add_serve_command(CLI::App& app, int& exit_code);
 void add_train_command(CLI::App& app, int& exit_code);
+void add_plan_command(CLI::App& app, int& exit_code);
 
 }  // namespace napkin::cli

@@ -30,14 +30,13 @@ namespace {
 // heads, a result that overflows) stops the sweep here, with stdout empty. What only a
 // combination of values gets wrong can still stop it midway: the error line follows what
 // was printed, and exit 2 says the output is incomplete.
-void probe_sweep(const Sweep& sweep, NumericFlags& nf, const Compute& compute, bool details) {
+void probe_sweep(const Sweep& sweep, NumericFlags& nf, const ComputeRow& compute, bool details) {
   if (sweep.rows() <= 1) return;  // the one row is computed before anything is printed
   ResultSet scratch;
   scratch.details = details;
   sweep.probe([&](const Point& p) {
     scratch.clear();
-    compute(p, scratch);
-    require_finite(scratch, nf.flags(), p);
+    if (compute(p, 0, scratch)) require_finite(scratch, nf.flags(), p);
   });
 }
 
@@ -69,6 +68,18 @@ std::string row_label(const ResultSet& rs, const std::string& configuration, con
 }  // namespace
 
 int run_sweep(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const Compute& compute) {
+  return run_sweep_rows(
+      sub, nf, out,
+      [&compute](const Point& p, std::size_t row, ResultSet& rs) {
+        if (row > 0) return false;
+        compute(p, rs);
+        return true;
+      },
+      false);
+}
+
+int run_sweep_rows(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const ComputeRow& compute,
+                   bool many_rows) {
   reject_extras(sub);
   const report::Format format = output_format(out);
   const std::vector<std::size_t> order = nf.resolve(sub);
@@ -85,7 +96,7 @@ int run_sweep(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const
     Expectations expect(out.expect);
     sweep.probe([&](const Point& p) {
       scratch.clear();
-      compute(p, scratch);
+      if (!compute(p, 0, scratch)) return;
       require_finite(scratch, nf.flags(), p);
       expect.validate(scratch);
       check_value_key(scratch, out.value);
@@ -104,7 +115,7 @@ int run_sweep(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const
   ropt.format = format;
   ropt.value_key = out.value;
   ropt.colour = format == report::Format::table && use_colour(1);
-  ropt.sweep = sweep.rows() > 1;
+  ropt.sweep = sweep.rows() > 1 || many_rows;
   ropt.swept = sweep.swept_names();
   std::unique_ptr<report::Renderer> own;
   report::Renderer* renderer = g_choices != nullptr ? g_choices->renderer : nullptr;
@@ -134,8 +145,9 @@ int run_sweep(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const
   rs.details = details_needed(format);  // CSV and --value show neither formulas nor assumptions
   std::vector<std::pair<std::string, std::string_view>> flag_cache;  // (assumption key, its flag) by place
   sweep.run([&](const Point& p) {
+   for (std::size_t row = 0;; ++row) {
     rs.clear();
-    compute(p, rs);
+    if (!compute(p, row, rs)) break;
     require_finite(rs, nf.flags(), p);  // NaN or infinite: an error naming the flags, never output
     if (g_choices != nullptr) add_choice_inputs(rs, *g_choices);
     if (needs_flags)
@@ -167,6 +179,7 @@ int run_sweep(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const
     } else {
       renderer->row(rs);
     }
+   }
   });
   if (own) own->finish();  // checked: the output is written before the plot replaces its file
   if (plot) plot->finish();

@@ -18,4 +18,12 @@ using Compute = std::function<void(const Point&, ResultSet&)>;
 /// exit code (0; checks the user asked for may return 1).
 int run_sweep(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const Compute& compute);
 
+/// Several rows per combination (plan train's ranked layouts): `compute` fills row `row` of the
+/// point and returns true, or returns false when the point has no such row (the next point
+/// follows). Rendered as a sweep (one JSON object, CSV line or table row each) when the flags sweep
+/// or `many_rows` says a point may have more than one row.
+using ComputeRow = std::function<bool(const Point&, std::size_t row, ResultSet&)>;
+int run_sweep_rows(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const ComputeRow& compute,
+                   bool many_rows);
+
 }  // namespace napkin::cli

@@ -670,6 +670,16 @@ void serve_memory(const specs::ModelSpec& m, const ServeInput& in, CrossingMemo&
 
 }  // namespace
 
+PhaseCost training_forward_pass(const specs::ModelSpec& m, const ServeInput& given) {
+  check(m, given);
+  ServeInput in = given;  // the ops' link time is not read: any positive link fills it
+  if (!in.link_bandwidth) in.link_bandwidth = 1.0 * GB_per_s;
+  const Setup s = make_setup(m, in);
+  const double b = in.batch.in(one), p = in.prompt.in(one);
+  double touched = 0.0;
+  return pass_cost(s, Pass{true, b, b * p, b * p, p}, in.launch_overhead, touched);
+}
+
 Serve serve(const specs::ModelSpec& m, const ServeInput& in) {
   check(m, in);
   const Setup s = make_setup(m, in);

@@ -289,6 +289,70 @@ void check_run(const specs::ModelSpec* mp, const TrainInput& in, const Layout& l
                    lay.gpus));
 }
 
+// The global batch of the run: as given (a multiple of dp × micro-batch), or the default rounded up
+// to one.
+std::int64_t global_batch(const TrainInput& in, const Layout& lay, bool& defaulted) {
+  const double per_step = num(lay.dp) * num(in.memory.micro_batch);
+  defaulted = !in.global_batch;
+  if (in.global_batch) {
+    require_positive_integer(*in.global_batch, "global_batch");
+    const double b = num(*in.global_batch);
+    if (std::fmod(b, per_step) != 0.0)
+      throw InputError("--global-batch", format_plain_number(b),
+                       "a multiple of dp × micro-batch = " + format_plain_number(num(lay.dp)) + " × " +
+                           format_plain_number(num(in.memory.micro_batch)) +
+                           " (every data-parallel rank runs whole micro-batches)");
+    return static_cast<std::int64_t>(b);
+  }
+  const double tokens = std::max(kDefaultStepTokens, kDefaultStepTokensPerGpu * num(lay.gpus));
+  const double seqs = std::ceil(tokens / num(in.memory.seq));
+  return static_cast<std::int64_t>(std::ceil(seqs / per_step) * per_step);
+}
+
+TrainStepInput step_input(const specs::ModelSpec& m, const TrainInput& in, const Layout& lay, std::int64_t batch) {
+  const TrainSpeedModel& sm = *in.speed;
+  TrainStepInput x;
+  TrainLayout& L = x.layout;
+  const auto whole = [](Count c) { return static_cast<std::int64_t>(num(c)); };
+  L.tp = whole(in.memory.tp);
+  L.pp = whole(in.memory.pp);
+  L.dp = whole(lay.dp);
+  L.cp = whole(in.memory.cp);
+  L.ep = whole(in.memory.ep);
+  L.vp = whole(in.memory.virtual_stages);
+  L.zero = in.memory.states.zero_stage;
+  L.sp = in.memory.sequence_parallel;
+  L.recompute = in.memory.recompute;
+  L.recompute_layers = whole(in.memory.recompute_layers);
+  L.micro_batch = whole(in.memory.micro_batch);
+  L.global_batch = batch;
+  L.seq = whole(in.memory.seq);
+  x.peak = *in.peak;
+  x.bandwidth = sm.memory_bandwidth;
+  x.links = sm.links;
+  x.efficiency = sm.efficiency;
+  x.tp_comm_overlap = sm.tp_comm_overlap;
+  x.dp_comm_overlap = sm.dp_comm_overlap;
+  x.states = in.memory.states;
+  x.lora_rank = whole(in.memory.lora_rank);
+  x.lora_all_linear = in.memory.lora_all_linear;
+  x.qlora = in.memory.qlora;
+  if (in.memory.recompute == Recompute::op_sac)
+    x.op_sac_flops_per_micro_batch =
+        op_sac_recompute_flops(m, in.memory, static_cast<double>(L.micro_batch * L.seq) * token) / num(in.memory.tp);
+  if (L.recompute_layers > 0) x.full_recompute_fraction = recompute_layers_fraction(m, in.memory);
+  return x;
+}
+
+// The step model's answer: the step, its tokens per second and the MFU they make.
+void expected_step(const specs::ModelSpec& m, const TrainInput& in, const Layout& lay, TrainEstimate& r) {
+  r.global_batch = global_batch(in, lay, r.global_batch_default);
+  const ParamCount& c = in.memory.counts != nullptr ? *in.memory.counts : count_params(m);
+  r.step = train_step(m, c, step_input(m, in, lay, r.global_batch));
+  r.expected_tokens_per_second = r.step->tokens_per_step / r.step->step;
+  r.expected_mfu = (r.model_flops / in.tokens) * r.expected_tokens_per_second / (num(lay.gpus) * *in.peak);
+}
+
 TrainEstimate estimate(const specs::ModelSpec* mp, const TrainInput& in) {
   if (mp != nullptr) specs::refuse_encoder_decoder(*mp, "train");
   check(in);
@@ -305,6 +369,11 @@ TrainEstimate estimate(const specs::ModelSpec* mp, const TrainInput& in) {
                            : training_memory(bare_spec(in), memory_input(in, lay.dp));
   r.model_flops = r.flops.forward + r.flops.backward;
   const double n = num(r.gpus);
+  if (mp != nullptr && in.speed && in.peak) expected_step(*mp, in, lay, r);
+  if (in.global_batch && !r.step)
+    throw InputError("--global-batch", format_plain_number(num(*in.global_batch)),
+                     "the step model, which needs a MODEL and --hw (it sets the micro-batches of a step)");
+  r.time_from_step = r.step && !in.mfu && !in.achieved && !inverse(in);
   // MFU divides model FLOP by the peak; an achieved rate already counts every FLOP executed.
   Flops counted{};
   if (inverse(in)) {
@@ -319,7 +388,8 @@ TrainEstimate estimate(const specs::ModelSpec* mp, const TrainInput& in) {
       r.rate = n * *in.achieved;
       counted = r.flops.total();
     } else {
-      r.rate = n * *in.peak * in.mfu.value_or(kDefaultMfu);
+      r.mfu_used = r.time_from_step ? r.expected_mfu : in.mfu.value_or(kDefaultMfu);
+      r.rate = n * *in.peak * r.mfu_used;
       counted = r.model_flops;
     }
     r.time = counted / r.rate;

@@ -51,4 +51,9 @@ void check_run(const specs::ModelSpec* mp, const TrainInput& in, const Layout& l
 /// The run's numbers; `mp` is null for a bare parameter count. Throws InputError on bad input.
 TrainEstimate estimate(const specs::ModelSpec* mp, const TrainInput& in);
 
+/// The step model's items (expected_step_time, its terms, expected_tokens_per_second,
+/// expected_mfu) and its assumptions (train_step_report.cpp); nothing without r.step.
+void step_items(const specs::ModelSpec* mp, const TrainInput& in, const TrainEstimate& r, ResultSet& out);
+void step_assumptions(const specs::ModelSpec* mp, const TrainInput& in, const TrainEstimate& r, ResultSet& out);
+
 }  // namespace napkin::train_detail

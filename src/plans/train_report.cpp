@@ -92,9 +92,14 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
   t.inputs(out);
   t.recompute_items(out);
   t.training_flops_item(out);
-  t.time_items(out);
-  t.energy_items(out);
-  t.cost_items(out);
+  // A layout that does not fit has no time: the ledger says why.
+  const bool refused = t.r.memory.fits && !*t.r.memory.fits;
+  if (!refused) {
+    step_items(mp, in, t.r, out);
+    t.time_items(out);
+    t.energy_items(out);
+    t.cost_items(out);
+  }
   t.formula_assumptions(out);
   if (in.formula != FlopsFormula::megatron)
     t.params_assumptions(out);
@@ -103,6 +108,7 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
   t.recompute_assumption(out);
   t.layout_assumptions(out);
   t.rate_assumptions(out);
+  step_assumptions(mp, in, t.r, out);
   t.power_assumptions(out);
   t.price_assumptions(out);
 }
@@ -123,8 +129,8 @@ void TrainReport::memory_ledger(ResultSet& out) const {
       break;
     }
   if (r.memory.fits && !*r.memory.fits)
-    out.warn(text("the ledger needs {} per GPU and the GPU holds {}: the time shown assumes a layout that does not "
-                  "fit; raise --zero, --tp or --pp, or use --recompute",
+    out.warn(text("the ledger needs {} per GPU and the GPU holds {}: a layout that does not fit has no time; raise "
+                  "--zero, --tp or --pp, use --recompute, or leave the layout out for the fastest that fits",
                   r.memory.per_gpu(), *in.memory.capacity));
 }
 
@@ -144,7 +150,8 @@ void TrainReport::inputs(ResultSet& out) const {
   else if (in.tokens_per_second) out.input("tokens_per_second", value(*in.tokens_per_second));
   else if (in.gpu_hours) out.input("gpu_hours", value(*in.gpu_hours));
   else if (in.time) out.input("time", value(*in.time));
-  else out.input("mfu", value(in.mfu.value_or(kDefaultMfu)));
+  else if (in.mfu || !r.time_from_step) out.input("mfu", value(in.mfu.value_or(kDefaultMfu)));
+  if (r.step) out.input("global_batch", value(static_cast<double>(r.global_batch) * one));
   if (in.peak) out.input("peak", value(*in.peak));
   if (in.gpu_power) out.input("power", value(*in.gpu_power));
   if (in.node_power) out.input("node_power", value(*in.node_power));
@@ -232,9 +239,12 @@ void TrainReport::time_items(ResultSet& out) const {
   } else {
     if (in.achieved)
       out.item("throughput", "cluster rate", value(r.rate), "R = N_gpu · X", text("{} · {}", r.gpus, *in.achieved));
+    else if (r.time_from_step)
+      out.item("throughput", "cluster rate", value(r.rate), "R = N_gpu · peak · expected MFU",
+               text("{} · {} · {}", r.gpus, *in.peak, r.mfu_used));
     else
       out.item("throughput", "cluster rate", value(r.rate), "R = N_gpu · peak · MFU",
-               text("{} · {} · {}", r.gpus, *in.peak, in.mfu.value_or(kDefaultMfu)));
+               text("{} · {} · {}", r.gpus, *in.peak, r.mfu_used));
     if (in.achieved || !extra)
       out.item("time", "wall-clock time", value(r.time), "t = C / R", text("{} / {}", r.flops.total(), r.rate));
     else
@@ -371,7 +381,11 @@ void TrainReport::layout_assumptions(ResultSet& out) const {
     out.assume("layout", text(in.gpus && !in.dp ? "{} GPUs = tp {} × pp {} × cp {} × dp {} (dp = gpus / (tp·pp·cp))"
                                                 : "{} GPUs = tp {} × pp {} × cp {} × dp {}",
                               r.gpus, in.memory.tp, in.memory.pp, in.memory.cp, r.dp));
-  } else if (in.gpus && in.dp)
+  } else if (in.searched_layouts > 0)
+    out.assume("layout", text("{} GPUs = tp {} × pp {} × dp {}: the fastest layout that fits, of {} evaluated "
+                              "(napkin plan train ranks them)",
+                              r.gpus, in.memory.tp, in.memory.pp, r.dp, static_cast<double>(in.searched_layouts)));
+  else if (in.gpus && in.dp)
     out.assume("layout", text("{} GPUs = tp {} × pp {} × dp {}", r.gpus, in.memory.tp, in.memory.pp, r.dp));
   else if (in.gpus)
     out.assume("layout", text("{} GPUs = tp {} × pp {} × dp {} (dp = gpus / (tp·pp))", r.gpus, in.memory.tp,
@@ -397,6 +411,9 @@ void TrainReport::rate_assumptions(ResultSet& out) const {
   } else if (in.achieved) {
     out.assume("utilization", text("{} per GPU achieved, counting every FLOP executed (recomputation included), as "
                                    "Narayanan et al. report 140 TFLOP/s", *in.achieved));
+  } else if (r.time_from_step) {
+    out.assume("utilization", text("MFU {} of the peak: the step model's expected MFU (no --mfu given), model FLOP "
+                                   "over time · peak", r.mfu_used));
   } else if (in.mfu) {
     out.assume("utilization", text("MFU {} of the peak: model FLOP (no recomputation) over time · peak, PaLM's "
                                    "definition (appendix B); recomputation costs are inside that figure", *in.mfu));

@@ -74,6 +74,9 @@ SystemSpec load_system(const std::string& name) {
         positive(j, "intra_node", "peer_to_peer_bandwidth_bytes_per_s_per_direction", file) * byte_per_s;
     s.scale_out_per_node = positive(j, "inter_node", "bandwidth_per_node_bytes_per_s_per_direction", file) * byte_per_s;
     s.scale_out_per_gpu = positive(j, "inter_node", "bandwidth_per_gpu_bytes_per_s_per_direction", file) * byte_per_s;
+    if (j.contains("inter_node") && j.at("inter_node").contains("nics_per_node") &&
+        j.at("inter_node").at("nics_per_node").is_number())
+      s.nics_per_node = j.at("inter_node").at("nics_per_node").get<double>();
     s.measured_scale_up_all_reduce = measured(j, "measured_intra_node", "all_reduce_busbw_bytes_per_s", file);
     s.measured_scale_up_ring = measured(j, "measured_intra_node", "ring_busbw_bytes_per_s", file);
     s.measured_scale_out_per_nic = measured(j, "measured_inter_node", "per_nic_bytes_per_s", file);
@@ -87,6 +90,22 @@ SystemSpec load_system(const std::string& name) {
   std::string expected = "a system preset (napkin presets systems)";
   if (const auto best = closest(key, names)) expected += "; did you mean '" + *best + "'?";
   throw InputError("--system", name, expected);
+}
+
+}  // namespace napkin::specs
+
+namespace napkin::specs {
+
+std::optional<std::string> default_system_for(const std::string& hardware) {
+  std::optional<std::string> cloud;
+  for (const auto& p : system_preset_texts()) {
+    const json j = json::parse(p.json);
+    if (lower(text(j, "gpu")) != lower(hardware)) continue;
+    const std::string kind = text(j, "kind");
+    if (kind == "node" || kind == "rack" || kind == "tpu-pod") return std::string(p.name);
+    if (!cloud) cloud = std::string(p.name);
+  }
+  return cloud;
 }
 
 }  // namespace napkin::specs

@@ -132,6 +132,11 @@ double expected_experts_touched(double experts, double top_k, double tokens);
 /// context P + G, TP and capacity (what serve's memory rows and the engines' weights read).
 InferenceMemoryInput serve_memory_input(const ServeInput& in);
 
+/// A training micro-batch's forward: the prefill pass of in.batch sequences of in.prompt tokens at
+/// in.tp, with the LM head over every token (not only the last), as per-op costs (link time not
+/// filled in: in.link_bandwidth is not read). The plans layer's training step model reads it.
+PhaseCost training_forward_pass(const specs::ModelSpec& m, const ServeInput& in);
+
 /// The prefill pass, one decode step at the mean context, the batch at which decode turns
 /// compute-bound and the memory ledger (inference_memory at context P + G).
 Serve serve(const specs::ModelSpec& m, const ServeInput& in);

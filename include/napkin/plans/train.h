@@ -46,6 +46,7 @@
 #include "napkin/memory/ledgers.h"
 #include "napkin/model/flops.h"
 #include "napkin/model/model_spec.h"
+#include "napkin/plans/train_step.h"
 
 namespace napkin {
 
@@ -61,6 +62,24 @@ std::string_view to_string(FlopsFormula f);
 /// MFU used when neither an MFU nor an achieved rate is given. Large dense runs report 38-46%:
 /// Llama 3 405B 38-43% (Llama 3 paper, §3.3.2, table 4), PaLM 540B 46.2% (PaLM, §4.1, table 3).
 inline constexpr double kDefaultMfu = 0.4;
+
+/// The default global batch when --global-batch is not given: max(4 Mi tokens, 1 Ki tokens per
+/// GPU) per optimizer step, in whole sequences, rounded up to a multiple of dp × micro-batch.
+/// Published runs: Llama 2 trained on 4M-token batches (Touvron et al. 2023, §2.2), Llama 3 405B on
+/// 16M tokens over 16,384 GPUs (Llama 3 paper, §3.4.1 and table 4: 1 Ki tokens per GPU).
+inline constexpr double kDefaultStepTokens = 4194304.0;
+inline constexpr double kDefaultStepTokensPerGpu = 1024.0;
+
+/// What the expected step time reads beyond the layout (train_step.h): the GPU's memory bandwidth,
+/// serve's per-op efficiency for it, the links and how much of the traffic hides behind compute.
+/// The texts say where each came from, for the assumptions, and outlive the ResultSet.
+struct TrainSpeedModel {
+  Bandwidth memory_bandwidth{};
+  Efficiency efficiency{};
+  TrainLinks links{};
+  double tp_comm_overlap = 0.0, dp_comm_overlap = 1.0;
+  std::string_view efficiency_source{}, links_source{};
+};
 
 struct TrainInput {
   Tokens tokens{};
@@ -80,6 +99,13 @@ struct TrainInput {
   std::optional<double> gpu_hours{};             // N_gpu · t, in GPU-hours
   std::optional<Seconds> time{};                 // wall-clock time of the run
   std::string_view peak_dtype = "bf16";
+  // The step model: expected_step_time and the rest beside the FLOP count; with no speed given
+  // (mfu, achieved, the inverse) the time follows from it. nullopt: no step model (a bare count,
+  // no hardware, no links for a multi-GPU layout); the default MFU then times the run.
+  std::optional<TrainSpeedModel> speed{};
+  std::optional<Count> global_batch{};  // sequences per optimizer step (default above)
+  // The layout was chosen by the planner (train without a layout): the layouts it evaluated.
+  std::int64_t searched_layouts = 0;
   std::optional<Watts> gpu_power{};   // average draw of one GPU
   std::optional<Watts> node_power{};  // average draw of one whole node
   Count gpus_per_node = 8.0 * units::one;
@@ -107,6 +133,14 @@ struct TrainEstimate {
   std::optional<Usd> rental_cost{}, electricity_cost{}, cost{};
   std::optional<Co2> co2{};
   TrainingMemory memory{};
+  double mfu_used = 0.0;  // the MFU the time divides by (given, default or expected)
+  // The step model's answer (with in.speed and a peak):
+  std::optional<TrainStep> step{};
+  std::int64_t global_batch = 0;
+  bool global_batch_default = false;
+  double expected_mfu = 0.0;
+  TokenRate expected_tokens_per_second{};
+  bool time_from_step = false;  // no speed given: the time is the step model's
 };
 
 TrainEstimate train(const specs::ModelSpec& m, const TrainInput& in);

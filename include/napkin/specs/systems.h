@@ -23,12 +23,18 @@ struct SystemSpec {
   Bandwidth scale_up_peer_to_peer{};        // each way, between two GPUs (below the total on a mesh)
   Bandwidth scale_out_per_node{};           // each way, the node's compute NICs together
   Bandwidth scale_out_per_gpu{};            // each way, one GPU's share of them
+  double nics_per_node = 0;                 // compute NICs of a node (0: not stated, TPU pods)
   std::optional<Bandwidth> measured_scale_up_all_reduce{};   // nccl-tests all-reduce busbw in a node
   std::optional<Bandwidth> measured_scale_up_ring{};         // ring (non-all-reduce) busbw in a node
   std::optional<Bandwidth> measured_scale_out_per_nic{};     // a NIC's achieved rate across nodes
   std::optional<Bandwidth> measured_scale_out_all_reduce{};  // all-reduce busbw across nodes
   std::vector<std::string> sources;
 };
+
+/// The system preset a hardware preset's GPUs come in by default: the vendor's own node or rack
+/// (kind "node" or "rack") built of `hardware`, else a cloud instance of it; nullopt when no
+/// bundled system has that GPU.
+std::optional<std::string> default_system_for(const std::string& hardware);
 
 /// Every system preset's name, sorted.
 std::vector<std::string> system_preset_names();

@@ -1,0 +1,183 @@
+// The training planner: see napkin/plans/train_plan.h.
+#include "napkin/plans/train_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "napkin/ground/check.h"
+#include "napkin/ground/error.h"
+#include "napkin/model/parallel.h"
+#include "napkin/model/params.h"
+
+namespace napkin {
+
+using namespace units;
+
+namespace {
+
+// Better: more tokens per second; on a tie (to 1e-12), more memory headroom.
+bool better(const PlannedLayout& a, const PlannedLayout& b) {
+  const double x = a.tokens_per_second.in_base_units(), y = b.tokens_per_second.in_base_units();
+  if (std::fabs(x - y) > 1e-12 * std::max(x, y)) return x > y;
+  return a.headroom > b.headroom;
+}
+
+void keep_best(std::vector<PlannedLayout>& ranked, const PlannedLayout& p, std::size_t keep) {
+  if (ranked.size() == keep && !better(p, ranked.back())) return;
+  const auto at = std::upper_bound(ranked.begin(), ranked.end(), p,
+                                   [](const PlannedLayout& a, const PlannedLayout& b) { return better(a, b); });
+  ranked.insert(at, p);
+  if (ranked.size() > keep) ranked.pop_back();
+}
+
+}  // namespace
+
+TrainInput planned_input(const TrainPlanInput& in, const TrainLayout& l) {
+  TrainInput r = in.run;
+  r.gpus = static_cast<double>(l.gpus()) * one;
+  r.dp = static_cast<double>(l.dp) * one;
+  r.memory.tp = static_cast<double>(l.tp) * one;
+  r.memory.pp = static_cast<double>(l.pp) * one;
+  r.memory.cp = static_cast<double>(l.cp) * one;
+  r.memory.ep = static_cast<double>(l.ep) * one;
+  r.memory.virtual_stages = static_cast<double>(l.vp) * one;
+  r.memory.recompute = l.recompute;
+  r.memory.recompute_layers = Count{};
+  r.memory.micro_batch = static_cast<double>(l.micro_batch) * one;
+  r.memory.sequence_parallel = l.sp;
+  r.memory.states.zero_stage = l.zero;
+  r.global_batch = static_cast<double>(l.global_batch) * one;
+  return r;
+}
+
+TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
+  if (!in.run.speed || !in.run.peak || !in.run.memory.capacity)
+    throw InputError("plan train: the step model needs --hw (a GPU with a peak, memory and a system)");
+  require_positive_integer(static_cast<double>(in.gpus) * one, "gpus");
+  const ParamCount c = count_params(m);
+  const TrainSpeedModel& sm = *in.run.speed;
+  const std::int64_t seq = static_cast<std::int64_t>(in.run.memory.seq.in(one));
+  const double gpus = static_cast<double>(in.gpus);
+  const bool batch_given = in.run.global_batch.has_value();
+  const double b0 = batch_given ? in.run.global_batch->in(one)
+                                : std::ceil(std::max(kDefaultStepTokens, kDefaultStepTokensPerGpu * gpus) /
+                                            static_cast<double>(seq));
+  const auto domain = static_cast<std::int64_t>(sm.links.domain);
+  const std::vector<std::int64_t> tps = in.tp ? std::vector<std::int64_t>{*in.tp}
+                                              : tp_degrees(m, in.max_tp > 0 ? in.max_tp : std::max<std::int64_t>(1, domain));
+  std::vector<std::int64_t> cps{1};
+  if (!m.moe.is_moe())
+    for (std::int64_t cp = 2; cp <= in.max_cp && seq % (2 * cp) == 0; cp *= 2) cps.push_back(cp);
+  if (in.cp) cps = {*in.cp};
+  std::vector<Recompute> rcs{Recompute::none, Recompute::selective, Recompute::full};
+  if (in.recompute) rcs = {*in.recompute};
+  std::vector<std::int64_t> mbs;
+  for (std::int64_t mb = 1; mb <= in.max_micro_batch; mb *= 2) mbs.push_back(mb);
+  if (in.micro_batch) mbs = {*in.micro_batch};
+  const std::int64_t max_pp = std::min<std::int64_t>(m.layers, in.max_pp > 0 ? in.max_pp : m.layers);
+
+  TrainStepInput x;  // the step model's input, the layout filled in per layout
+  x.peak = *in.run.peak;
+  x.bandwidth = sm.memory_bandwidth;
+  x.links = sm.links;
+  x.efficiency = sm.efficiency;
+  x.tp_comm_overlap = sm.tp_comm_overlap;
+  x.dp_comm_overlap = sm.dp_comm_overlap;
+  x.states = in.run.memory.states;
+  x.lora_rank = static_cast<std::int64_t>(in.run.memory.lora_rank.in(one));
+  x.lora_all_linear = in.run.memory.lora_all_linear;
+  x.qlora = in.run.memory.qlora;
+  TrainingMemoryInput mi = in.run.memory;
+  mi.counts = &c;
+  mi.recompute_layers = Count{};
+  std::map<std::pair<std::int64_t, std::int64_t>, ForwardCost> forward;  // by (tp, micro-batch)
+
+  TrainPlan plan;
+  for (const std::int64_t tp : tps) {
+    for (const std::int64_t cp : cps) {
+      if (in.gpus % (tp * cp) != 0) continue;
+      for (std::int64_t pp = 1; pp <= max_pp; ++pp) {
+        if (in.pp && pp != *in.pp) continue;
+        if (in.gpus % (tp * cp * pp) != 0) continue;
+        const std::int64_t dp = in.gpus / (tp * cp * pp);
+        std::vector<std::int64_t> eps{1};
+        if (m.moe.is_moe())
+          for (std::int64_t e = 2; e <= std::min<std::int64_t>(dp, m.moe.n_experts); ++e)
+            if (m.moe.n_experts % e == 0 && dp % e == 0) eps.push_back(e);
+        if (in.ep) eps = {*in.ep};
+        for (const std::int64_t ep : eps) {
+          const std::vector<StageShard> stages =
+              shard_stages(m, c, static_cast<double>(tp) * one, static_cast<double>(pp) * one,
+                           static_cast<double>(ep) * one);
+          std::vector<std::int64_t> vps{1};
+          if (pp > 1)
+            for (std::int64_t v = 2; v <= in.max_vp; ++v)
+              if (std::all_of(stages.begin(), stages.end(), [v](const StageShard& s) { return s.layers % v == 0; }))
+                vps.push_back(v);
+          if (in.vp) vps = {*in.vp};
+          std::vector<int> zeros{0};
+          if (dp * cp > 1) zeros = {0, 1, 2, 3};
+          if (in.zero) zeros = {*in.zero};
+          for (const std::int64_t mb : mbs) {
+            double b = b0;
+            const double per_step = static_cast<double>(dp * mb);
+            if (std::fmod(b, per_step) != 0.0) {
+              if (batch_given) continue;
+              b = std::ceil(b / per_step) * per_step;
+            }
+            auto f = forward.find({tp, mb});
+            if (f == forward.end()) {
+              x.layout.tp = tp;
+              x.layout.micro_batch = mb;
+              x.layout.seq = seq;
+              f = forward.emplace(std::make_pair(tp, mb), forward_cost(m, x)).first;
+            }
+            for (const std::int64_t vp : vps)
+              for (const int zero : zeros)
+                for (const Recompute rc : rcs) {
+                  PlannedLayout p;
+                  TrainLayout& l = p.layout;
+                  l = TrainLayout{tp, pp, dp, cp, ep, vp, zero, tp > 1, rc, 0, mb, static_cast<std::int64_t>(b), seq};
+                  x.layout = l;
+                  x.stages = &stages;
+                  p.step = train_step(m, c, x, f->second);
+                  p.tokens_per_second = p.step.tokens_per_step / p.step.step;
+                  mi.tp = static_cast<double>(tp) * one;
+                  mi.pp = static_cast<double>(pp) * one;
+                  mi.cp = static_cast<double>(cp) * one;
+                  mi.ep = static_cast<double>(ep) * one;
+                  mi.virtual_stages = static_cast<double>(vp) * one;
+                  mi.recompute = rc;
+                  mi.micro_batch = static_cast<double>(mb) * one;
+                  mi.sequence_parallel = l.sp;
+                  mi.states.zero_stage = zero;
+                  mi.states.dp = static_cast<double>(dp) * one;
+                  p.per_gpu = training_memory(m, mi).per_gpu();
+                  p.headroom = *in.run.memory.capacity - p.per_gpu;
+                  p.fits = p.per_gpu <= *in.run.memory.capacity;
+                  ++plan.evaluated;
+                  if (p.fits) {
+                    ++plan.fitting;
+                    keep_best(plan.ranked, p, in.keep);
+                  } else if (!plan.fastest_unfit || better(p, *plan.fastest_unfit)) {
+                    plan.fastest_unfit = p;
+                  }
+                }
+          }
+        }
+      }
+    }
+  }
+  for (PlannedLayout* p : [&] {
+         std::vector<PlannedLayout*> all;
+         for (PlannedLayout& r : plan.ranked) all.push_back(&r);
+         if (plan.fastest_unfit) all.push_back(&*plan.fastest_unfit);
+         return all;
+       }())
+    p->mfu = train(m, planned_input(in, p->layout)).expected_mfu;
+  return plan;
+}
+
+}  // namespace napkin
