@@ -104,9 +104,11 @@ TEST_CASE("a --memory flag overrides the preset's capacity on memory, serve and 
   r = run_napkin("serve llama-3.1-8b --hw h100-sxm --memory 10GiB --json");
   REQUIRE(r.code == 0);
   CHECK(r.out.find("\"fits\":{\"value\":false") != std::string::npos);
+  // train: no layout of 8 GPUs fits 10 GiB; the ledger is shown without a time, exit 1.
   r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --zero 3 --gpus 8 --recompute full --memory 10GiB --json");
-  REQUIRE(r.code == 0);
+  CHECK(r.code == 1);
   CHECK(r.out.find("\"fits\":{\"value\":false") != std::string::npos);
+  CHECK(r.out.find("\"time\"") == std::string::npos);
 }
 
 // ---- every present field validated (issue 11) -------------------------------------------------------

@@ -372,7 +372,7 @@ TEST_CASE("train --gpu-hours reports mfu, achieved and the rows' formulas; no pe
           "[train][cli]") {
   const auto r = napkin_test::run_shell(std::string(NAPKIN_BINARY) +
                                         " train llama-3.1-405b --tokens 15.6T --hw h100-sxm --gpus 16384 --tp 8 --pp 16 "
-                                        "--seq 8192 --gpu-hours 30.84M --params-count total --json 2>/dev/null");
+                                        "--seq 8192 --zero 1 --recompute full --gpu-hours 30.84M --params-count total --json 2>/dev/null");
   REQUIRE(r.code == 0);
   const auto j = specs::parse_json_text(r.out, "output");
   const auto& res = j.at("results");
@@ -398,7 +398,8 @@ TEST_CASE("train --gpu-hours reports mfu, achieved and the rows' formulas; no pe
 }
 
 TEST_CASE("a swept --gpus gives one result set per GPU count, time halving as GPUs double", "[train][cli]") {
-  const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --gpus 64,128 --zero 3 --recompute full --json");
+  const auto r =
+      run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --gpus 64,128 --tp 1 --zero 3 --recompute full --mfu 0.4 --json");
   REQUIRE(r.code == 0);
   const auto j = specs::parse_json_text(r.out, "output");
   REQUIRE(j.is_array());
@@ -410,11 +411,32 @@ TEST_CASE("a swept --gpus gives one result set per GPU count, time halving as GP
   CHECK(j[1].at("results").at("fits").at("value").get<bool>());
 }
 
-TEST_CASE("a layout that does not fit is said on stderr, naming the flags that help", "[train][cli]") {
-  const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --gpus 8 --csv");
-  CHECK(r.code == 0);
+TEST_CASE("a given layout that does not fit gets no time, exit 1 and the flags that help on stderr", "[train][cli]") {
+  // tp 1 × dp 8 without ZeRO: 161 GB per GPU on an 80 GB H100.
+  const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100-sxm --gpus 8 --tp 1 --json");
+  CHECK(r.code == 1);
   CHECK(r.out.find("napkin: warning: the ledger needs ") != std::string::npos);
-  CHECK(r.out.find("raise --zero, --tp or --pp, or use --recompute") != std::string::npos);
+  CHECK(r.out.find("raise --zero, --tp or --pp, use --recompute") != std::string::npos);
+  CHECK(r.out.find("napkin: fit failed: per GPU ") != std::string::npos);
+  CHECK(r.out.find("\"time\"") == std::string::npos);
+  CHECK(r.out.find("\"fits\":{\"value\":false") != std::string::npos);
+}
+
+TEST_CASE("train without a layout takes the fastest layout that fits and says so", "[train][cli]") {
+  // Issue 30's case: 8B on 8 H100s, where the default tp 1 × dp 8 without ZeRO needs 161 GB per GPU.
+  const auto r = run_napkin("train llama-3.1-8b --tokens 1T --hw h100 --gpus 8 --json");
+  REQUIRE(r.code == 0);
+  const auto j = specs::parse_json_text(r.out, "output");
+  CHECK(j.at("results").at("fits").at("value").get<bool>());
+  CHECK(j.at("results").contains("expected_step_time"));
+  CHECK(j.at("results").contains("time"));
+  bool said = false;
+  for (const auto& a : j.at("assumptions"))
+    if (a.at("key") == "layout") said = a.at("text").get<std::string>().find("the fastest layout that fits") != std::string::npos;
+  CHECK(said);
+  // The time is the step model's: tokens / expected tokens per second.
+  CHECK_THAT(j.at("results").at("tokens_per_second").at("value").get<double>(),
+             WithinRel(j.at("results").at("expected_tokens_per_second").at("value").get<double>(), 1e-9));
 }
 
 TEST_CASE("recomputation adds a forward pass: palm 8·N + 16·L·H·Q·T, megatron selective + 4·s·l·h per token",

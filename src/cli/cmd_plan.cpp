@@ -92,6 +92,7 @@ int run_plan(CommandApp* sub, PlanCmd& c) {
     for (std::size_t i = 0; i < flags.size(); ++i) key.push_back(p.has(i) ? p[i] : -1.0);
     if (!memo_key || *memo_key != key) {
       pi = TrainPlanInput{};
+      if (!ch.made_up.empty()) c.t.made_up.build(p, c.t.spec);
       pi.run = train_input(c.t, ch, p);
       if (!pi.run.speed)
         throw InputError("--system", "(none)", "links for a multi-GPU plan: no system preset holds " + c.t.hw.spec->name +
@@ -118,7 +119,6 @@ int run_plan(CommandApp* sub, PlanCmd& c) {
                                                                : nullptr;
     if (l == nullptr) return false;
     TrainInput in = planned_input(pi, l->layout);
-    in.searched_layouts = found.evaluated;
     train_row(c.t, ch, p, in, rs, tally);
     rs.input("rank", value(static_cast<double>(row + 1)));
     if (found.ranked.empty()) {

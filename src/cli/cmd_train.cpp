@@ -56,6 +56,7 @@ int run_train(CommandApp* sub, TrainCmd& c) {
   int exit_code = run_sweep(sub, c.nf, c.out, [&](const Point& p, ResultSet& rs) {
     TrainInput in = train_input(c, plan, p);
     if (search && in.speed && in.peak && in.memory.capacity) {
+      if (!plan.made_up.empty()) c.made_up.build(p, c.spec);
       std::int64_t tried = 0;
       TrainPlanInput pi;
       pi.run = in;
@@ -71,10 +72,10 @@ int run_train(CommandApp* sub, TrainCmd& c) {
     }
     train_row(c, plan, p, in, rs, tally);
     if (!p.probing() && remedy.empty() && !tally.all_fit)
-      remedy = "napkin plan train with the same flags lists the layouts that fit";
+      remedy = "napkin plan train with the same flags, less the layout's, ranks the layouts that fit";
   });
   if (!tally.all_fit && exit_code == 0) {
-    report_check_failure(c.require_fit ? "--require-fit" : "the layout's fit", tally.first_miss + "; " + remedy);
+    report_check_failure(c.require_fit ? "--require-fit" : "fit", tally.first_miss + "; " + remedy);
     exit_code = 1;
   }
   return exit_code;

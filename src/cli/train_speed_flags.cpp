@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "napkin/ground/check.h"
+#include "napkin/ground/dtype.h"
 #include "napkin/ground/error.h"
 #include "napkin/specs/efficiency.h"
 
@@ -66,6 +67,7 @@ void resolve_train_speed(CommandApp* sub, const NumericFlags& nf, TrainSpeedFlag
       f.unavailable = "no efficiency profile for " + hw.spec->name + " (" + hw.spec->device_class + ")";
     else {
       f.efficiency = profile->for_layers(0.0);
+      f.layer_overhead = profile->layer_overhead;
       f.efficiency_source = "serve's profile data/presets/efficiency/" + profile->name + ".json";
     }
   }
@@ -108,6 +110,11 @@ void fill_train_speed(const TrainSpeedFlags& f, const HardwareOption& hw, const 
   TrainSpeedModel s;
   s.memory_bandwidth = hw.spec->bandwidth;
   s.efficiency = *f.efficiency;
+  s.layer_overhead = f.layer_overhead;
+  if (in.peak_dtype != "bf16" && in.peak_dtype != "fp16") {
+    // Low-precision GEMMs (FP8, FP4): attention still computes in bf16 (Transformer Engine's fused attention).
+    if (const auto bf16 = hw.spec->peak(Dtype::bf16)) s.attention_peak = *bf16;
+  }
   s.tp_comm_overlap = p[f.tp_overlap];
   s.dp_comm_overlap = p[f.dp_overlap];
   for (const auto& [v, flag] : {std::pair{s.tp_comm_overlap, "--tp-comm-overlap"}, {s.dp_comm_overlap, "--dp-comm-overlap"}})

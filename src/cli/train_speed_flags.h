@@ -23,6 +23,7 @@ struct TrainSpeedFlags {
   std::optional<specs::SystemSpec> sys;
   std::string efficiency_source, links_source;  // outlive the ResultSets
   std::optional<Efficiency> efficiency;         // serve's profile for the GPU's class
+  Seconds layer_overhead{};                     // its per-layer overhead
   std::string unavailable;                      // why there is no step model ("" when there is one)
 };
 

@@ -331,6 +331,9 @@ TrainStepInput step_input(const specs::ModelSpec& m, const TrainInput& in, const
   x.bandwidth = sm.memory_bandwidth;
   x.links = sm.links;
   x.efficiency = sm.efficiency;
+  x.layer_overhead = sm.layer_overhead;
+  x.attention_peak = sm.attention_peak;
+  x.flash_attention = in.memory.flash_attention;
   x.tp_comm_overlap = sm.tp_comm_overlap;
   x.dp_comm_overlap = sm.dp_comm_overlap;
   x.states = in.memory.states;

@@ -24,7 +24,19 @@ bool better(const PlannedLayout& a, const PlannedLayout& b) {
   return a.headroom > b.headroom;
 }
 
+bool same_parallel_layout(const TrainLayout& a, const TrainLayout& b) {
+  return a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.dp == b.dp && a.ep == b.ep && a.vp == b.vp;
+}
+
+// The best `keep` parallel layouts, one entry each: a layout's best ZeRO stage, recomputation and
+// micro-batch stands for it.
 void keep_best(std::vector<PlannedLayout>& ranked, const PlannedLayout& p, std::size_t keep) {
+  const auto same = std::find_if(ranked.begin(), ranked.end(),
+                                 [&](const PlannedLayout& r) { return same_parallel_layout(r.layout, p.layout); });
+  if (same != ranked.end()) {
+    if (!better(p, *same)) return;
+    ranked.erase(same);
+  }
   if (ranked.size() == keep && !better(p, ranked.back())) return;
   const auto at = std::upper_bound(ranked.begin(), ranked.end(), p,
                                    [](const PlannedLayout& a, const PlannedLayout& b) { return better(a, b); });
@@ -68,7 +80,7 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
   const std::vector<std::int64_t> tps = in.tp ? std::vector<std::int64_t>{*in.tp}
                                               : tp_degrees(m, in.max_tp > 0 ? in.max_tp : std::max<std::int64_t>(1, domain));
   std::vector<std::int64_t> cps{1};
-  if (!m.moe.is_moe())
+  if (!m.moe.is_moe() && in.run.memory.flash_attention)  // ring attention runs in fused kernels
     for (std::int64_t cp = 2; cp <= in.max_cp && seq % (2 * cp) == 0; cp *= 2) cps.push_back(cp);
   if (in.cp) cps = {*in.cp};
   std::vector<Recompute> rcs{Recompute::none, Recompute::selective, Recompute::full};
@@ -83,6 +95,9 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
   x.bandwidth = sm.memory_bandwidth;
   x.links = sm.links;
   x.efficiency = sm.efficiency;
+  x.layer_overhead = sm.layer_overhead;
+  x.attention_peak = sm.attention_peak;
+  x.flash_attention = in.run.memory.flash_attention;
   x.tp_comm_overlap = sm.tp_comm_overlap;
   x.dp_comm_overlap = sm.dp_comm_overlap;
   x.states = in.run.memory.states;
@@ -113,7 +128,7 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
                            static_cast<double>(ep) * one);
           std::vector<std::int64_t> vps{1};
           if (pp > 1)
-            for (std::int64_t v = 2; v <= in.max_vp; ++v)
+            for (std::int64_t v = 2; v <= (in.max_vp > 0 ? in.max_vp : m.layers); ++v)
               if (std::all_of(stages.begin(), stages.end(), [v](const StageShard& s) { return s.layers % v == 0; }))
                 vps.push_back(v);
           if (in.vp) vps = {*in.vp};
@@ -123,6 +138,7 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
           for (const std::int64_t mb : mbs) {
             double b = b0;
             const double per_step = static_cast<double>(dp * mb);
+            if (per_step > b0) continue;  // not one micro-batch per rank in the run's global batch
             if (std::fmod(b, per_step) != 0.0) {
               if (batch_given) continue;
               b = std::ceil(b / per_step) * per_step;
@@ -142,7 +158,11 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
                   l = TrainLayout{tp, pp, dp, cp, ep, vp, zero, tp > 1, rc, 0, mb, static_cast<std::int64_t>(b), seq};
                   x.layout = l;
                   x.stages = &stages;
-                  p.step = train_step(m, c, x, f->second);
+                  try {
+                    p.step = train_step(m, c, x, f->second);
+                  } catch (const InputError&) {
+                    continue;  // a layout the step model refuses is not a candidate
+                  }
                   p.tokens_per_second = p.step.tokens_per_step / p.step.step;
                   mi.tp = static_cast<double>(tp) * one;
                   mi.pp = static_cast<double>(pp) * one;
@@ -154,7 +174,11 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
                   mi.sequence_parallel = l.sp;
                   mi.states.zero_stage = zero;
                   mi.states.dp = static_cast<double>(dp) * one;
-                  p.per_gpu = training_memory(m, mi).per_gpu();
+                  try {
+                    p.per_gpu = training_memory(m, mi).per_gpu();
+                  } catch (const InputError&) {
+                    continue;  // nor one the ledger refuses (a constraint the model does not admit)
+                  }
                   p.headroom = *in.run.memory.capacity - p.per_gpu;
                   p.fits = p.per_gpu <= *in.run.memory.capacity;
                   ++plan.evaluated;

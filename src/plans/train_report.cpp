@@ -377,15 +377,16 @@ void TrainReport::recompute_assumption(ResultSet& out) const {
 
 // The GPUs as tp × pp × dp, and the training sequence.
 void TrainReport::layout_assumptions(ResultSet& out) const {
-  if (in.memory.cp.in(one) > 1.0) {
+  if (in.searched_layouts > 0) {
+    out.assume("layout", text("{} GPUs = tp {} × pp {} × cp {} × dp {}: the fastest layout that fits, of {} evaluated "
+                              "(napkin plan train ranks them)",
+                              r.gpus, in.memory.tp, in.memory.pp, in.memory.cp, r.dp,
+                              static_cast<double>(in.searched_layouts)));
+  } else if (in.memory.cp.in(one) > 1.0) {
     out.assume("layout", text(in.gpus && !in.dp ? "{} GPUs = tp {} × pp {} × cp {} × dp {} (dp = gpus / (tp·pp·cp))"
                                                 : "{} GPUs = tp {} × pp {} × cp {} × dp {}",
                               r.gpus, in.memory.tp, in.memory.pp, in.memory.cp, r.dp));
-  } else if (in.searched_layouts > 0)
-    out.assume("layout", text("{} GPUs = tp {} × pp {} × dp {}: the fastest layout that fits, of {} evaluated "
-                              "(napkin plan train ranks them)",
-                              r.gpus, in.memory.tp, in.memory.pp, r.dp, static_cast<double>(in.searched_layouts)));
-  else if (in.gpus && in.dp)
+  } else if (in.gpus && in.dp)
     out.assume("layout", text("{} GPUs = tp {} × pp {} × dp {}", r.gpus, in.memory.tp, in.memory.pp, r.dp));
   else if (in.gpus)
     out.assume("layout", text("{} GPUs = tp {} × pp {} × dp {} (dp = gpus / (tp·pp))", r.gpus, in.memory.tp,

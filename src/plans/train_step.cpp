@@ -17,6 +17,12 @@ using namespace units;
 namespace {
 
 constexpr double kActBytes = 2.0;  // bf16 activations and their gradients on the wire
+// What a training step's kernels reach of serve's calibrated η_c: fitted on the published runs of
+// data/training/runs.csv (scripts/validate-training; docs/training-validation.md states the fit and
+// its residuals). Training's GEMMs run transposed operands for the two backward products and
+// accumulate weight gradients in fp32, and its step holds kernels serve's prefill has no counterpart
+// for (loss, optimizer, casts); the fit puts all of that in one share.
+constexpr double kTrainingComputeShare = 0.80;
 // FlashAttention-2's backward runs five matmuls (S = QKᵀ, dP = dO·Vᵀ, dV = Pᵀ·dO, dQ = dS·K,
 // dK = dSᵀ·Q) to the forward's two (Dao 2023, "FlashAttention-2", §3.1 algorithms 1 and 2).
 constexpr double kAttentionBackward = 2.5;
@@ -42,11 +48,39 @@ struct Rates {
   FlopRate peak{};
   Bandwidth bw{};
   Efficiency e{};
-  Seconds time(Flops c, Bytes q, double rows) const {
-    const double eta = rows > 0.0 ? e.compute * rows / (rows + e.prefill_half) : e.compute;
-    return std::max(c / (eta * peak), q / (e.bandwidth * bw));
+  FlopRate attention_peak{};
+  Seconds time(Flops c, Bytes q, double rows) const { return at(peak, c, q, rows); }
+  Seconds attention(Flops c, Bytes q, double rows) const { return at(attention_peak, c, q, rows); }
+  Seconds at(FlopRate r, Flops c, Bytes q, double rows) const {
+    const double top = kTrainingComputeShare * e.compute;
+    const double eta = rows > 0.0 ? top * rows / (rows + e.prefill_half) : top;
+    return std::max(c / (eta * r), q / (e.bandwidth * bw));
   }
 };
+
+// Eager attention's score matrix through HBM, per element of b·a·s²: QKᵀ written (2 B), the
+// softmax read and written (4 B), read again by A·V (2 B) forward; backward about twice that.
+constexpr double kEagerScoreBytes = 8.0;
+
+// A ring collective's latency as NCCL's own cost model counts it (src/graph/tuning.cc, baseLat and
+// hwLat for the Ring algorithm with the Simple protocol, the one large messages use): 8.4 µs to
+// launch, then 3.4 µs per step over NVLink and 9.6 µs per step that crosses the network. A
+// reduce-scatter or all-gather over n ranks takes n − 1 steps, an all-reduce 2(n − 1); of a ring's
+// steps, one per extra domain crosses the network.
+constexpr double kRingBaseLatency = 8.4e-6, kNvlinkStepLatency = 3.4e-6, kNetStepLatency = 9.6e-6;
+
+Seconds ring_latency(const TrainLinks& l, double group, double stride, double passes) {
+  if (group <= 1.0) return Seconds{};
+  const double local = stride >= l.domain ? 1.0 : std::min(group, std::max(1.0, std::floor(l.domain / stride)));
+  const double domains = std::ceil(group / local);
+  const double steps = group - 1.0, net = domains - 1.0;
+  return (kRingBaseLatency + passes * ((steps - net) * kNvlinkStepLatency + net * kNetStepLatency)) * second;
+}
+
+// Megatron-LM's gradient buckets: max(40M, 1M · dp) parameters each
+// (megatron/core/distributed/distributed_data_parallel.py: "bucket_size = max(40000000, 1000000 *
+// self.intra_dp_cp_group.size())"); each bucket is one collective.
+double buckets(double params, double dp) { return std::max(1.0, std::ceil(params / std::max(40e6, 1e6 * dp))); }
 
 // Bus bandwidth of a ring over `group` ranks placed `stride` apart: inside one scale-up domain
 // the link's, else each domain's n_local GPUs send over their own NICs: min(B_up, n_local · B_nic).
@@ -81,10 +115,20 @@ LayerTimes layer_times(const specs::ModelSpec& m, const TrainStepInput& in, cons
     const Flops c = o.flops / cp;
     const Bytes q = o.bytes / cp;
     const double rows = op_rows(m, o, tokens, ep);
-    const Seconds fwd = r.time(c, q, rows);
+    Seconds fwd = r.time(c, q, rows);
     Seconds bwd{};
     if (o.name == "attention") {
-      bwd = r.time(kAttentionBackward * c, 2.0 * q, rows);
+      Flops ca = c;
+      Bytes qa = q;
+      if (!in.flash_attention) {
+        // The whole s × s square computed (the causal half masked, not skipped), its scores in HBM.
+        const double s = static_cast<double>(L.seq);
+        ca = c * (s * s) / (s * (s + 1.0) / 2.0);
+        qa = q + kEagerScoreBytes * static_cast<double>(L.micro_batch) * static_cast<double>(m.heads) /
+                     static_cast<double>(L.tp) * s * s * static_cast<double>(m.layers) * byte;
+      }
+      fwd = r.attention(ca, qa, rows);
+      bwd = r.attention(kAttentionBackward * ca, 2.0 * qa, rows);
       t.attention_fwd += fwd;
       t.attention_bwd += bwd;
       t.selective += fwd;
@@ -142,7 +186,7 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
   if (L.gpus() > 1 && !(in.links.scale_up.in(byte_per_s) > 0.0 && in.links.scale_out.in(byte_per_s) > 0.0))
     throw InputError("--system", "(none)", "a system preset or --intra-node-bandwidth and --inter-node-bandwidth "
                                            "(the links between the GPUs)");
-  const Rates r{in.peak, in.bandwidth, in.efficiency};
+  const Rates r{in.peak, in.bandwidth, in.efficiency, in.attention_peak.value_or(in.peak)};
   const double t = static_cast<double>(L.tp), pp = static_cast<double>(L.pp), cp = static_cast<double>(L.cp),
                dp = static_cast<double>(L.dp), ep = static_cast<double>(L.ep), vp = static_cast<double>(L.vp);
   const double layers = static_cast<double>(m.layers);
@@ -161,7 +205,9 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
   st.dp_bus_local = local_ranks(in.links, dp * cp, t);
 
   // Per-layer pieces every stage scales by its share of the layers.
-  const Seconds tp_one = t > 1.0 ? 2.0 * (t - 1.0) / t * f.tp_bytes_per_layer / cp / st.tp_bus : Seconds{};
+  const Seconds tp_one = t > 1.0 ? 2.0 * (t - 1.0) / t * f.tp_bytes_per_layer / cp / st.tp_bus +
+                                       ring_latency(in.links, t, 1.0, 2.0)
+                                 : Seconds{};
   const double full = in.layout.recompute == Recompute::full ? 1.0 : in.full_recompute_fraction;
   Seconds policy_recompute{};  // the policy's rerun over every layer (the layers not fully recomputed)
   if (L.recompute == Recompute::selective) policy_recompute = lt.selective;
@@ -194,7 +240,8 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
     double attending = 0;
     for (std::int64_t l = 0; l < m.layers; ++l)
       if (m.layer_attention(l) != specs::LayerAttention::none) attending += 1.0;
-    const Seconds fwd = (cp - 1.0) * tokens * kv_width * kActBytes * byte / st.cp_bus;
+    const Seconds fwd = (cp - 1.0) * tokens * kv_width * kActBytes * byte / st.cp_bus +
+                        ring_latency(in.links, cp, t, 1.0);
     const Seconds per_layer_fwd = attending > 0.0 ? lt.attention_fwd / attending : Seconds{};
     const Seconds per_layer_bwd = attending > 0.0 ? lt.attention_bwd / attending : Seconds{};
     cp_exposed_all = attending * (std::max(Seconds{}, fwd - per_layer_fwd) * (1.0 + full) +
@@ -211,7 +258,7 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
     dequant_all = base / t * kDequantBytes * (2.0 + full) * byte / (in.efficiency.bandwidth * in.bandwidth);
   }
   // Serve's per-pass overhead (kernel launches, per layer), for the forward, the backward and a rerun.
-  const Seconds pass = in.efficiency.pass_overhead;
+  const Seconds pass = in.efficiency.pass_overhead + layers * in.layer_overhead;
   const double reruns = full + (policy_recompute > Seconds{} ? 1.0 - full : 0.0);
   // Outer ops: the embedding on the first stage, the final norm, LM head and loss on the last.
   Seconds embed_fwd{}, embed_bwd{}, head_fwd{}, head_bwd{};
@@ -222,7 +269,9 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
     (o.name == "embedding" ? embed_bwd : head_bwd) += bw;
   }
   // P2P between stages: the activation forward and its gradient back, v times per micro-batch.
-  const Seconds p2p = pp > 1.0 ? 2.0 * vp * tokens * d * kActBytes / (L.sp ? t : 1.0) * byte / st.pp_bus : Seconds{};
+  const Seconds p2p =
+      pp > 1.0 ? 2.0 * vp * (tokens * d * kActBytes / (L.sp ? t : 1.0) * byte / st.pp_bus + kRingBaseLatency * second)
+               : Seconds{};
 
   Seconds tau{};
   std::vector<StageTime> times(stages.size());
@@ -269,17 +318,25 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
     auto ring = [](double n, double params, double bytes, Bandwidth b) {
       return n > 1.0 ? (n - 1.0) / n * params * bytes * byte / b : Seconds{};
     };
+    // Latency: one ring per bucket (ZeRO 0-2), per layer and collective (ZeRO-3's two gathers and
+    // a reduce-scatter per micro-batch).
+    const double calls_d = L.zero >= 3 ? 3.0 * static_cast<double>(stages[i].layers) : buckets(dense, n_d);
+    const double calls_e = experts > 0.0 ? (L.zero >= 3 ? 3.0 * static_cast<double>(stages[i].layers) : buckets(experts, n_e))
+                                         : 0.0;
+    const Seconds lat = calls_d * ring_latency(in.links, n_d, t, 1.0) + calls_e * ring_latency(in.links, n_e, t * cp * ep, 1.0);
     Seconds comm{}, exposed{};
     if (L.zero >= 3) {
-      const Seconds per_mb = ring(n_d, dense, 2.0 * w + g, st.dp_bus) + ring(n_e, experts, 2.0 * w + g, bus_e);
+      const Seconds per_mb =
+          ring(n_d, dense, 2.0 * w + g, st.dp_bus) + ring(n_e, experts, 2.0 * w + g, bus_e) + lat;
       const Seconds hide = in.dp_comm_overlap * (s.forward + s.backward + s.recompute);
       comm = st.micro_batches * per_mb;
       exposed = st.micro_batches * std::max(Seconds{}, per_mb - hide) +
                 (stages[i].layers > 0 ? per_mb / static_cast<double>(stages[i].layers) : Seconds{});
     } else {
       const double reduce = L.zero == 0 ? 2.0 : 1.0;  // all-reduce = reduce-scatter + all-gather
-      const Seconds grads = reduce * (ring(n_d, dense, g, st.dp_bus) + ring(n_e, experts, g, bus_e));
-      const Seconds gather = L.zero == 0 ? Seconds{} : ring(n_d, dense, w, st.dp_bus) + ring(n_e, experts, w, bus_e);
+      const Seconds grads = reduce * (ring(n_d, dense, g, st.dp_bus) + ring(n_e, experts, g, bus_e) + lat);
+      const Seconds gather =
+          L.zero == 0 ? Seconds{} : ring(n_d, dense, w, st.dp_bus) + ring(n_e, experts, w, bus_e) + lat;
       comm = grads + gather;
       exposed = std::max(Seconds{}, grads - in.dp_comm_overlap * (s.backward + s.recompute)) +
                 std::max(Seconds{}, gather - in.dp_comm_overlap * s.forward);

@@ -76,6 +76,8 @@ inline constexpr double kDefaultStepTokensPerGpu = 1024.0;
 struct TrainSpeedModel {
   Bandwidth memory_bandwidth{};
   Efficiency efficiency{};
+  Seconds layer_overhead{};            // serve's profile: per layer per pass
+  std::optional<FlopRate> attention_peak{};  // FP8 runs: the bf16 peak attention computes at
   TrainLinks links{};
   double tp_comm_overlap = 0.0, dp_comm_overlap = 1.0;
   std::string_view efficiency_source{}, links_source{};

@@ -10,13 +10,15 @@
 //        max_cp; dense models only (CP with EP is not modelled)
 //   pp   every degree up to the layers (max_pp) with tp·cp·pp dividing the GPUs; dp the rest
 //   ep   MoE: divisors of the routed experts that divide dp (EP ranks are DP ranks)
-//   vp   interleaved stages per rank: divisors of every stage's layers, up to max_vp (pp ≥ 2)
+//   vp   interleaved stages per rank: divisors of every stage's layers (up to max_vp when given; pp ≥ 2)
 //   zero 0-3 when dp·cp > 1 (0 alone without data parallelism)
 //   recompute none, selective, full
 //   micro-batch 1, 2, 4, ... up to max_micro_batch, with dp · mb dividing the global batch
 //   sequence parallelism on whenever tp > 1 (it shards the activations TP leaves whole at no
 //   extra traffic: Korthikanti et al. 2022 §4.2.2)
-// A constraint fixes a dimension. Ties in tokens per second go to more memory headroom.
+// A constraint fixes a dimension. Ties in tokens per second go to more memory headroom. The ranking
+// lists parallel layouts (tp, pp, cp, dp, ep, vp), each once, at its best ZeRO stage, recomputation
+// and micro-batch.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +38,7 @@ struct TrainPlanInput {
   std::int64_t max_tp = 0;   // 0: the scale-up domain
   std::int64_t max_pp = 0;   // 0: the layers
   std::int64_t max_cp = 16;
-  std::int64_t max_vp = 8;
+  std::int64_t max_vp = 0;   // 0: any divisor of the stages' layers
   std::int64_t max_micro_batch = 16;
   std::size_t keep = 5;      // layouts returned
 };
@@ -52,7 +54,7 @@ struct PlannedLayout {
 };
 
 struct TrainPlan {
-  std::vector<PlannedLayout> ranked;            // fitting layouts, best first, at most keep
+  std::vector<PlannedLayout> ranked;            // fitting parallel layouts, best first, at most keep
   std::optional<PlannedLayout> fastest_unfit;   // the fastest layout that does not fit
   std::int64_t evaluated = 0, fitting = 0;      // layouts costed; of them, fitting
 };

@@ -80,6 +80,13 @@ struct TrainStepInput {
   Bandwidth bandwidth{};       // HBM
   TrainLinks links{};
   Efficiency efficiency{};     // serve's calibrated per-op efficiency for the GPU (serve_expected.h)
+  Seconds layer_overhead{};    // serve's per-layer overhead of a pass (launches), beside efficiency.pass_overhead
+  // FP8 training runs its GEMMs at `peak` (the FP8 one) and attention at this one (bf16: Transformer
+  // Engine's fused attention computes in bf16); nullopt: attention at `peak` too.
+  std::optional<FlopRate> attention_peak{};
+  // Eager attention (no FlashAttention): the b·a·s² scores are written and read through HBM, and the
+  // causal half is computed, not skipped.
+  bool flash_attention = true;
   double tp_comm_overlap = 0.0;  // share of TP collectives hidden behind GEMMs
   double dp_comm_overlap = 1.0;  // share of the backward (forward) that can hide DP traffic
   ModelStatesInput states{};     // precision (reduce dtype) and optimizer (its update's traffic)
