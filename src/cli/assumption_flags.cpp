@@ -147,6 +147,7 @@ constexpr KeyFlag kKeyFlags[] = {
     {"utilization", "--mfu/--achieved"},
     // train's step model (napkin/plans/train_step.h)
     {"step_model", "--hw/--micro-batch/--seq"},
+    {"step_efficiency", "--hw"},
     {"step_links", "--system/--intra-node-bandwidth/--inter-node-bandwidth"},
     {"step_overlap", "--tp-comm-overlap/--dp-comm-overlap"},
     {"global_batch", "--global-batch"},

@@ -469,6 +469,9 @@ void TrainReport::price_assumptions(ResultSet& out) const {
     out.assume("train_overheads", text("bubbles, communication and whatever else the run spent (failures, restarts, "
                                        "checkpoints) lower the implied MFU: a per-step MFU is higher (Llama 3 405B: "
                                        "38-43%)"));
+  else if (r.time_from_step)
+    out.assume("train_overheads", text("the step model counts the bubble and the exposed communication; failures, "
+                                       "restarts and checkpoints are not counted (Llama 3 405B: > 90% effective time)"));
   else
     out.assume("train_overheads", text("bubbles and communication sit inside the MFU or achieved rate; failures, restarts and "
                                        "checkpoints are not counted (Llama 3 405B: > 90% effective time)"));

@@ -17,12 +17,7 @@ using namespace units;
 namespace {
 
 constexpr double kActBytes = 2.0;  // bf16 activations and their gradients on the wire
-// What a training step's kernels reach of serve's calibrated η_c: fitted on the published runs of
-// data/training/runs.csv (scripts/validate-training; docs/training-validation.md states the fit and
-// its residuals). Training's GEMMs run transposed operands for the two backward products and
-// accumulate weight gradients in fp32, and its step holds kernels serve's prefill has no counterpart
-// for (loss, optimizer, casts); the fit puts all of that in one share.
-constexpr double kTrainingComputeShare = 0.80;
+
 // FlashAttention-2's backward runs five matmuls (S = QKᵀ, dP = dO·Vᵀ, dV = Pᵀ·dO, dQ = dS·K,
 // dK = dSᵀ·Q) to the forward's two (Dao 2023, "FlashAttention-2", §3.1 algorithms 1 and 2).
 constexpr double kAttentionBackward = 2.5;

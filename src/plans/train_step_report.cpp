@@ -56,10 +56,13 @@ void step_assumptions(const specs::ModelSpec* mp, const TrainInput& in, const Tr
   const TrainStep& s = *r.step;
   out.assume("step_model",
              text("expected step: serve's per-op model for each micro-batch (b = {}, s = {}) on the slowest stage ({} "
-                  "of {}), GEMMs at η_c·n/(n + n½) of the peak (η_c = {}, n½ = {} tokens), memory-bound ops at "
-                  "η_bw = {} of {} ({}); backward 2× the GEMMs, 2.5× attention; 1F1B pipeline",
-                  in.memory.micro_batch, in.memory.seq, s.slowest_stage + 1, in.memory.pp, sm.efficiency.compute,
-                  sm.efficiency.prefill_half, sm.efficiency.bandwidth, sm.memory_bandwidth, sm.efficiency_source));
+                  "of {}); backward 2× the GEMMs, 2.5× attention; 1F1B pipeline",
+                  in.memory.micro_batch, in.memory.seq, s.slowest_stage + 1, in.memory.pp));
+  out.assume("step_efficiency",
+             text("GEMMs and attention at {} · η_c·n/(n + n½) of the peak (η_c = {}, n½ = {} tokens from {}; {}: "
+                  "training's share, fitted on data/training/runs.csv), memory-bound ops at η_bw = {} of {}",
+                  kTrainingComputeShare, sm.efficiency.compute, sm.efficiency.prefill_half, sm.efficiency_source,
+                  kTrainingComputeShare, sm.efficiency.bandwidth, sm.memory_bandwidth));
   out.assume("step_links", text("links: {}; scale-up bus {} per GPU within {} GPUs, {} per GPU across (DP group: {} "
                                 "rank(s) per domain, bus {})",
                                 sm.links_source, sm.links.scale_up, sm.links.domain, sm.links.scale_out,

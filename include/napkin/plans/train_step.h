@@ -53,6 +53,14 @@
 
 namespace napkin {
 
+/// What a training step's GEMMs and attention reach of serve's calibrated η_c: fitted on the published
+/// runs of data/training/runs.csv (scripts/validate-training, docs/training-validation.md: over 0.75-0.90
+/// the median |error| moves between 7% and 10%, the 80th percentile from 23% at 0.80 to 33% at 0.88).
+/// Training's GEMMs run transposed operands for the two backward products and accumulate weight
+/// gradients in fp32, and a step runs kernels serve's prefill has no counterpart for (loss, casts,
+/// gradient clipping); the fit puts them in this one share.
+inline constexpr double kTrainingComputeShare = 0.80;
+
 /// How a run's GPUs are joined, as collectives see it: bus bandwidths per GPU, each way.
 struct TrainLinks {
   double domain = 8;          // GPUs one scale-up fabric joins (a node's NVLink, an NVL72 rack)
