@@ -119,6 +119,8 @@ constexpr KeyFlag kKeyFlags[] = {
     {"zero3_gather", "--zero"},
     {"fsdp_buffers", "--zero"},
     {"ep", "--ep"},
+    {"etp", "--etp"},
+    {"stage_split", "--first-stage-layers/--last-stage-layers"},
     {"dropout", "--dropout"},
     {"hardware_source", ""},
     {"hardware", "--hw"},

@@ -104,9 +104,9 @@ std::string key_line(const ResultSet& rs) {
 // data-parallel run in mixed precision with Adam. Flags it has no term for are refused by name.
 void check_deepspeed_flags(CommandApp* sub, const MemoryCmd& c) {
   for (const char* f : {"--tp", "--pp", "--ep", "--max", "--min-gpus", "--precision", "--optimizer", "--grad-dtype",
-                        "--no-master-weights", "--lora-rank", "--qlora", "--seq", "--micro-batch", "--recompute",
-                        "--sequence-parallel", "--attention", "--flash-attention", "--dropout", "--no-dropout",
-                        "--cuda-context", "--fragmentation", "--virtual-stages", "--cp", "--recompute-layers",
+                        "--no-master-weights", "--lora-rank", "--qlora", "--seq", "--micro-batch", "--recompute", "--etp",
+                        "--sequence-parallel", "--attention", "--flash-attention", "--dropout", "--no-dropout", "--first-stage-layers",
+                        "--cuda-context", "--fragmentation", "--virtual-stages", "--cp", "--recompute-layers", "--last-stage-layers",
                         "--activation-accounting", "--loss", "--distribute-saved-activations"})
     if (const CLI::Option* o = sub->get_option_no_throw(f); o != nullptr && o->count() > 0)
       throw InputError(f, given_value(o), std::string("no ") + f + " with --zero-accounting deepspeed (DeepSpeed's "
@@ -210,11 +210,11 @@ void check_flag_needs_table(CommandApp* sub, const MemoryCmd& c, const MemoryPla
                     {"--quantize-all", A | I}, {"--weights-dtype", I}, {"--group-size", I}, {"--zero-points", I},
                     {"--max", A}, {"--min-gpus", A}, {"--gpus-per-node", c.min_gpus ? A : 0u}, {"--seq", A | T}, {"--micro-batch", A | T},
                     {"--recompute", A | T}, {"--attention", A | T}, {"--flash-attention", plan.llamacpp ? A : A | T},
-                    {"--dropout", A | T}, {"--no-dropout", A | T}, {"--sequence-parallel", A | T},
-                    {"--lora-rank", A | T}, {"--lora-targets", A | T}, {"--qlora", A | T}, {"--ep", A | T},
+                    {"--dropout", A | T}, {"--no-dropout", A | T}, {"--sequence-parallel", A | T}, {"--etp", A | T},
+                    {"--lora-rank", A | T}, {"--lora-targets", A | T}, {"--qlora", A | T}, {"--ep", A | T}, {"--last-stage-layers", A | T},
                     {"--offload-optimizer", T}, {"--offload-params", T}, {"--precision", T}, {"--optimizer", T},
                     {"--grad-dtype", T}, {"--no-master-weights", T}, {"--zero", T}, {"--dp", T}, {"--zero-accounting", T},
-                    {"--virtual-stages", A | T}, {"--cp", A | T}, {"--recompute-layers", A | T},
+                    {"--virtual-stages", A | T}, {"--cp", A | T}, {"--recompute-layers", A | T}, {"--first-stage-layers", A | T},
                     {"--activation-accounting", A | T}, {"--loss", A | T}, {"--distribute-saved-activations", A | T}},
                    !c.bare, c.train);
   if (c.min_gpus && !flags[c.cp].raw.empty())

@@ -1,9 +1,25 @@
 // See training_flags.h.
 #include "training_flags.h"
 
+#include <optional>
+
 #include "napkin/ground/error.h"
 
 namespace napkin::cli {
+
+namespace {
+
+// One whole number ≥ 1 as typed ("7"); InputError naming the flag otherwise (a sweep list too).
+std::optional<Count> positive_count(const std::string& text, const char* flag) {
+  if (text.empty()) return std::nullopt;
+  bool digits = text.size() <= 9;
+  for (const char ch : text) digits = digits && ch >= '0' && ch <= '9';
+  if (!digits || std::stoll(text) < 1)
+    throw InputError(flag, text, "a positive integer (one value: this flag takes no sweep list)");
+  return static_cast<double>(std::stoll(text)) * units::one;
+}
+
+}  // namespace
 
 void add_training_memory_flags(CommandApp* sub, TrainingMemoryFlags& f) {
   sub->add_option("--activation-accounting", f.accounting,
@@ -20,12 +36,29 @@ void add_training_memory_flags(CommandApp* sub, TrainingMemoryFlags& f) {
                 "Megatron-LM: split fully recomputed layers' inputs over the TP ranks (TP without sequence "
                 "parallelism, with --recompute full or --recompute-layers)")
       ->group("Training");
+  sub->add_option("--first-stage-layers,--decoder-first-pipeline-num-layers", f.first_stage_layers,
+                  "Layers on the first pipeline stage, the rest split evenly over the stages after it (Megatron-LM's "
+                  "uneven pipeline; Llama 3 405B: 7 of 126 at --pp 16, with --last-stage-layers 7)")
+      ->type_name("N")
+      ->group("Parallelism");
+  sub->add_option("--last-stage-layers,--decoder-last-pipeline-num-layers", f.last_stage_layers,
+                  "Layers on the last pipeline stage, the rest split evenly over the stages before it")
+      ->type_name("N")
+      ->group("Parallelism");
+  sub->add_option("--etp,--expert-tensor-parallel-size", f.etp,
+                  "Expert tensor parallelism: ranks each routed expert's matrices split over (default: --tp); the "
+                  "--ep × --etp expert ranks are laid over the tp·cp·dp ranks, which they must divide")
+      ->type_name("N")
+      ->group("Parallelism");
 }
 
 void apply_training_memory_flags(const TrainingMemoryFlags& f, TrainingMemoryInput& in) {
   if (!f.accounting.empty()) in.accounting = parse_activation_accounting(f.accounting, "--activation-accounting");
   in.loss = parse_loss(f.loss, "--loss");
   in.distribute_saved_activations = f.distribute_saved;
+  in.etp = positive_count(f.etp, "--etp");
+  in.first_stage_layers = positive_count(f.first_stage_layers, "--first-stage-layers");
+  in.last_stage_layers = positive_count(f.last_stage_layers, "--last-stage-layers");
 }
 
 int parse_zero_stage(const std::string& text) {

@@ -1,7 +1,11 @@
 // The flags memory --train and train share for how activations and the loss are counted:
 // --activation-accounting korthikanti|tensors, --loss full|fused|chunked and
 // --distribute-saved-activations (napkin/memory/ledgers.h); --dropout, --no-dropout, --attention
-// and --flash-attention; and --zero's stage. Group "Training".
+// and --flash-attention; and --zero's stage. Group "Training". And the layouts of published runs
+// (group "Parallelism"): --first-stage-layers and --last-stage-layers (Megatron-LM's uneven
+// pipeline, aliases --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers)
+// and --etp (Megatron-Core's expert tensor parallelism, alias --expert-tensor-parallel-size).
+// These take one whole number each, not a sweep list.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +22,8 @@ struct TrainingMemoryFlags {
   std::string accounting;  // empty: korthikanti for GPT layers, tensors otherwise
   std::string loss = "full";
   bool distribute_saved = false;
+  // As typed; empty: not given (ETP = TP; the balanced stage split).
+  std::string etp, first_stage_layers, last_stage_layers;
 };
 
 void add_training_memory_flags(CommandApp* sub, TrainingMemoryFlags& f);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -228,9 +230,21 @@ std::int64_t solve_training(const specs::ModelSpec& m, const TrainingMemoryInput
 
 LayoutAnswer min_gpus_training(const specs::ModelSpec& m, const TrainingMemoryInput& in, const LayoutSearch& search) {
   require_capacity(in.capacity);
+  if ((in.first_stage_layers || in.last_stage_layers) && !search.pp)
+    throw InputError(in.first_stage_layers ? "--first-stage-layers" : "--last-stage-layers",
+                     format_plain_number((in.first_stage_layers ? *in.first_stage_layers : *in.last_stage_layers).in(one)),
+                     "--pp with it under --min-gpus (the stage split is checked against one pipeline degree)");
   const auto ep = static_cast<std::int64_t>(in.ep.in(one));
+  const auto cp = static_cast<std::int64_t>(in.cp.in(one));
+  // The dp step at TP t: the expert grid's ep · etp ranks must divide t · cp · dp
+  // (training.cpp, check_expert_ranks), so dp is a multiple of ep · etp / gcd(ep · etp, t · cp);
+  // with etp = t and cp = 1 that is ep.
+  auto dp_step = [&](std::int64_t t) {
+    const std::int64_t expert = ep * (in.etp ? static_cast<std::int64_t>(in.etp->in(one)) : t);
+    return expert / std::gcd(expert, t * cp);
+  };
   // ZeRO shards the states over dp, so the per-GPU ledger does not rise with dp: the smallest
-  // fitting multiple of ep is found by bisection. Without ZeRO dp changes nothing per GPU.
+  // fitting multiple of the step is found by bisection. Without ZeRO dp changes nothing per GPU.
   const bool by_dp = in.states.zero_stage >= 1 && !search.dp;
   const std::int64_t fixed_dp = search.dp ? *search.dp : static_cast<std::int64_t>(in.states.dp.in(one));
   const Bytes cap = *in.capacity;
@@ -244,25 +258,29 @@ LayoutAnswer min_gpus_training(const specs::ModelSpec& m, const TrainingMemoryIn
     };
     if (!by_dp) {
       l.dp = fixed_dp;
+      // A given --etp with the dp given fits some TP degrees and not others: the others are no
+      // layout (the largest finite ledger, never chosen while one fits).
+      if (fixed_dp % dp_step(l.tp) != 0) return std::numeric_limits<double>::max() * byte;
       return at_dp(fixed_dp);
     }
     // ZeRO shards over dp: at dp 1 it shards nothing, so the search starts at dp 2 (the ZeRO run
     // the user asked for: --zero 3 answers an FSDP layout, not a tensor-parallel one at dp 1).
-    const std::int64_t k_min = ep >= 2 ? 1 : 2;
-    const std::int64_t top = std::max<std::int64_t>(k_min, search.max_dp / ep);  // dp = k · ep, k ≤ top
-    const Bytes at_top = at_dp(top * ep);
+    const std::int64_t step = dp_step(l.tp);
+    const std::int64_t k_min = step >= 2 ? 1 : 2;
+    const std::int64_t top = std::max<std::int64_t>(k_min, search.max_dp / step);  // dp = k · step, k ≤ top
+    const Bytes at_top = at_dp(top * step);
     if (at_top > cap) {
-      l.dp = top * ep;
+      l.dp = top * step;
       return at_top;
     }
     std::int64_t lo = k_min - 1, hi = top;  // hi fits; lo does not (k_min − 1: untried)
-    if (at_dp(k_min * ep) <= cap) hi = k_min;
+    if (at_dp(k_min * step) <= cap) hi = k_min;
     else lo = k_min;
     while (hi - lo > 1) {
       const std::int64_t mid = lo + (hi - lo) / 2;
-      (at_dp(mid * ep) <= cap ? hi : lo) = mid;
+      (at_dp(mid * step) <= cap ? hi : lo) = mid;
     }
-    l.dp = hi * ep;
+    l.dp = hi * step;
     return at_dp(l.dp);
   });
 }
@@ -280,7 +298,13 @@ void solve_training(const specs::ModelSpec& m, const TrainingMemoryInput& in, Tr
     const bool by_dp = in.states.zero_stage >= 1 && !search.dp;
     layout_answer(out, a, search_limits(m, search, by_dp),
                   by_dp ? " (activations and the unsharded rows do not shrink with dp)" : "");
-    if (by_dp)
+    if (by_dp && in.etp)
+      out.assume("solver", text("fewest GPUs: every TP degree the model accepts and every PP degree within the limits, "
+                                "each with the smallest dp (at least 2: ZeRO shards nothing at dp 1) whose tp·dp the "
+                                "EP {} × ETP {} expert ranks divide, that shards the ZeRO-{} states enough; ties go to "
+                                "fewer pipeline stages, then lower TP",
+                                in.ep, *in.etp, static_cast<double>(in.states.zero_stage)));
+    else if (by_dp)
       out.assume("solver", text("fewest GPUs: every TP degree the model accepts and every PP degree within the limits, "
                                 "each with the smallest dp (a multiple of EP {}, at least 2: ZeRO shards nothing at dp "
                                 "1) that shards the ZeRO-{} states enough; ties go to fewer pipeline stages, then lower "

@@ -46,16 +46,27 @@ double reduce_bytes(const ModelStatesInput& s) {
 }
 
 // The widest single module (one weight matrix, as DeepSpeed walks modules) one GPU gathers
-// under ZeRO-3: the embedding or head, an attention projection, an MLP or expert matrix.
-double largest_module_params(const specs::ModelSpec& m, double t) {
+// under ZeRO-3: the embedding or head, an attention projection, an MLP or expert matrix (a routed
+// expert's split over te, the expert tensor-parallel ranks; te = t unless --etp says).
+double largest_module_params(const specs::ModelSpec& m, double t, double te) {
   const double d = static_cast<double>(m.hidden);
   double widest = std::max({static_cast<double>(m.vocab) * d,
                             static_cast<double>(m.heads * m.head_dim) * d,
                             static_cast<double>(m.ffn) * d});
-  if (m.moe.is_moe())
-    widest = std::max({widest, static_cast<double>(m.moe.expert_ffn) * d, static_cast<double>(m.moe.shared_ffn) * d});
-  return std::ceil(widest / t);
+  if (m.moe.is_moe()) widest = std::max(widest, static_cast<double>(m.moe.shared_ffn) * d);
+  // max(⌈a/t⌉, ⌈b/te⌉) is ⌈max(a, b)/t⌉ when te = t.
+  const double expert = m.moe.is_moe() ? std::ceil(static_cast<double>(m.moe.expert_ffn) * d / te) : 0.0;
+  return std::max(std::ceil(widest / t), expert);
 }
+
+// shard_stages' options from the ledger's input.
+ShardLayout shard_layout(const TrainingMemoryInput& in) {
+  return ShardLayout{.tp = in.tp, .pp = in.pp, .ep = in.ep, .etp = in.etp,
+                     .first_stage_layers = in.first_stage_layers, .last_stage_layers = in.last_stage_layers};
+}
+
+// The expert tensor-parallel degree: --etp, else tp.
+double expert_tp(const TrainingMemoryInput& in) { return in.etp ? in.etp->in(one) : in.tp.in(one); }
 
 // Korthikanti et al. 2022 wrote their inventory for a GPT layer: LayerNorm, a plain MLP,
 // multi-head attention at width h, no experts. The ledger counts that layer their way (their
@@ -176,8 +187,6 @@ void check_schedule_flags(const specs::ModelSpec& m, const TrainingMemoryInput& 
       throw InputError("--cp", format_plain_number(cp),
                        "fused attention (context parallelism runs ring attention in Transformer Engine's fused "
                        "kernels; --attention eager is not supported)");
-    if (in.ep.in(one) > 1.0)
-      throw InputError("--cp", format_plain_number(cp), "1 with --ep (experts over context-parallel ranks are not modelled)");
   }
   if (in.distribute_saved_activations) {
     if (in.sequence_parallel)
@@ -197,6 +206,28 @@ void check_schedule_flags(const specs::ModelSpec& m, const TrainingMemoryInput& 
 Bytes stage_activations(const StageShard& st, double recompute_layers, Bytes per_layer, Bytes per_layer_full) {
   const double full = std::min(recompute_layers, static_cast<double>(st.layers));
   return full * per_layer_full + (static_cast<double>(st.layers) - full) * per_layer;
+}
+
+// Megatron-Core lays the ep · etp ranks of the expert grid over the tp · cp · dp ranks of a
+// pipeline stage: world_size = tp·pp·cp·dp must divide by etp·ep·pp (NVIDIA/Megatron-LM d98e8a6,
+// megatron/core/parallel_state.py initialize_model_parallel, lines 874-885). With etp = tp that
+// is ep dividing cp · dp, and without --cp ep dividing dp, napkin's rule before --etp.
+void check_expert_ranks(const TrainingMemoryInput& in) {
+  const double dp = in.states.dp.in(one), ep = in.ep.in(one), cp = in.cp.in(one), t = in.tp.in(one);
+  const double ranks = t * cp * dp, te = expert_tp(in);
+  if (std::fmod(ranks, ep * te) == 0.0) return;
+  if (in.etp)
+    throw InputError("--etp", format_plain_number(te),
+                     "a degree with --ep " + format_plain_number(ep) + " · --etp " + format_plain_number(te) +
+                         " dividing --tp · --cp · --dp = " + format_plain_number(ranks) +
+                         " (Megatron-Core lays the expert ranks over a stage's tensor-, context- and data-parallel "
+                         "ranks)");
+  if (cp == 1.0)
+    throw InputError("--ep", format_plain_number(ep),
+                     "a divisor of --dp " + format_plain_number(dp) + " (expert-parallel ranks are data-parallel ranks)");
+  throw InputError("--ep", format_plain_number(ep),
+                   "a divisor of --dp · --cp = " + format_plain_number(dp * cp) +
+                       " (with --etp at --tp, expert-parallel ranks are data- and context-parallel ranks)");
 }
 
 // The flags of the ledger itself, checked against the model (the schedule's are
@@ -222,19 +253,15 @@ void check_training_flags(const specs::ModelSpec& m, const TrainingMemoryInput& 
     require_positive_integer(in.micro_batch, "micro_batch");
     require_positive_integer(in.seq, "seq");
   }
-  require_positive_integer(in.ep, "ep");
   require_positive_integer(in.states.dp, "dp");
   require_non_negative(in.cuda_context, "cuda_context");
   if (!(in.fragmentation >= 0.0 && in.fragmentation < 1.0))
     throw InputError("fragmentation", format_plain_number(in.fragmentation), "a fraction in [0, 1)");
   if (in.dropout && !(*in.dropout >= 0.0 && *in.dropout < 1.0))
     throw InputError("dropout", format_plain_number(*in.dropout), "a dropout probability in [0, 1)");
-  const double dp = in.states.dp.in(one), ep = in.ep.in(one);
-  if (ep > 1.0 && !m.moe.is_moe())
-    throw InputError("--ep", format_plain_number(ep), "1 (expert parallelism needs a mixture-of-experts model)");
-  if (std::fmod(dp, ep) != 0.0)
-    throw InputError("--ep", format_plain_number(ep),
-                     "a divisor of --dp " + format_plain_number(dp) + " (expert-parallel ranks are data-parallel ranks)");
+  check_expert_layout(m, shard_layout(in));
+  require_positive_integer(in.cp, "cp");
+  check_expert_ranks(in);
   if (in.offload_params && in.states.zero_stage != 3)
     throw InputError("--offload-params", "(with --zero " + std::to_string(in.states.zero_stage) + ")",
                      "--zero 3 (parameter offload partitions the weights)");
@@ -257,6 +284,7 @@ struct TrainingLedger {
   const specs::ModelSpec& m;
   const TrainingMemoryInput& in;
   double t = 1, pp = 1, dp = 1, ep = 1;
+  double edp = 1;  // the routed experts' data-parallel size: tp · cp · dp / (ep · etp)
   bool lora = false;
   bool offload_states = false;  // ZeRO-Offload or ZeRO-Infinity
   std::vector<StageShard> stages;
@@ -288,9 +316,10 @@ TrainingLedger::TrainingLedger(const specs::ModelSpec& model, const TrainingMemo
   offload_states = in.offload_optimizer || in.offload_params;
   const ParamCount counted = in.counts != nullptr ? ParamCount{} : count_params(m);
   const ParamCount& c = in.counts != nullptr ? *in.counts : counted;
-  stages = shard_stages(m, c, in.tp, in.pp, in.ep);
+  stages = shard_stages(m, c, shard_layout(in));
   check_schedule_flags(m, in, stages);
   cp = in.cp.in(one);
+  edp = t * cp * dp / (ep * expert_tp(in));
   vs = in.virtual_stages.in(one);
   k_full = in.recompute_layers.in(one);
   layer_terms();
@@ -324,7 +353,7 @@ void TrainingLedger::layer_terms() {
   output_tensor = m.count_only() ? Bytes{}
                                  : in.seq.in(one) / cp * in.micro_batch.in(one) * static_cast<double>(m.hidden) * 2.0 /
                                        (in.sequence_parallel ? t : 1.0) * byte;
-  largest = largest_module_params(m, t);
+  largest = largest_module_params(m, t, expert_tp(in));
 }
 
 // Stage i's ledger: model states, ZeRO-3's buffers, activations and the loss, offload, the reserve.
@@ -369,8 +398,11 @@ void TrainingLedger::stage_states(const StageShard& st, StageLedger& g) const {
   ModelStatesInput& se = g.se;
   s = in.states;
   s.dp = dp * cp * one;  // the distributed optimizer shards over dp · cp (Megatron-LM)
-  se = in.states;  // routed experts: ZeRO shards them over the dp / ep ranks holding them
-  se.dp = dp / ep * one;
+  // Routed experts: ZeRO (Megatron's distributed optimizer) shards them over the expert
+  // data-parallel group, tp · cp · dp / (ep · etp) ranks (parallel_state.py line 880,
+  // expert_data_parallel_size); dp / ep when etp = tp and cp = 1.
+  se = in.states;
+  se.dp = edp * one;
   s.params = std::ceil(st.params - st.expert_params) * param;
   se.params = std::ceil(st.expert_params) * param;
   if (!lora) return;
@@ -485,7 +517,7 @@ double recompute_layers_fraction(const specs::ModelSpec& m, const TrainingMemory
   const double k = in.recompute_layers.in(one);
   if (k <= 0.0 || m.count_only() || m.layers <= 0) return 0.0;
   const ParamCount c = in.counts != nullptr ? *in.counts : count_params(m);
-  const std::vector<StageShard> stages = shard_stages(m, c, in.tp, in.pp, in.ep);
+  const std::vector<StageShard> stages = shard_stages(m, c, shard_layout(in));
   check_schedule_flags(m, in, stages);
   double full = 0;
   for (const StageShard& st : stages) full += std::min(k, static_cast<double>(st.layers));
@@ -503,7 +535,7 @@ std::int64_t lora_params(const specs::ModelSpec& m, std::int64_t rank, bool all_
 namespace napkin {
 
 std::int64_t zero3_largest_module_params(const specs::ModelSpec& m) {
-  return static_cast<std::int64_t>(largest_module_params(m, 1.0));
+  return static_cast<std::int64_t>(largest_module_params(m, 1.0, 1.0));
 }
 
 }  // namespace napkin

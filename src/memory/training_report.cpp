@@ -5,10 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "napkin/model/context_limit.h"
+#include "napkin/model/parallel.h"
 #include "training_detail.h"
 
 namespace napkin {
@@ -19,8 +23,9 @@ using training_detail::TrainingParts;
 namespace {
 
 // Adds the routed experts' share to the model-state rows model_states() wrote for the rest: under
-// EP their states shard over dp / ep ranks, not dp.
-void add_expert_states(const ModelStatesInput& experts, ResultSet& out) {
+// EP their states shard over dp / ep ranks, not dp; with --etp or --cp over tp·cp·dp / (ep·etp),
+// the expert data-parallel size (`expert_dp`).
+void add_expert_states(const ModelStatesInput& experts, bool expert_dp, ResultSet& out) {
   const ModelStates e = model_states(experts);
   const std::pair<const char*, Bytes> rows[] = {{"weights", e.weights}, {"gradients", e.gradients},
                                                 {"master_weights", e.master_weights},
@@ -30,12 +35,49 @@ void add_expert_states(const ModelStatesInput& experts, ResultSet& out) {
       if (out.items[i].key == key) {
         const Item old = out.items[i];
         const Bytes rest = old.value.num * byte;
-        out.item(old.key, old.label, value(rest + extra), "dense part + routed experts' part (dp/ep shards)",
-                 text("{} + {} (routed experts: {} per GPU, ZeRO over dp/ep = {})", rest, extra, experts.params, experts.dp));
+        if (expert_dp)
+          out.item(old.key, old.label, value(rest + extra), "dense part + routed experts' part (expert-dp shards)",
+                   text("{} + {} (routed experts: {} per GPU, ZeRO over tp·cp·dp/(ep·etp) = {})", rest, extra,
+                        experts.params, experts.dp));
+        else
+          out.item(old.key, old.label, value(rest + extra), "dense part + routed experts' part (dp/ep shards)",
+                   text("{} + {} (routed experts: {} per GPU, ZeRO over dp/ep = {})", rest, extra, experts.params,
+                        experts.dp));
         out.items[i] = out.items.back();
         out.items.pop_back();
         break;
       }
+}
+
+// Megatron-Core's expert grid (--etp, or --ep with --cp): EP × ETP ranks laid over the tp·cp·dp
+// ranks of a stage, the routed experts' states sharded over what is left of them.
+void expert_grid_assumption(const TrainingMemoryInput& in, const TrainingParts& p, ResultSet& out) {
+  const double te = in.etp ? in.etp->in(one) : in.tp.in(one);
+  const Count ranks = in.tp * (in.cp.in(one) * in.states.dp.in(one));
+  out.assume(in.etp ? "etp" : "ep",
+             text("EP {} × ETP {}{}: routed experts split over {} expert-parallel ranks, each expert's matrices over "
+                  "{} ETP rank(s); the expert grid is laid over the tp·cp·dp = {} ranks of a stage (Megatron-Core), "
+                  "so the routed experts' states shard over {} expert data-parallel rank(s); shared experts and "
+                  "routers split over TP as the dense layers are",
+                  in.ep, te, in.etp ? "" : " (= TP)", in.ep, te, ranks, p.expert_states.dp));
+}
+
+// The stage split when --first-stage-layers or --last-stage-layers makes it uneven.
+void stage_split_assumption(const specs::ModelSpec& m, const TrainingMemoryInput& in, const TrainingParts& p,
+                            ResultSet& out) {
+  auto whole = [](const std::optional<Count>& n) {
+    return n ? std::optional<std::int64_t>(static_cast<std::int64_t>(n->in(one))) : std::nullopt;
+  };
+  const auto pp = static_cast<std::int64_t>(in.pp.in(one));
+  const std::vector<std::int64_t> counts =
+      stage_layer_counts(m.layers, pp, whole(in.first_stage_layers), whole(in.last_stage_layers));
+  const std::int64_t middle = pp - (in.first_stage_layers ? 1 : 0) - (in.last_stage_layers ? 1 : 0);
+  const double each = middle > 0 ? static_cast<double>(counts[in.first_stage_layers ? 1 : 0]) : 0.0;
+  out.assume("stage_split",
+             text("uneven pipeline (Megatron-LM --decoder-first/last-pipeline-num-layers): first stage {} layers, "
+                  "last stage {}, the {} stage(s) between {} each; stage {} is shown",
+                  static_cast<double>(counts.front()), static_cast<double>(counts.back()),
+                  static_cast<double>(middle), each, static_cast<double>(p.mem.stage)));
 }
 
 // ---- pipeline schedule, partial recomputation, context parallelism: the rows -----------------
@@ -256,6 +298,9 @@ void TrainingReport::inputs(ResultSet& out) const {
   out.input("tp", value(in.tp));
   out.input("pp", value(in.pp));
   if (in.ep.in(one) > 1.0) out.input("ep", value(in.ep));
+  if (in.etp) out.input("etp", value(*in.etp));
+  if (in.first_stage_layers) out.input("first_stage_layers", value(*in.first_stage_layers));
+  if (in.last_stage_layers) out.input("last_stage_layers", value(*in.last_stage_layers));
   out.input("cp", value(in.cp));
   out.input("virtual_stages", value(in.virtual_stages));
   out.input("recompute_layers", value(in.recompute_layers));
@@ -285,7 +330,8 @@ void TrainingReport::model_state_items(ResultSet& out) const {
     out.items.erase(out.items.begin() + static_cast<std::ptrdiff_t>(before));  // its weights row: shown above
   } else {
     model_states(p.states, out);
-    if (p.expert_states.params.in(param) > 0.0) add_expert_states(p.expert_states, out);
+    if (p.expert_states.params.in(param) > 0.0)
+      add_expert_states(p.expert_states, in.etp.has_value() || in.cp.in(one) > 1.0, out);
   }
 }
 
@@ -370,7 +416,9 @@ void TrainingReport::states_assumptions(ResultSet& out) const {
     out.assume("zero3_gather", text("ZeRO-3 gathers a module's 16-bit weights and gradients in full: 4 B × the largest "
                                     "module, {} (DeepSpeed's ZeRO-3 estimator); prefetch not counted",
                                     p.largest_module * param));
-  if (in.ep.in(one) > 1.0)
+  if (in.etp || (in.ep.in(one) > 1.0 && in.cp.in(one) > 1.0))
+    expert_grid_assumption(in, p, out);
+  else if (in.ep.in(one) > 1.0)
     out.assume("ep", text("EP {}: routed experts split over {} ranks taken from the {} data-parallel ranks, each "
                           "expert's matrices also split over TP; shared experts and routers replicated",
                           in.ep, in.ep, in.states.dp));
@@ -448,6 +496,7 @@ void TrainingReport::layer_assumptions(ResultSet& out) const {
   else
     out.assume("pipeline_schedule", text("1F1B schedule: stage {} of {} holds {} micro-batch(es) in flight",
                                          static_cast<double>(r.stage), in.pp, p.in_flight));
+  if (in.first_stage_layers || in.last_stage_layers) stage_split_assumption(m, in, p, out);
   const bool tensors = p.act.accounting == ActivationAccounting::tensors;
   out.assume("activation_shape",
              m.moe.is_moe() && tensors

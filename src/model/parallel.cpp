@@ -11,19 +11,99 @@ namespace napkin {
 
 using namespace units;
 
-std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount& c, Count tp_count,
-                                     Count pp_count, Count ep_count) {
-  require_positive_integer(tp_count, "tp");
-  require_positive_integer(pp_count, "pp");
-  require_positive_integer(ep_count, "ep");
-  const auto ep = static_cast<std::int64_t>(ep_count.in(one));
+namespace {
+
+std::optional<std::int64_t> whole(const std::optional<Count>& n, const char* flag) {
+  if (!n) return std::nullopt;
+  const double v = n->in(one);
+  if (!std::isfinite(v) || v < 1.0 || std::floor(v) != v)
+    throw InputError(flag, format_plain_number(v), "a positive integer");
+  return static_cast<std::int64_t>(v);
+}
+
+}  // namespace
+
+// Megatron-LM's uneven split, NVIDIA/Megatron-LM d98e8a6: get_num_layers_to_build
+// (megatron/core/transformer/transformer_block.py, lines 103-146) takes the given first and last
+// counts off, and the stages left share the layers left, `layers_to_distribute %
+// pipeline_stages_left == 0` asserted; TransformerConfig.__post_init__ (transformer_config.py,
+// lines 2294-2368) refuses a count ≤ 0 and layers left without stages left or stages without
+// layers ("Mismatch"). Megatron's own balanced split asserts L % pp == 0 (transformer_block.py,
+// lines 147-158); napkin's puts the remainder on the first stages instead, as before.
+std::vector<std::int64_t> stage_layer_counts(std::int64_t layers, std::int64_t pp, std::optional<std::int64_t> first,
+                                             std::optional<std::int64_t> last) {
+  std::vector<std::int64_t> out(static_cast<std::size_t>(std::max<std::int64_t>(pp, 0)));
+  if (!first && !last) {
+    const std::int64_t base = layers / pp, extra = layers % pp;
+    for (std::int64_t s = 0; s < pp; ++s) out[static_cast<std::size_t>(s)] = base + (s < extra ? 1 : 0);
+    return out;
+  }
+  const char* flag = first ? "--first-stage-layers" : "--last-stage-layers";
+  const std::int64_t given = first ? *first : *last;
+  const std::string value = std::to_string(given);
+  if (pp < 2)
+    throw InputError(flag, value, "--pp 2 or more with it (a pipeline's " + std::string(first ? "first" : "last") +
+                                      " stage; --pp is " + std::to_string(pp) + ")");
+  if ((first && *first < 1) || (last && *last < 1))
+    throw InputError(first && *first < 1 ? "--first-stage-layers" : "--last-stage-layers",
+                     std::to_string(first && *first < 1 ? *first : *last), "a positive integer");
+  const std::int64_t middle = pp - (first ? 1 : 0) - (last ? 1 : 0);
+  const std::int64_t left = layers - first.value_or(0) - last.value_or(0);
+  // The text says what was taken off: "with --last-stage-layers 7" where both are given.
+  const std::string with = first && last ? " with --last-stage-layers " + std::to_string(*last) : "";
+  if (left < 0 || (left == 0) != (middle == 0) || (middle > 0 && left % middle != 0))
+    throw InputError(flag, value,
+                     middle == 0
+                         ? "the model's " + std::to_string(layers) + " layers between the first and last stages" +
+                               with + " (--pp 2 has no stage between them; Megatron-LM: layers left need stages left)"
+                         : "a count" + with + " that leaves the " + std::to_string(middle) + " other stage(s) " +
+                               "an equal whole share, at least one layer each, of the model's " +
+                               std::to_string(layers) + " layers (" + std::to_string(left) +
+                               " left; Megatron-LM's uneven split divides the layers left by the stages left)");
+  for (std::int64_t s = 0; s < pp; ++s) {
+    std::int64_t n = middle > 0 ? left / middle : 0;
+    if (s == 0 && first) n = *first;
+    if (s == pp - 1 && last) n = *last;
+    out[static_cast<std::size_t>(s)] = n;
+  }
+  return out;
+}
+
+void check_expert_layout(const specs::ModelSpec& m, const ShardLayout& layout) {
+  require_positive_integer(layout.ep, "ep");
+  const auto ep = static_cast<std::int64_t>(layout.ep.in(one));
   if (ep > 1 && !m.moe.is_moe())
     throw InputError("--ep", std::to_string(ep), "1 (expert parallelism needs a mixture-of-experts model)");
+  const std::optional<std::int64_t> etp = whole(layout.etp, "--etp");
+  if (etp && !m.moe.is_moe())
+    throw InputError("--etp", std::to_string(*etp),
+                     "a mixture-of-experts model with it (expert tensor parallelism splits routed experts; " +
+                         (m.count_only() ? std::string("a bare --params count") : m.name.empty() ? std::string("the model") : m.name) +
+                         " has none)");
+}
+
+std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount& c, Count tp_count,
+                                     Count pp_count, Count ep_count) {
+  return shard_stages(m, c, ShardLayout{.tp = tp_count, .pp = pp_count, .ep = ep_count});
+}
+
+std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount& c, const ShardLayout& layout) {
+  require_positive_integer(layout.tp, "tp");
+  require_positive_integer(layout.pp, "pp");
+  check_expert_layout(m, layout);
+  const auto ep = static_cast<std::int64_t>(layout.ep.in(one));
   if (ep > 1 && m.moe.n_experts % ep != 0)
     throw InputError("--ep", std::to_string(ep),
                      "a divisor of the model's " + std::to_string(m.moe.n_experts) + " routed experts");
-  const auto tp = static_cast<std::int64_t>(tp_count.in(one));
-  const auto pp = static_cast<std::int64_t>(pp_count.in(one));
+  const std::optional<std::int64_t> etp_given = whole(layout.etp, "--etp");
+  const std::optional<std::int64_t> first_layers = whole(layout.first_stage_layers, "--first-stage-layers");
+  const std::optional<std::int64_t> last_layers = whole(layout.last_stage_layers, "--last-stage-layers");
+  const auto tp = static_cast<std::int64_t>(layout.tp.in(one));
+  const auto pp = static_cast<std::int64_t>(layout.pp.in(one));
+  if (m.count_only() && (first_layers || last_layers))
+    throw InputError(first_layers ? "--first-stage-layers" : "--last-stage-layers",
+                     std::to_string(first_layers ? *first_layers : *last_layers),
+                     "a MODEL architecture (a bare --params has no layers to place)");
   if (m.count_only()) {
     // No architecture: P split evenly over tp · pp GPUs (no replicated norms, no KV heads); ep > 1
     // was refused above, a bare count having no experts.
@@ -85,6 +165,10 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
                              : 2.0 * static_cast<double>(m.kv_heads * m.head_dim) *
                                    (static_cast<double>(m.hidden) + (m.qkv_bias ? 1.0 : 0.0));
   const double t = static_cast<double>(tp);
+  // Routed experts split over etp · ep ranks (Megatron-Core's expert grid: NVIDIA/Megatron-LM
+  // d98e8a6, megatron/core/parallel_state.py initialize_model_parallel, lines 870-896, builds the
+  // expert rank generator with tp = expert_tensor_parallel_size, ep = expert_model_parallel_size).
+  const double te = etp_given ? static_cast<double>(*etp_given) : t;
   // Mamba mixers (state-space layers) stay whole: tp is 1 on a model that has them. A recurrent
   // mixer of a table (linear attention, short convolution) splits by head as its state does.
   const double ssm_split = m.has_recurrent() ? t : 1.0;
@@ -92,7 +176,7 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
     const LayerParams lp = layer_params(m, c, i);
     const double attn = static_cast<double>(lp.attention), kv = lp.attention > 0 ? kv_proj : 0.0;
     return (attn - kv) / t + kv * kv_keep + static_cast<double>(lp.mlp + lp.shared) / t +
-           static_cast<double>(lp.routed) / (t * static_cast<double>(ep)) + static_cast<double>(lp.ssm) / ssm_split +
+           static_cast<double>(lp.routed) / (te * static_cast<double>(ep)) + static_cast<double>(lp.ssm) / ssm_split +
            static_cast<double>(lp.router + lp.norm + lp.other);
   };
   // Norms outside the layers (final norm, embedding norm) and "other" tensors (pooler,
@@ -107,13 +191,12 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
   const double outer_other = static_cast<double>(c.group(ParamGroup::other) - layer_other);
 
   std::vector<StageShard> stages;
-  // Balanced split: the first L mod pp stages take one layer more.
-  const std::int64_t base = m.layers / pp, extra = m.layers % pp;
+  const std::vector<std::int64_t> counts = stage_layer_counts(m.layers, pp, first_layers, last_layers);
   std::int64_t first = 0;
   for (std::int64_t s = 0; s < pp; ++s) {
     StageShard st;
     st.first_layer = first;
-    st.layers = base + (s < extra ? 1 : 0);
+    st.layers = counts[static_cast<std::size_t>(s)];
     st.has_embedding = s == 0;
     st.has_head = s == pp - 1;
     st.kv_heads = kv_heads;
@@ -121,7 +204,7 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
       const LayerParams lp = layer_params(m, c, i);
       st.params += stage_layer_params(i);
       st.largest_layer = std::max(st.largest_layer, stage_layer_params(i));
-      st.expert_params += static_cast<double>(lp.routed) / (t * static_cast<double>(ep));
+      st.expert_params += static_cast<double>(lp.routed) / (te * static_cast<double>(ep));
       st.kept_params += static_cast<double>(lp.norm);
       const double width = m.has_layer_kv() ? static_cast<double>(m.kv_width(i)) / t : 0.0;
       switch (m.layer_attention(i)) {

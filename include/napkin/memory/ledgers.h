@@ -376,9 +376,22 @@ struct TrainingMemoryInput {
   Count micro_batch = 1.0 * units::one;
   Count seq{};
   Count tp = 1.0 * units::one, pp = 1.0 * units::one;
-  // Expert parallelism: routed experts split over ep ranks taken from the data-parallel ones
-  // (ep divides dp), so expert model states shard over dp / ep under ZeRO.
+  // Expert parallelism: routed experts split over ep ranks. Without etp and cp they are taken
+  // from the data-parallel ranks (ep divides dp), so expert model states shard over dp / ep under
+  // ZeRO; the general rule is etp's, below.
   Count ep = 1.0 * units::one;
+  // Expert tensor parallelism (Megatron-Core --expert-tensor-parallel-size): each routed expert's
+  // matrices split over etp ranks. nullopt: tp (Megatron's default), the layout above. Given, the
+  // ep · etp expert ranks are laid over the tp · cp · dp ranks of a pipeline stage (ep · etp
+  // divides tp · cp · dp) and the routed experts' states shard over the expert data-parallel
+  // size tp · cp · dp / (ep · etp) under ZeRO (NVIDIA/Megatron-LM d98e8a6,
+  // megatron/core/parallel_state.py initialize_model_parallel, lines 870-896). With etp = tp and
+  // cp = 1 that is dp / ep, as above.
+  std::optional<Count> etp{};
+  // Uneven pipeline stages (Megatron-LM --decoder-first-pipeline-num-layers and
+  // --decoder-last-pipeline-num-layers): the first and last stages' layers, the rest split evenly
+  // over the stages between (napkin/model/parallel.h, stage_layer_counts). nullopt: balanced.
+  std::optional<Count> first_stage_layers{}, last_stage_layers{};
   // Dropout probability of the attention probabilities and the residual branches. nullopt: the
   // model's own (specs::ModelSpec::attention_dropout / hidden_dropout, 0 when its config has none).
   // Any p > 0 keeps Korthikanti's 1-byte masks and dropout outputs; p = 0 keeps none.
@@ -415,7 +428,8 @@ struct TrainingMemoryInput {
   Count recompute_layers{};
   // Context parallelism (Megatron-LM --context-parallel-size): every sequence split over cp GPUs
   // (2·cp chunks, load-balanced for causal masks), so each GPU keeps activations of s / cp tokens;
-  // the distributed optimizer shards over dp · cp ranks. Needs fused attention, s divisible by 2·cp.
+  // the distributed optimizer shards over dp · cp ranks (the routed experts' over the expert
+  // data-parallel size, etp above). Needs fused attention, s divisible by 2·cp.
   Count cp = 1.0 * units::one;
   // ---- how the layers' and the loss's tensors are counted
   // nullopt: korthikanti for Korthikanti's GPT layer (LayerNorm, plain MLP, MHA, no experts),
