@@ -20,7 +20,11 @@ using namespace napkin;
 using namespace napkin::units;
 
 namespace {
-nlohmann::json doc(const std::string& out) { return nlohmann::json::parse(out.substr(out.find('{'))); }
+// The JSON on stdout, between the warnings on stderr the capture may hold before and after it.
+nlohmann::json doc(const std::string& out) {
+  const auto first = out.find('{');
+  return nlohmann::json::parse(out.substr(first, out.rfind('}') - first + 1));
+}
 double result(const std::string& out, const char* key) { return doc(out)["results"][key]["value"].get<double>(); }
 }  // namespace
 

@@ -62,7 +62,7 @@ std::string why_slower(const PlannedLayout& a, const PlannedLayout& b) {
   std::string s;
   for (std::size_t i = 0; i < std::min<std::size_t>(2, worse.size()); ++i)
     s += (s.empty() ? "" : ", ") + ("+" + report::compact(worse[i].second, dim_rt<Seconds::dim>()) + " " + worse[i].first);
-  if (s.empty()) s = "the same step time, less memory headroom";
+  if (s.empty()) s = "nothing: a tie within 0.01%, ranked by memory headroom, then by the simpler layout";
   return s;
 }
 
@@ -132,12 +132,15 @@ int run_plan(CommandApp* sub, PlanCmd& c) {
              report::compact(found.fastest_unfit->per_gpu.in_base_units(), dim_rt<Bytes::dim>()) + " per GPU)";
       rs.remark(text("{}", rs.keep(s)));
     } else {
-      rs.remark(text("{}", rs.keep("#" + std::to_string(row + 1) + ": " + describe(l->layout) + "; slower than #1 by " +
+      rs.remark(text("{}", rs.keep("#" + std::to_string(row + 1) + ": " + describe(l->layout) + "; behind #1 by " +
                         why_slower(found.ranked.front(), *l))));
     }
     return true;
   };
-  int exit_code = run_sweep_rows(sub, c.t.nf, c.t.out, compute, true);
+  const RowColumns columns{{"rank", "tp", "pp", "cp", "dp", "ep", "virtual_stages", "zero", "recompute", "micro_batch"},
+                           {"expected_tokens_per_second", "expected_mfu", "expected_step_time", "step_bubble",
+                            "step_tp_comm", "step_dp_comm", "per_gpu", "headroom", "time"}};
+  int exit_code = run_sweep_rows(sub, c.t.nf, c.t.out, compute, true, &columns);
   if (!tally.all_fit && exit_code == 0) {
     report_check_failure("plan train", "no layout fits; the fastest: " + tally.first_miss);
     exit_code = 1;

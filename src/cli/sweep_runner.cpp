@@ -79,7 +79,7 @@ int run_sweep(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const
 }
 
 int run_sweep_rows(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const ComputeRow& compute,
-                   bool many_rows) {
+                   bool many_rows, const RowColumns* columns) {
   reject_extras(sub);
   const report::Format format = output_format(out);
   const std::vector<std::size_t> order = nf.resolve(sub);
@@ -117,6 +117,11 @@ int run_sweep_rows(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, 
   ropt.colour = format == report::Format::table && use_colour(1);
   ropt.sweep = sweep.rows() > 1 || many_rows;
   ropt.swept = sweep.swept_names();
+  if (columns != nullptr) {
+    ropt.swept.insert(ropt.swept.end(), columns->inputs.begin(), columns->inputs.end());
+    ropt.only_items = columns->items;
+    ropt.every_rows_notes = true;
+  }
   std::unique_ptr<report::Renderer> own;
   report::Renderer* renderer = g_choices != nullptr ? g_choices->renderer : nullptr;
   if (renderer == nullptr) {

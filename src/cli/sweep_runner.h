@@ -3,6 +3,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "napkin/ground/result.h"
 #include "command_app.h"
@@ -23,7 +25,12 @@ int run_sweep(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const
 /// follows). Rendered as a sweep (one JSON object, CSV line or table row each) when the flags sweep
 /// or `many_rows` says a point may have more than one row.
 using ComputeRow = std::function<bool(const Point&, std::size_t row, ResultSet&)>;
+/// `columns`: the table's columns of a ranked list (RenderOptions::swept, only_items and
+/// every_rows_notes; nullptr: a sweep's own).
+struct RowColumns {
+  std::vector<std::string> inputs, items;
+};
 int run_sweep_rows(CommandApp* sub, NumericFlags& nf, const OutputOptions& out, const ComputeRow& compute,
-                   bool many_rows);
+                   bool many_rows, const RowColumns* columns = nullptr);
 
 }  // namespace napkin::cli

@@ -17,11 +17,16 @@ using namespace units;
 
 namespace {
 
-// Better: more tokens per second; on a tie (to 1e-12), more memory headroom.
+// Better: more tokens per second; on a tie (within 0.01%), more memory headroom, then the simpler layout.
 bool better(const PlannedLayout& a, const PlannedLayout& b) {
   const double x = a.tokens_per_second.in_base_units(), y = b.tokens_per_second.in_base_units();
-  if (std::fabs(x - y) > 1e-12 * std::max(x, y)) return x > y;
-  return a.headroom > b.headroom;
+  if (std::fabs(x - y) > 1e-4 * std::max(x, y)) return x > y;  // 0.01%: far inside the model's error
+  const double ha = a.headroom.in_base_units(), hb = b.headroom.in_base_units();
+  if (std::fabs(ha - hb) > 1e6) return ha > hb;  // a megabyte: rounding apart, the same ledger
+  // Still tied: the simpler layout, fewer GPUs per model replica, then fewer pipeline stages.
+  const auto replica = [](const TrainLayout& l) { return l.tp * l.pp * l.cp; };
+  if (replica(a.layout) != replica(b.layout)) return replica(a.layout) < replica(b.layout);
+  return a.layout.pp < b.layout.pp;
 }
 
 bool same_parallel_layout(const TrainLayout& a, const TrainLayout& b) {

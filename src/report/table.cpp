@@ -183,12 +183,21 @@ class TableRenderer final : public Renderer {
           columns_.emplace_back(key);
       };
       for (const auto& key : opt_.items) add_key(key);
-      for (const auto& it : rs.items) add_key(it.key);
+      if (opt_.only_items.empty())
+        for (const auto& it : rs.items) add_key(it.key);
+      for (const auto& key : opt_.only_items) add_key(key);
       // The first row's assumptions, as text now: the strings they point into may not outlive
       // the row (a comparison loads the next model over the first).
-      append_remarks(assumptions_, rs, opt_.compare ? "Notes (first configuration)" : "Notes (first row)");
+      if (!opt_.every_rows_notes)
+        append_remarks(assumptions_, rs, opt_.compare ? "Notes (first configuration)" : "Notes (first row)");
       append_assumptions(assumptions_, rs, opt_.compare ? "Assumptions (first configuration)" : "Assumptions (first row)");
     }
+    if (opt_.every_rows_notes)
+      for (const auto& r : rs.remarks) {
+        notes_ += "  ";
+        append_text(notes_, rs.view(r));
+        notes_ += '\n';
+      }
     std::vector<std::string> cells;
     for (std::size_t c = 0; c < columns_.size(); ++c) {
       std::string cell;
@@ -214,6 +223,7 @@ class TableRenderer final : public Renderer {
       if (!opt_.compare || !compared_printed_) {
         if (!widths_fixed_) fix_widths();
       }
+      if (!notes_.empty()) buf_ += "\nNotes\n" + notes_;
       buf_ += assumptions_;
     }
     flush();
@@ -318,6 +328,7 @@ class TableRenderer final : public Renderer {
   std::vector<std::size_t> pending_ends_;  // where each cell ends in pending_, row by row
   bool widths_fixed_ = false;
   std::string assumptions_;                      // the first row's, rendered
+  std::string notes_;                            // every row's notes (RenderOptions::every_rows_notes)
   std::vector<std::vector<std::string>> compared_;  // a comparison's rows, held to the end
   bool compared_printed_ = false;
 };

@@ -16,7 +16,8 @@
 //   micro-batch 1, 2, 4, ... up to max_micro_batch, with dp · mb dividing the global batch
 //   sequence parallelism on whenever tp > 1 (it shards the activations TP leaves whole at no
 //   extra traffic: Korthikanti et al. 2022 §4.2.2)
-// A constraint fixes a dimension. Ties in tokens per second go to more memory headroom. The ranking
+// A constraint fixes a dimension. Ties in tokens per second go to more memory headroom, then to
+// fewer GPUs per model replica (tp·pp·cp) and fewer stages. The ranking
 // lists parallel layouts (tp, pp, cp, dp, ep, vp), each once, at its best ZeRO stage, recomputation
 // and micro-batch.
 #pragma once

@@ -27,6 +27,10 @@ struct RenderOptions {
   Format format = Format::table;
   bool sweep = false;                     // more than one result set will follow
   std::vector<std::string> swept;         // names of the swept inputs, in sweep order
+  // A ranked list (plan train): the table shows only these results (JSON and CSV keep them all),
+  // and every row's notes, not the first row's only.
+  std::vector<std::string> only_items;
+  bool every_rows_notes = false;
   // A comparison of configurations (models, GPUs): the union of the inputs and results every
   // row may have, in first-seen order, so that no row's result is dropped (table, CSV); and
   // whether the table shows them side by side (keys as rows, one column per configuration).
