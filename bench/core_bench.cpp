@@ -3,6 +3,8 @@
 // also times whole CLI invocations.
 #include <benchmark/benchmark.h>
 
+#include "napkin/plans/train_plan.h"
+
 #include <cstdio>
 
 #include "napkin/memory/ledgers.h"
@@ -165,6 +167,41 @@ void BM_TrainingMemory_Number(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_TrainingMemory_Number);
+
+// The training planner (issue 30): every layout of a model on N GPUs, its step and its ledger.
+// items_per_second is layouts evaluated per second (one core); the 405B row is the acceptance
+// plan (16,384 H100s, 15.6T tokens, seq 8192) in a warm process.
+TrainPlanInput plan_input(double gpus, double seq) {
+  TrainPlanInput in;
+  in.gpus = static_cast<std::int64_t>(gpus);
+  in.run.tokens = 1e12 * token;
+  in.run.memory.seq = seq * one;
+  in.run.memory.capacity = 85.52e9 * byte;
+  in.run.peak = 989.5 * TFLOP_per_s;
+  TrainSpeedModel sm;
+  sm.memory_bandwidth = 3.35e12 * byte_per_s;
+  sm.efficiency = Efficiency{0.83, 0.76, 64.0, Seconds{}};
+  sm.layer_overhead = 64e-6 * second;
+  sm.links = TrainLinks{8.0, 370.0 * GB_per_s, 47.0 * GB_per_s};
+  in.run.speed = sm;
+  return in;
+}
+
+void BM_PlanTrain(benchmark::State& state, const char* model, double gpus, double seq) {
+  const specs::ModelSpec m = specs::load_model_preset(model);
+  const TrainPlanInput in = plan_input(gpus, seq);
+  std::int64_t evaluated = 0;
+  for (auto _ : state) {
+    const TrainPlan p = plan_train(m, in);
+    evaluated += p.evaluated;
+    benchmark::DoNotOptimize(p);
+  }
+  state.SetItemsProcessed(evaluated);
+}
+BENCHMARK_CAPTURE(BM_PlanTrain, llama_3_1_8b_8gpus, "llama-3.1-8b", 8.0, 4096.0)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanTrain, llama_3_1_70b_1024gpus, "llama-3.1-70b", 1024.0, 8192.0)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanTrain, llama_3_1_405b_16384gpus, "llama-3.1-405b", 16384.0, 8192.0)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
