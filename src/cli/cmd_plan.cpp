@@ -125,8 +125,8 @@ int run_plan(CommandApp* sub, PlanCmd& c) {
       rs.remark(text("{}", rs.keep("no layout fits: " + std::to_string(found.evaluated) + " evaluated; this is the fastest, " +
                         describe(l->layout))));
     } else if (row == 0) {
-      std::string s = "#1 of " + std::to_string(found.fitting) + " layouts that fit (" + std::to_string(found.evaluated) +
-                      " evaluated): " + describe(l->layout);
+      std::string s = "#1 of " + std::to_string(found.evaluated) + " layouts timed (" + std::to_string(found.ledgers) +
+                      " memory ledgers needed): " + describe(l->layout);
       if (found.fastest_unfit && found.fastest_unfit->tokens_per_second > l->tokens_per_second)
         s += "; faster but not fitting: " + describe(found.fastest_unfit->layout) + " (" +
              report::compact(found.fastest_unfit->per_gpu.in_base_units(), dim_rt<Bytes::dim>()) + " per GPU)";

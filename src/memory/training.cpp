@@ -287,7 +287,9 @@ struct TrainingLedger {
   double edp = 1;  // the routed experts' data-parallel size: tp · cp · dp / (ep · etp)
   bool lora = false;
   bool offload_states = false;  // ZeRO-Offload or ZeRO-Infinity
-  std::vector<StageShard> stages;
+  std::vector<StageShard> own_stages;             // the split, when the caller kept none
+  const std::vector<StageShard>* split = nullptr;  // in.stages or own_stages
+  const std::vector<StageShard>& stages() const { return *split; }
   double cp = 1, vs = 1, k_full = 0;  // context parallelism, virtual stages, --recompute-layers
   ActivationInput act;
   Bytes per_layer{};
@@ -316,8 +318,9 @@ TrainingLedger::TrainingLedger(const specs::ModelSpec& model, const TrainingMemo
   offload_states = in.offload_optimizer || in.offload_params;
   const ParamCount counted = in.counts != nullptr ? ParamCount{} : count_params(m);
   const ParamCount& c = in.counts != nullptr ? *in.counts : counted;
-  stages = shard_stages(m, c, shard_layout(in));
-  check_schedule_flags(m, in, stages);
+  if (in.stages == nullptr) own_stages = shard_stages(m, c, shard_layout(in));
+  split = in.stages != nullptr ? in.stages : &own_stages;
+  check_schedule_flags(m, in, stages());
   cp = in.cp.in(one);
   edp = t * cp * dp / (ep * expert_tp(in));
   vs = in.virtual_stages.in(one);
@@ -358,7 +361,7 @@ void TrainingLedger::layer_terms() {
 
 // Stage i's ledger: model states, ZeRO-3's buffers, activations and the loss, offload, the reserve.
 StageLedger TrainingLedger::stage(std::size_t i) const {
-  const StageShard& st = stages[i];
+  const StageShard& st = stages()[i];
   StageLedger g;
   stage_states(st, g);
   const ModelStatesInput& s = g.s;
@@ -474,12 +477,12 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
   const TrainingLedger ledger(m, in);
   TrainingParts best;
   Bytes total{};
-  for (std::size_t i = 0; i < ledger.stages.size(); ++i) {
+  for (std::size_t i = 0; i < ledger.stages().size(); ++i) {
     const StageLedger g = ledger.stage(i);
     total += ledger.t * ledger.dp * ledger.cp * g.r.per_gpu();
     if (i == 0 || g.r.per_gpu() > best.mem.per_gpu()) {
       best.mem = g.r;
-      best.stage = ledger.stages[i];
+      best.stage = ledger.stages()[i];
       best.states = g.s;
       best.expert_states = g.se;
       best.frozen = g.frozen;

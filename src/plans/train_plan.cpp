@@ -169,6 +169,17 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
                     continue;  // a layout the step model refuses is not a candidate
                   }
                   p.tokens_per_second = p.step.tokens_per_step / p.step.step;
+                  ++plan.evaluated;
+                  // The ledger only where the answer can depend on it: a layout that could enter
+                  // the ranking or be the fastest that does not fit (exact: the ranking is the
+                  // exhaustive one's).
+                  const double tps = p.tokens_per_second.in_base_units();
+                  const auto near = [tps](const PlannedLayout& q) {
+                    return tps >= q.tokens_per_second.in_base_units() * (1.0 - 1e-4);
+                  };
+                  const bool could_rank = plan.ranked.size() < in.keep || near(plan.ranked.back());
+                  const bool could_lead_unfit = !plan.fastest_unfit || near(*plan.fastest_unfit);
+                  if (!could_rank && !could_lead_unfit) continue;
                   mi.tp = static_cast<double>(tp) * one;
                   mi.pp = static_cast<double>(pp) * one;
                   mi.cp = static_cast<double>(cp) * one;
@@ -179,6 +190,7 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
                   mi.sequence_parallel = l.sp;
                   mi.states.zero_stage = zero;
                   mi.states.dp = static_cast<double>(dp) * one;
+                  mi.stages = &stages;
                   try {
                     p.per_gpu = training_memory(m, mi).per_gpu();
                   } catch (const InputError&) {
@@ -186,9 +198,8 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
                   }
                   p.headroom = *in.run.memory.capacity - p.per_gpu;
                   p.fits = p.per_gpu <= *in.run.memory.capacity;
-                  ++plan.evaluated;
+                  ++plan.ledgers;
                   if (p.fits) {
-                    ++plan.fitting;
                     keep_best(plan.ranked, p, in.keep);
                   } else if (!plan.fastest_unfit || better(p, *plan.fastest_unfit)) {
                     plan.fastest_unfit = p;

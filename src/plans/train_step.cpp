@@ -140,9 +140,17 @@ LayerTimes layer_times(const specs::ModelSpec& m, const TrainStepInput& in, cons
   return t;
 }
 
-struct StageParams {
-  double dense = 0, experts = 0;  // trainable parameters per GPU
-};
+// Two stages the model costs alike: the same layers (count and kind), ends and parameters. A
+// balanced pipeline has at most four kinds of stage, however many stages.
+bool alike(const specs::ModelSpec& m, const StageShard& a, const StageShard& b) {
+  if (a.layers != b.layers || a.has_embedding != b.has_embedding || a.has_head != b.has_head ||
+      a.params != b.params || a.expert_params != b.expert_params)
+    return false;
+  if (!m.moe.is_moe()) return true;
+  for (std::int64_t k = 0; k < a.layers; ++k)
+    if (m.is_moe_layer(a.first_layer + k) != m.is_moe_layer(b.first_layer + k)) return false;
+  return true;
+}
 
 }  // namespace
 
@@ -159,6 +167,8 @@ ForwardCost forward_cost(const specs::ModelSpec& m, const TrainStepInput& in) {
   f.tp = in.layout.tp;
   f.micro_batch = in.layout.micro_batch;
   f.seq = in.layout.seq;
+  for (std::int64_t l = 0; l < m.layers; ++l)
+    if (m.layer_attention(l) != specs::LayerAttention::none) f.attending_layers += 1.0;
   for (const OpCost& o : pass.ops) {
     (is_outer(o.name) ? f.outer_ops : f.layer_ops).push_back(o);
     if (o.comm_bytes.in(byte) > 0.0 && o.count > 0.0) f.tp_bytes_per_layer = o.comm_bytes / o.count;
@@ -232,9 +242,7 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
                                       static_cast<double>(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim +
                                                           m.mla.v_head_dim)
                                 : 2.0 * stages.front().kv_heads * static_cast<double>(m.head_dim);
-    double attending = 0;
-    for (std::int64_t l = 0; l < m.layers; ++l)
-      if (m.layer_attention(l) != specs::LayerAttention::none) attending += 1.0;
+    const double attending = f.attending_layers;
     const Seconds fwd = (cp - 1.0) * tokens * kv_width * kActBytes * byte / st.cp_bus +
                         ring_latency(in.links, cp, t, 1.0);
     const Seconds per_layer_fwd = attending > 0.0 ? lt.attention_fwd / attending : Seconds{};
@@ -269,20 +277,27 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
                : Seconds{};
 
   Seconds tau{};
-  std::vector<StageTime> times(stages.size());
+  thread_local std::vector<StageTime> times;  // kept between calls for its capacity (a planner's loop)
+  times.assign(stages.size(), StageTime{});
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const double share = static_cast<double>(stages[i].layers) / layers;
     StageTime& s = times[i];
+    if (i > 0 && alike(m, stages[i], stages[i - 1])) {
+      s = times[i - 1];
+      continue;  // costs as the stage before (the slowest so far is unchanged)
+    }
     s.forward = share * (lt.fwd + pass) + (stages[i].has_embedding ? embed_fwd : Seconds{}) +
                 (stages[i].has_head ? head_fwd : Seconds{});
     s.backward = share * (lt.bwd + pass) + (stages[i].has_embedding ? embed_bwd : Seconds{}) +
                  (stages[i].has_head ? head_bwd : Seconds{});
     s.recompute = share * (recompute_all + reruns * pass);
     s.tp_comm = share * tp_all;
-    double moe_layers = 0;
-    for (std::int64_t l = stages[i].first_layer; l < stages[i].first_layer + stages[i].layers; ++l)
-      if (m.is_moe_layer(l)) moe_layers += 1.0;
-    s.ep_comm = moe_layers * ep_layer;
+    if (ep_layer > Seconds{}) {
+      double moe_layers = 0;
+      for (std::int64_t l = stages[i].first_layer; l < stages[i].first_layer + stages[i].layers; ++l)
+        if (m.is_moe_layer(l)) moe_layers += 1.0;
+      s.ep_comm = moe_layers * ep_layer;
+    }
     s.cp_comm = share * cp_exposed_all;
     s.p2p = p2p;
     s.dequantize = share * dequant_all;
@@ -304,6 +319,7 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
   Seconds tail{};
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const StageTime& s = times[i];
+    if (i > 0 && alike(m, stages[i], stages[i - 1])) continue;  // its tail is the stage before's
     double dense = stages[i].params - stages[i].expert_params, experts = stages[i].expert_params;
     if (in.lora_rank > 0) {
       dense = static_cast<double>(lora_params(m, in.lora_rank, in.lora_all_linear)) / t *

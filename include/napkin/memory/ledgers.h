@@ -417,6 +417,9 @@ struct TrainingMemoryInput {
   // live in CPU memory too and each GPU holds only the gathered working set.
   bool offload_params = false;
   const ParamCount* counts = nullptr;  // as InferenceMemoryInput::counts
+  // shard_stages of this model and layout (tp, pp, ep, etp, the stage flags), kept by a caller that
+  // evaluates many layouts (the training planner); nullptr: split on each call.
+  const std::vector<StageShard>* stages = nullptr;
   // ---- pipeline schedule, partial recomputation, context parallelism
   // Interleaved 1F1B (Narayanan et al. 2021, §2.2.2): each pipeline stage holds M model chunks of
   // L_stage / M layers. 1: the plain 1F1B schedule. M > 1 needs pp ≥ 2 and M dividing every

@@ -57,7 +57,10 @@ struct PlannedLayout {
 struct TrainPlan {
   std::vector<PlannedLayout> ranked;            // fitting parallel layouts, best first, at most keep
   std::optional<PlannedLayout> fastest_unfit;   // the fastest layout that does not fit
-  std::int64_t evaluated = 0, fitting = 0;      // layouts costed; of them, fitting
+  // Layouts whose step was costed; of them, those whose ledger was needed (a layout slower than the
+  // k-th ranked and than the fastest one that does not fit cannot change the answer: its ledger is
+  // skipped, the search stays exact).
+  std::int64_t evaluated = 0, ledgers = 0;
 };
 
 /// Precondition: run.speed and run.peak and run.memory.capacity set, a model architecture.

@@ -144,6 +144,7 @@ struct ForwardCost {
   std::vector<OpCost> layer_ops;  // summed over every layer
   std::vector<OpCost> outer_ops;  // embedding, final norm, LM head
   Bytes tp_bytes_per_layer{};     // one TP collective's payload (tokens·h·2 B)
+  double attending_layers = 0;    // layers with attention (the CP ring runs in each)
 };
 ForwardCost forward_cost(const specs::ModelSpec& m, const TrainStepInput& in);
 TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const TrainStepInput& in, const ForwardCost& f);
