@@ -372,7 +372,8 @@ TEST_CASE("train --gpu-hours reports mfu, achieved and the rows' formulas; no pe
           "[train][cli]") {
   const auto r = napkin_test::run_shell(std::string(NAPKIN_BINARY) +
                                         " train llama-3.1-405b --tokens 15.6T --hw h100-sxm --gpus 16384 --tp 8 --pp 16 "
-                                        "--seq 8192 --zero 1 --recompute full --gpu-hours 30.84M --params-count total --json 2>/dev/null");
+                                        "--seq 8192 --zero 1 --sequence-parallel --first-stage-layers 7 --last-stage-layers 7 --gpu-hours 30.84M "
+                                        "--params-count total --json 2>/dev/null");
   REQUIRE(r.code == 0);
   const auto j = specs::parse_json_text(r.out, "output");
   const auto& res = j.at("results");

@@ -125,6 +125,15 @@ void add_training_options(CommandApp* sub, TrainCmd& c) {
       ->type_name("NAME")->group("Training");
   c.dropout = add_activation_flags(sub, c.nf, c.act);
   add_training_memory_flags(sub, c.tm);
+  // Fine-tuning: LoRA adapters on a frozen base (QLoRA: the base in NF4), as memory --train.
+  c.lora_rank = c.nf.add(sub, "--lora-rank", "lora_rank", kCount, Constraint::positive_integer,
+                         "LoRA fine-tuning: adapter rank r (the base is frozen: its backward computes input gradients "
+                         "only)", "COUNT");
+  sub->get_option("--lora-rank")->group("Fine-tuning");
+  sub->add_option("--lora-targets", c.lora_targets, "LoRA target matrices: attention (q, k, v, o; default) or all-linear")
+      ->type_name("attention|all-linear")->group("Fine-tuning");
+  sub->add_flag("--qlora", c.qlora, "QLoRA: frozen base in NF4 (4.127 bits/param), dequantized before each GEMM")
+      ->group("Fine-tuning");
   c.cuda = c.nf.add(sub, "--cuda-context", "cuda_context", kBytes, Constraint::non_negative,
                     "Per-GPU CUDA context, libraries and kernels (default 512MiB)", "BYTES", 512.0 * 1048576.0);
   c.frag = c.nf.add(sub, "--fragmentation", "fragmentation", kCount, Constraint::non_negative,
@@ -157,6 +166,8 @@ void add_energy_and_cost_options(CommandApp* sub, TrainCmd& c) {
 // The names of --zero, --flops-formula, --params-count, --recompute, the training-memory flags,
 // attention and dropout, --dtype, --precision and --optimizer, checked once before the sweep.
 void parse_names(const TrainCmd& c, TrainChoices& plan) {
+  if (c.lora_targets != "attention" && c.lora_targets != "all-linear")
+    throw InputError("--lora-targets", c.lora_targets, "attention or all-linear");
   plan.formula = parse_flops_formula(c.formula, "--flops-formula");
   if (!c.params_count.empty()) plan.params_count = parse_params_count(c.params_count, "--params-count");
   plan.rc = parse_recompute(c.recompute, "--recompute");
@@ -216,8 +227,14 @@ void check_model_and_flag_needs(CommandApp* sub, const TrainCmd& c, TrainChoices
                    {{"--as", A}, {"--seq", A}, {"--micro-batch", A}, {"--attention", A}, {"--flash-attention", A},
                     {"--dropout", A}, {"--no-dropout", A}, {"--sequence-parallel", A}, {"--ep", A},
                     {"--virtual-stages", A}, {"--recompute-layers", A}, {"--activation-accounting", A}, {"--cp", A},
-                    {"--loss", A}, {"--distribute-saved-activations", A}},
+                    {"--loss", A}, {"--distribute-saved-activations", A}, {"--lora-rank", A}, {"--lora-targets", A},
+                    {"--qlora", A}},
                    !plan.bare, true);
+  if (sub->get_option("--lora-targets")->count() > 0 && flags[c.lora_rank].raw.empty())
+    throw InputError("--lora-targets", c.lora_targets, "--lora-rank with it (the targets of the adapters)");
+  if (!flags[c.lora_rank].raw.empty() && plan.formula != FlopsFormula::six_pd)
+    throw InputError("--lora-rank", flags[c.lora_rank].raw,
+                     "--flops-formula 6pd (LoRA's count: 4·P·D for the frozen base, 6·P_lora·D for the adapters)");
   if (sub->get_option("--gpus-per-node")->count() > 0 && flags[c.node_power].raw.empty())
     throw InputError("--gpus-per-node", flags[c.gpus_per_node].raw,
                      "--node-power with it (it counts the nodes whose power --node-power gives)");
@@ -259,6 +276,9 @@ void fill_memory_input(const TrainCmd& c, const TrainChoices& plan, const Point&
   in.memory.cuda_context = p.get<Bytes>(c.cuda);
   in.memory.fragmentation = p[c.frag];
   in.memory.capacity = p.maybe<Bytes>(c.capacity);
+  in.memory.lora_rank = p.maybe<Count>(c.lora_rank).value_or(Count{});
+  in.memory.lora_all_linear = c.lora_targets == "all-linear";
+  in.memory.qlora = c.qlora;
 }
 
 // The run's input at one sweep point: FLOP, layout, memory, speed, energy and cost.

@@ -33,6 +33,9 @@ struct TrainCmd {
               gpus_per_node = 0, price_gpu_hour = 0, dropout = 0;
   std::size_t virtual_stages = 0, recompute_layers = 0;  // pipeline schedule, partial recomputation
   std::size_t cp = 0;                                    // context parallelism
+  std::size_t lora_rank = 0;                             // --lora-rank (fine-tuning)
+  std::string lora_targets = "attention";
+  bool qlora = false;
   EnergyPriceFlags priced;
   std::string formula = "6pd", dtype = "bf16", precision = "mixed", optimizer = "adamw", recompute = "none",
               params_count;

@@ -170,7 +170,21 @@ Counted count_flops_formula(const specs::ModelSpec* mp, const TrainInput& in) {
   }
   switch (in.formula) {
     case FlopsFormula::six_pd:
-      c.flops = training_flops({.params = c.p, .tokens = in.tokens, .recompute = in.memory.recompute});
+      if (in.memory.lora_rank.in(one) > 0.0) {
+        // LoRA: the frozen base's backward computes input gradients only (2·P per token, no weight
+        // gradients), the adapters train in full: 4·P·D + 6·P_lora·D (Hu et al. 2021, §4.2: "we do not
+        // need to calculate the gradients or maintain the optimizer states for most parameters").
+        c.lora_p = static_cast<double>(lora_params(m, static_cast<std::int64_t>(in.memory.lora_rank.in(one)),
+                                                   in.memory.lora_all_linear)) * param;
+        const TrainingFlops base = training_flops(
+            {.params = c.p, .tokens = in.tokens, .backward_factor = 1.0, .recompute = in.memory.recompute});
+        const TrainingFlops adapters =
+            training_flops({.params = *c.lora_p, .tokens = in.tokens, .recompute = in.memory.recompute});
+        c.flops = TrainingFlops{base.forward + adapters.forward, base.backward + adapters.backward,
+                                base.recompute + adapters.recompute};
+      } else {
+        c.flops = training_flops({.params = c.p, .tokens = in.tokens, .recompute = in.memory.recompute});
+      }
       break;
     case FlopsFormula::palm: {
       const double head_dim = m.head_dim > 0 ? static_cast<double>(m.head_dim)

@@ -32,6 +32,7 @@ struct Counted {
   // 6pd and palm with a MODEL and no --params: the model's counts and the one P is.
   std::optional<ModelP> model_p{};
   ParamsCount which = ParamsCount::non_embedding;
+  std::optional<Params> lora_p{};  // 6pd with --lora-rank: the adapters' parameters
 };
 
 /// The formula's forward and backward, and the recomputation's rerun; `mp` is null for a bare

@@ -181,7 +181,13 @@ void TrainReport::training_flops_item(ResultSet& out) const {
   const Value tf = value(r.flops.total());
   switch (in.formula) {
     case FlopsFormula::six_pd:
-      if (rc == Recompute::full)
+      if (c.lora_p && rc == Recompute::full)
+        out.item("training_flops", "training FLOP", tf, "C = 6·P·D_tok + 8·P_lora·D_tok (LoRA, full recompute)",
+                 text("6 · {} · {} + 8 · {} · {}", c.p, in.tokens, *c.lora_p, in.tokens));
+      else if (c.lora_p)
+        out.item("training_flops", "training FLOP", tf, "C = 4·P·D_tok + 6·P_lora·D_tok (LoRA: frozen base)",
+                 text("4 · {} · {} + 6 · {} · {}", c.p, in.tokens, *c.lora_p, in.tokens));
+      else if (rc == Recompute::full)
         out.item("training_flops", "training FLOP", tf, "C = 8·P·D_tok", text("8 · {} · {}", c.p, in.tokens));
       else if (rc == Recompute::op_sac)
         out.item("training_flops", "training FLOP", tf, "C = 6·P·D_tok + op-sac rerun",

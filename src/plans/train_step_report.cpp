@@ -42,6 +42,10 @@ void step_items(const specs::ModelSpec* mp, const TrainInput& in, const TrainEst
              text("{} of {} (bus {})", s.dp_exposed, s.dp_comm, s.dp_bus));
   out.item("step_optimizer", "step: optimizer update", value(s.optimizer), "owned params · state bytes / (η_bw · BW)",
            text("{}", s.optimizer));
+  out.item("expected_micro_batch_time", "expected time per micro-batch", value(st.total()),
+           "τ: forward + backward + recompute + exposed traffic, slowest stage",
+           text("{} + {} + {} + {}", st.forward, st.backward, st.recompute,
+                st.tp_comm + st.ep_comm + st.cp_comm + st.p2p + st.dequantize));
   out.item("expected_step_time", "expected step time", value(s.step), "m·τ + (p−1)/v·τ + DP exposed + optimizer",
            text("{} · {} + {} + {} + {}", m, st.total(), s.bubble, s.dp_exposed, s.optimizer));
   out.item("expected_tokens_per_second", "expected tokens per second", value(r.expected_tokens_per_second),
