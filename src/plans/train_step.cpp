@@ -122,8 +122,12 @@ LayerTimes layer_times(const specs::ModelSpec& m, const TrainStepInput& in, cons
         qa = q + kEagerScoreBytes * static_cast<double>(L.micro_batch) * static_cast<double>(m.heads) /
                      static_cast<double>(L.tp) * s * s * static_cast<double>(m.layers) * byte;
       }
-      fwd = r.attention(ca, qa, rows);
-      bwd = r.attention(kAttentionBackward * ca, 2.0 * qa, rows);
+      // Under context parallelism the ring runs one attention kernel per step on a chunk of
+      // s/(2·cp) queries of each sequence (Megatron-LM's load-balanced split): its rows set the
+      // kernel's efficiency.
+      const double kernel_rows = cp > 1.0 ? rows / 2.0 : rows;
+      fwd = r.attention(ca, qa, kernel_rows);
+      bwd = r.attention(kAttentionBackward * ca, 2.0 * qa, kernel_rows);
       t.attention_fwd += fwd;
       t.attention_bwd += bwd;
       t.selective += fwd;
