@@ -59,11 +59,7 @@ double largest_module_params(const specs::ModelSpec& m, double t, double te) {
   return std::max(std::ceil(widest / t), expert);
 }
 
-// shard_stages' options from the ledger's input.
-ShardLayout shard_layout(const TrainingMemoryInput& in) {
-  return ShardLayout{.tp = in.tp, .pp = in.pp, .ep = in.ep, .etp = in.etp,
-                     .first_stage_layers = in.first_stage_layers, .last_stage_layers = in.last_stage_layers};
-}
+ShardLayout shard_layout(const TrainingMemoryInput& in) { return training_shard_layout(in); }
 
 // The expert tensor-parallel degree: --etp, else tp.
 double expert_tp(const TrainingMemoryInput& in) { return in.etp ? in.etp->in(one) : in.tp.in(one); }
@@ -503,6 +499,11 @@ TrainingParts compute_training(const specs::ModelSpec& m, const TrainingMemoryIn
 }
 
 }  // namespace training_detail
+
+ShardLayout training_shard_layout(const TrainingMemoryInput& in) {
+  return ShardLayout{.tp = in.tp, .pp = in.pp, .ep = in.ep, .etp = in.etp,
+                     .first_stage_layers = in.first_stage_layers, .last_stage_layers = in.last_stage_layers};
+}
 
 TrainingMemory training_memory(const specs::ModelSpec& m, const TrainingMemoryInput& in) {
   return training_detail::compute_training(m, in).mem;

@@ -364,8 +364,13 @@ TrainStepInput step_input(const specs::ModelSpec& m, const TrainInput& in, const
 // The step model's answer: the step, its tokens per second and the MFU they make.
 void expected_step(const specs::ModelSpec& m, const TrainInput& in, const Layout& lay, TrainEstimate& r) {
   r.global_batch = global_batch(in, lay, r.global_batch_default);
-  const ParamCount& c = in.memory.counts != nullptr ? *in.memory.counts : count_params(m);
-  r.step = train_step(m, c, step_input(m, in, lay, r.global_batch));
+  const ParamCount counted = in.memory.counts != nullptr ? ParamCount{} : count_params(m);
+  const ParamCount& c = in.memory.counts != nullptr ? *in.memory.counts : counted;
+  TrainStepInput x = step_input(m, in, lay, r.global_batch);
+  // The ledger's own split (uneven stages, expert tensor parallelism), not a balanced one.
+  const std::vector<StageShard> stages = shard_stages(m, c, training_shard_layout(in.memory));
+  x.stages = &stages;
+  r.step = train_step(m, c, x);
   r.expected_tokens_per_second = r.step->tokens_per_step / r.step->step;
   r.expected_mfu = (r.model_flops / in.tokens) * r.expected_tokens_per_second / (num(lay.gpus) * *in.peak);
 }

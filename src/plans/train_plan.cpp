@@ -128,9 +128,16 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
             if (m.moe.n_experts % e == 0 && dp % e == 0) eps.push_back(e);
         if (in.ep) eps = {*in.ep};
         for (const std::int64_t ep : eps) {
-          const std::vector<StageShard> stages =
-              shard_stages(m, c, static_cast<double>(tp) * one, static_cast<double>(pp) * one,
-                           static_cast<double>(ep) * one);
+          ShardLayout split = training_shard_layout(in.run.memory);  // the run's --etp and stage flags
+          split.tp = static_cast<double>(tp) * one;
+          split.pp = static_cast<double>(pp) * one;
+          split.ep = static_cast<double>(ep) * one;
+          std::vector<StageShard> stages;
+          try {
+            stages = shard_stages(m, c, split);
+          } catch (const InputError&) {
+            continue;  // a split the stage flags do not admit at this pp
+          }
           std::vector<std::int64_t> vps{1};
           if (pp > 1)
             for (std::int64_t v = 2; v <= (in.max_vp > 0 ? in.max_vp : m.layers); ++v)

@@ -444,6 +444,9 @@ struct TrainingMemoryInput {
   bool distribute_saved_activations = false;
 };
 
+/// shard_stages' options of a training ledger's layout (tp, pp, ep, etp, the stage flags).
+ShardLayout training_shard_layout(const TrainingMemoryInput& in);
+
 /// Trainable LoRA parameters of the whole model (all layers, no sharding).
 std::int64_t lora_params(const specs::ModelSpec& m, std::int64_t rank, bool all_linear);
 
