@@ -320,6 +320,7 @@ TEST_CASE("a fraction, factor, PUE, probability or rate flag's parse error offer
   using napkin_test::run_napkin;
   const std::string train = "train llama-3.1-8b --tokens 15T --hw h100-sxm --gpus 8 ";
   const std::string serve = "serve llama-3.1-8b --hw h100-sxm ";
+  const std::string plan = "plan train llama-3.1-8b --tokens 15T --hw h100-sxm --gpus 8 ";
   struct Case {
     std::string args, flag, expected;
   };
@@ -342,6 +343,18 @@ TEST_CASE("a fraction, factor, PUE, probability or rate flag's parse error offer
       {train, "--gpu-hours", "a number of GPU-hours such as 1000 or 30.84M"},
       {"energy --power 1kW", "--gpu-hours", "GPU-hours (a plain number is hours) such as 1000, 30.84e6 or 57.7d"},
       {train, "--tokens-per-second", "a rate in tokens per second such as 238.3k or 3000"},
+      // Issue 30: the step model's overlaps are fractions in [0, 1] (their help said "Share of": a factor such as 2)
+      {train, "--tp-comm-overlap", "a fraction such as 0.4 or 0.8"},
+      {train, "--dp-comm-overlap", "a fraction such as 0.4 or 0.8"},
+      // plan train takes train's flags
+      {plan, "--mfu", "a fraction such as 0.4 or 0.8"},
+      {plan, "--fragmentation", "a fraction such as 0.05"},
+      {plan, "--pue", "a PUE (facility / IT energy) such as 1.1 or 1.58"},
+      {plan, "--dropout", "a probability such as 0.1 or 0"},
+      {plan, "--gpu-hours", "a number of GPU-hours such as 1000 or 30.84M"},
+      {plan, "--tokens-per-second", "a rate in tokens per second such as 238.3k or 3000"},
+      {plan, "--tp-comm-overlap", "a fraction such as 0.4 or 0.8"},
+      {plan, "--dp-comm-overlap", "a fraction such as 0.4 or 0.8"},
       {"roofline --op relu --dtype bf16 --hw h100-sxm", "--ops-per-element",
        "a count of operations per element such as 1 or 4"},
   };
@@ -353,8 +366,8 @@ TEST_CASE("a fraction, factor, PUE, probability or rate flag's parse error offer
   }
   // Every flag whose --help type is one of these kinds is in the list above: a new one is checked too.
   for (const char* command : {"flops matmul", "flops ffn", "flops attention", "flops train", "roofline", "energy",
-                              "params", "memory", "serve", "train", "kernel grid", "kernel waves", "kernel tiling",
-                              "kernel flash-io"}) {
+                              "params", "memory", "serve", "train", "plan train", "kernel grid", "kernel waves",
+                              "kernel tiling", "kernel flash-io"}) {
     const std::string help = run_napkin(std::string(command) + " --help").out;
     static const std::regex option(
         R"(^ +(?:-\w, )?(--[a-z0-9-]+)(?:,--[a-z0-9-]+)? (RATIO|P|GPU-H|GPU-h|TOKENS/S|OPS) )");

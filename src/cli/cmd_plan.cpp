@@ -73,7 +73,8 @@ int run_plan(CommandApp* sub, PlanCmd& c) {
     throw InputError("--dp", c.t.nf.flags()[c.t.dp].raw, "no --dp in plan train (dp = gpus / (tp·pp·cp) of each layout)");
   prepare_train(sub, c.t, ch);
   if (ch.bare)
-    throw InputError("plan train: give MODEL (a preset, config.json or model directory) or a made-up decoder: the "
+    throw InputError("--params", c.t.nf.flags()[c.t.params].raw,
+                     "MODEL or a made-up decoder (--layers --hidden --heads --ffn --vocab) with it: plan train's "
                      "search needs layers to split");
   if (!c.t.speed.unavailable.empty())
     throw InputError("--hw", c.t.hw.arg.empty() ? "(missing)" : c.t.hw.arg,

@@ -62,7 +62,7 @@ int run_train(CommandApp* sub, TrainCmd& c) {
       pi.run = in;
       if (const auto best = best_layout(sub, c, in, tried)) {
         in = planned_input(pi, *best);
-        in.global_batch = std::nullopt;  // the default rule, as the plan applied it
+        if (!pi.run.global_batch) in.global_batch = std::nullopt;  // the default rule, as the plan applied it
         in.searched_layouts = tried;
       } else if (remedy.empty()) {
         remedy = "no layout of " + format_plain_number(in.gpus ? in.gpus->in(units::one) : 1.0) + " GPU(s) fits (" +
