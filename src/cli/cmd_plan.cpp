@@ -71,6 +71,17 @@ int run_plan(CommandApp* sub, PlanCmd& c) {
   reject_extras(sub);
   if (sub->get_option("--dp")->count() > 0)
     throw InputError("--dp", c.t.nf.flags()[c.t.dp].raw, "no --dp in plan train (dp = gpus / (tp·pp·cp) of each layout)");
+  // The planner sets these itself: sequence parallelism with every tp > 1, the recomputation it
+  // searches (whole policies, not --recompute-layers), layouts without saved-input distribution.
+  for (const char* f : {"--sequence-parallel", "--recompute-layers", "--distribute-saved-activations"})
+    if (sub->get_option(f)->count() > 0)
+      throw InputError(f, "(given)", "no such flag in plan train (it sets sequence parallelism with every tp > 1 and "
+                                     "searches --recompute none, selective and full; give it to train with a layout)");
+  for (const auto& [max, fixed] : {std::pair{"--max-tp", "--tp"}, {"--max-pp", "--pp"}, {"--max-cp", "--cp"},
+                                   {"--max-micro-batch", "--micro-batch"}})
+    if (sub->get_option(max)->count() > 0 && sub->get_option(fixed)->count() > 0)
+      throw InputError(max, "(with " + std::string(fixed) + ")", "one of the two: " + std::string(fixed) +
+                                                                     " fixes what " + max + " bounds");
   prepare_train(sub, c.t, ch);
   if (ch.bare)
     throw InputError("--params", c.t.nf.flags()[c.t.params].raw,
@@ -112,7 +123,23 @@ int run_plan(CommandApp* sub, PlanCmd& c) {
       if (p.has(c.max_cp)) pi.max_cp = static_cast<std::int64_t>(p[c.max_cp]);
       if (p.has(c.max_mb)) pi.max_micro_batch = static_cast<std::int64_t>(p[c.max_mb]);
       pi.keep = static_cast<std::size_t>(p[c.top]);
+      {
+        // The run's own checks first, at the layout the flags give (the rest at 1), without the
+        // step model: an error names a flag the user gave, as train's would.
+        TrainInput first = pi.run;
+        first.speed = std::nullopt;
+        first.global_batch = std::nullopt;
+        (void)train(c.t.spec, first);
+      }
       found = plan_train(c.t.spec, pi);
+      if (found.evaluated == 0) {
+        const bool batch = !flags[c.t.speed.global_batch].raw.empty();
+        throw InputError(batch ? "--global-batch" : "--gpus",
+                         batch ? flags[c.t.speed.global_batch].raw : flags[c.t.gpus].raw,
+                         batch ? "a multiple of dp × micro-batch for some layout of the GPUs and the flags given "
+                                 "(none admits it)"
+                               : "a GPU count some layout of the flags given can use (none admits it)");
+      }
       memo_key = key;
     }
     const PlannedLayout* l = row < found.ranked.size() ? &found.ranked[row]

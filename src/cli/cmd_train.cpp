@@ -19,12 +19,23 @@ namespace napkin::cli {
 
 namespace {
 
-// Train without a layout: no parallel degree given (--tp, --pp, --dp, --cp, --ep,
-// --virtual-stages, --recompute-layers), a model architecture and the step model with a capacity.
+// Train without a layout: no parallel degree given (--tp, --pp, --dp, --cp, --ep, --etp,
+// --virtual-stages, the stage flags, --recompute-layers, --sequence-parallel,
+// --distribute-saved-activations), a model architecture and the step model with a capacity.
 bool layout_given(CommandApp* sub) {
-  for (const char* f : {"--tp", "--pp", "--dp", "--cp", "--ep", "--virtual-stages", "--recompute-layers"})
+  for (const char* f : {"--tp", "--pp", "--dp", "--cp", "--ep", "--virtual-stages", "--recompute-layers",
+                        "--sequence-parallel", "--distribute-saved-activations", "--etp", "--first-stage-layers",
+                        "--last-stage-layers"})
     if (sub->get_option(f)->count() > 0) return true;
   return false;
+}
+
+// The run's own checks first, at the default layout without the step model: an error names the flags
+// the user gave (--gpus, --tokens, MODEL), not a layout the search would try.
+void precheck_run(const specs::ModelSpec& m, TrainInput in) {
+  in.speed = std::nullopt;
+  in.global_batch = std::nullopt;
+  (void)train(m, in);
 }
 
 // The best layout that fits, by the planner, with the flags given as constraints (--zero,
@@ -57,6 +68,7 @@ int run_train(CommandApp* sub, TrainCmd& c) {
     TrainInput in = train_input(c, plan, p);
     if (search && in.speed && in.peak && in.memory.capacity) {
       if (!plan.made_up.empty()) c.made_up.build(p, c.spec);
+      precheck_run(c.spec, in);
       std::int64_t tried = 0;
       TrainPlanInput pi;
       pi.run = in;
@@ -75,7 +87,8 @@ int run_train(CommandApp* sub, TrainCmd& c) {
       remedy = "napkin plan train with the same flags, less the layout's, ranks the layouts that fit";
   });
   if (!tally.all_fit && exit_code == 0) {
-    report_check_failure(c.require_fit ? "--require-fit" : "fit", tally.first_miss + "; " + remedy);
+    if (plan.bare) remedy = "give MODEL (or a made-up decoder) for the layout search, or a layout that fits";
+    report_check_failure("fit", tally.first_miss + "; " + remedy);
     exit_code = 1;
   }
   return exit_code;

@@ -69,13 +69,13 @@ void add_compute_options(CommandApp* sub, TrainCmd& c) {
   sub->get_option("--peak")->group("Hardware");
 }
 
-// Hardware: --hw, the GPU's memory and --require-fit.
+// Hardware: --hw and the GPU's memory (a layout that does not fit has no time and exits 1: train needs
+// no --require-fit).
 void add_hardware_options(CommandApp* sub, TrainCmd& c) {
   add_hw_option(sub, c.hw);
   c.capacity = c.nf.add(sub, "--gpu-memory,--memory", "gpu_memory", kBytes, Constraint::positive,
                         "Memory of one GPU for the fit verdict (default: --hw), e.g. 80GiB", "BYTES");
   sub->get_option("--gpu-memory")->group("Hardware");
-  sub->add_flag("--require-fit", c.require_fit, "Exit 1 when the per-GPU ledger does not fit")->group("Hardware");
 }
 
 // Parallelism: the GPUs and their layout; then --zero (Training), which shards over dp.
@@ -192,7 +192,7 @@ void resolve_model_choice(TrainCmd& c, TrainChoices& plan) {
     throw InputError("--vocab", flags[c.vocab].raw, "--flops-formula megatron (the only formula with a V term)");
 }
 
-// --hw's peak at --dtype, memory and power fill the flags not given; --require-fit has a capacity.
+// --hw's peak at --dtype, memory and power fill the flags not given.
 void resolve_hardware(TrainCmd& c, TrainChoices& plan) {
   auto& flags = c.nf.flags();
   c.hw.load();
@@ -210,8 +210,6 @@ void resolve_hardware(TrainCmd& c, TrainChoices& plan) {
       c.hw.fill(flags[c.power], c.hw.spec->tdp ? std::optional<double>(c.hw.spec->tdp->in_base_units())
                                                : std::nullopt);
   }
-  if (c.require_fit && flags[c.capacity].raw.empty() && !c.hw.spec)
-    throw InputError("--require-fit", "(given)", "--gpu-memory or --hw (the capacity to check against)");
 }
 
 // A model of some kind is named; flags that need layers, --node-power or --hw have them.

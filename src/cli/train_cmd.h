@@ -42,7 +42,7 @@ struct TrainCmd {
   int zero = 0;
   std::string zero_text = "0";  // --zero as typed (a comma list compares stages)
   MadeUpModelFlags made_up;  // --layers --hidden ...: a made-up decoder instead of MODEL (--vocab: its V)
-  bool sequence_parallel = false, require_fit = false;
+  bool sequence_parallel = false;
   ActivationFlags act;  // --dropout, --no-dropout, --attention, --flash-attention
   TrainingMemoryFlags tm;  // --activation-accounting, --loss, --distribute-saved-activations
   HardwareOption hw;

@@ -115,6 +115,7 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
   std::map<std::pair<std::int64_t, std::int64_t>, ForwardCost> forward;  // by (tp, micro-batch)
 
   TrainPlan plan;
+  std::optional<InputError> first_refusal;  // why the constraints admit no layout, when none is timed
   for (const std::int64_t tp : tps) {
     for (const std::int64_t cp : cps) {
       if (in.gpus % (tp * cp) != 0) continue;
@@ -135,7 +136,8 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
           std::vector<StageShard> stages;
           try {
             stages = shard_stages(m, c, split);
-          } catch (const InputError&) {
+          } catch (const InputError& e) {
+            if (!first_refusal) first_refusal = e;
             continue;  // a split the stage flags do not admit at this pp
           }
           std::vector<std::int64_t> vps{1};
@@ -172,7 +174,8 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
                   x.stages = &stages;
                   try {
                     p.step = train_step(m, c, x, f->second);
-                  } catch (const InputError&) {
+                  } catch (const InputError& e) {
+                    if (!first_refusal) first_refusal = e;
                     continue;  // a layout the step model refuses is not a candidate
                   }
                   p.tokens_per_second = p.step.tokens_per_step / p.step.step;
@@ -200,7 +203,8 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
                   mi.stages = &stages;
                   try {
                     p.per_gpu = training_memory(m, mi).per_gpu();
-                  } catch (const InputError&) {
+                  } catch (const InputError& e) {
+                    if (!first_refusal) first_refusal = e;
                     continue;  // nor one the ledger refuses (a constraint the model does not admit)
                   }
                   p.headroom = *in.run.memory.capacity - p.per_gpu;
@@ -217,6 +221,8 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
       }
     }
   }
+  // Nothing timed: the constraints admit no layout; the first refusal names the flag.
+  if (plan.evaluated == 0 && first_refusal) throw *first_refusal;
   for (PlannedLayout* p : [&] {
          std::vector<PlannedLayout*> all;
          for (PlannedLayout& r : plan.ranked) all.push_back(&r);
