@@ -184,7 +184,8 @@ void add_plan_command(CLI::App& app, int& exit_code) {
   auto* sub = plan->add_command("train", "Every training layout of MODEL on --gpus, the fastest that fit first");
   auto c = std::make_shared<PlanCmd>();
   add_train_options(sub, c->t);
-  sub->get_option("--gpus")->required();
+  sub->get_option("--gpus")->required()->description("GPUs to lay out (every layout uses them all)");
+  sub->get_option("--dp")->description("Refused: each layout's dp is gpus / (tp·pp·cp)");
   c->top = c->t.nf.add(sub, "--top", "top", kCount, Constraint::positive_integer, "Layouts shown, best first (default 5)",
                        "COUNT", 5.0);
   c->max_tp = c->t.nf.add(sub, "--max-tp", "max_tp", kCount, Constraint::positive_integer,
