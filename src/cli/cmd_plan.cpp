@@ -95,42 +95,22 @@ int run_plan(CommandApp* sub, PlanCmd& c) {
   TrainPlan found;
   FitTally tally;
   auto& flags = c.t.nf.flags();
-  const auto fixed = [&](std::size_t i, const Point& p) -> std::optional<std::int64_t> {
-    if (!flags[i].given) return std::nullopt;
-    return static_cast<std::int64_t>(p[i]);
-  };
   const auto compute = [&](const Point& p, std::size_t row, ResultSet& rs) {
     std::vector<double> key;
     for (std::size_t i = 0; i < flags.size(); ++i) key.push_back(p.has(i) ? p[i] : -1.0);
     if (!memo_key || *memo_key != key) {
-      pi = TrainPlanInput{};
       if (!ch.made_up.empty()) c.t.made_up.build(p, c.t.spec);
-      pi.run = train_input(c.t, ch, p);
-      if (!pi.run.speed)
+      const TrainInput run = train_input(c.t, ch, p);
+      if (!run.speed)
         throw InputError("--system", "(none)", "links for a multi-GPU plan: no system preset holds " + c.t.hw.spec->name +
                                                    " (give --system, or --intra-node-bandwidth and --inter-node-bandwidth)");
-      pi.gpus = static_cast<std::int64_t>(p[c.t.gpus]);
-      pi.tp = fixed(c.t.tp, p);
-      pi.pp = fixed(c.t.pp, p);
-      pi.cp = fixed(c.t.cp, p);
-      pi.ep = fixed(c.t.ep, p);
-      pi.vp = fixed(c.t.virtual_stages, p);
-      pi.micro_batch = fixed(c.t.micro_batch, p);
-      if (sub->get_option("--zero")->count() > 0) pi.zero = c.t.zero;
-      if (sub->get_option("--recompute")->count() > 0) pi.recompute = pi.run.memory.recompute;
+      pi = plan_constraints(sub, c.t, run, p);
       if (p.has(c.max_tp)) pi.max_tp = static_cast<std::int64_t>(p[c.max_tp]);
       if (p.has(c.max_pp)) pi.max_pp = static_cast<std::int64_t>(p[c.max_pp]);
       if (p.has(c.max_cp)) pi.max_cp = static_cast<std::int64_t>(p[c.max_cp]);
       if (p.has(c.max_mb)) pi.max_micro_batch = static_cast<std::int64_t>(p[c.max_mb]);
       pi.keep = static_cast<std::size_t>(p[c.top]);
-      {
-        // The run's own checks first, at the layout the flags give (the rest at 1), without the
-        // step model: an error names a flag the user gave, as train's would.
-        TrainInput first = pi.run;
-        first.speed = std::nullopt;
-        first.global_batch = std::nullopt;
-        (void)train(c.t.spec, first);
-      }
+      precheck_run(c.t.spec, pi.run);
       found = plan_train(c.t.spec, pi);
       if (found.evaluated == 0) {
         const bool batch = !flags[c.t.speed.global_batch].raw.empty();

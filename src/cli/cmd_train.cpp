@@ -30,25 +30,12 @@ bool layout_given(CommandApp* sub) {
   return false;
 }
 
-// The run's own checks first, at the default layout without the step model: an error names the flags
-// the user gave (--gpus, --tokens, MODEL), not a layout the search would try.
-void precheck_run(const specs::ModelSpec& m, TrainInput in) {
-  in.speed = std::nullopt;
-  in.global_batch = std::nullopt;
-  (void)train(m, in);
-}
-
 // The best layout that fits, by the planner, with the flags given as constraints (--zero,
-// --recompute, --micro-batch); nullopt when nothing fits.
-std::optional<TrainLayout> best_layout(CommandApp* sub, const TrainCmd& c, const TrainInput& in, std::int64_t& tried) {
-  TrainPlanInput pi;
-  pi.run = in;
-  pi.gpus = static_cast<std::int64_t>(in.gpus ? in.gpus->in(units::one) : 1.0);
+// --recompute, --micro-batch: no parallel degree is given here); nullopt when nothing fits.
+std::optional<TrainLayout> best_layout(CommandApp* sub, const TrainCmd& c, const TrainInput& in, const Point& p,
+                                       std::int64_t& tried) {
+  TrainPlanInput pi = plan_constraints(sub, c, in, p);
   pi.keep = 1;
-  if (sub->get_option("--zero")->count() > 0) pi.zero = c.zero;
-  if (sub->get_option("--recompute")->count() > 0) pi.recompute = in.memory.recompute;
-  if (c.nf.flags()[c.micro_batch].given)
-    pi.micro_batch = static_cast<std::int64_t>(in.memory.micro_batch.in(units::one));
   const TrainPlan plan = plan_train(c.spec, pi);
   tried = plan.evaluated;
   if (plan.ranked.empty()) return std::nullopt;
@@ -72,7 +59,7 @@ int run_train(CommandApp* sub, TrainCmd& c) {
       std::int64_t tried = 0;
       TrainPlanInput pi;
       pi.run = in;
-      if (const auto best = best_layout(sub, c, in, tried)) {
+      if (const auto best = best_layout(sub, c, in, p, tried)) {
         in = planned_input(pi, *best);
         if (!pi.run.global_batch) in.global_batch = std::nullopt;  // the default rule, as the plan applied it
         in.searched_layouts = tried;

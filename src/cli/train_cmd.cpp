@@ -330,6 +330,32 @@ void train_row(TrainCmd& c, const TrainChoices& plan, const Point& p, const Trai
 }
 
 
+void precheck_run(const specs::ModelSpec& m, TrainInput in) {
+  in.speed = std::nullopt;
+  in.global_batch = std::nullopt;
+  (void)train(m, in);
+}
+
+TrainPlanInput plan_constraints(CommandApp* sub, const TrainCmd& c, const TrainInput& in, const Point& p) {
+  const auto& flags = c.nf.flags();
+  const auto fixed = [&](std::size_t i) -> std::optional<std::int64_t> {
+    if (!flags[i].given) return std::nullopt;
+    return static_cast<std::int64_t>(p[i]);
+  };
+  TrainPlanInput pi;
+  pi.run = in;
+  pi.gpus = static_cast<std::int64_t>(in.gpus ? in.gpus->in(units::one) : 1.0);
+  pi.tp = fixed(c.tp);
+  pi.pp = fixed(c.pp);
+  pi.cp = fixed(c.cp);
+  pi.ep = fixed(c.ep);
+  pi.vp = fixed(c.virtual_stages);
+  pi.micro_batch = fixed(c.micro_batch);
+  if (sub->get_option("--zero")->count() > 0) pi.zero = c.zero;
+  if (sub->get_option("--recompute")->count() > 0) pi.recompute = in.memory.recompute;
+  return pi;
+}
+
 void add_train_options(CommandApp* sub, TrainCmd& c) {
   add_model_options(sub, c);
   add_compute_options(sub, c);

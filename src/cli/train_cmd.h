@@ -13,6 +13,7 @@
 #include "napkin/ground/dtype.h"
 #include "napkin/memory/ledgers.h"
 #include "napkin/plans/train.h"
+#include "napkin/plans/train_plan.h"
 #include "numeric_flags.h"
 #include "output_flags.h"
 #include "sweep.h"
@@ -82,6 +83,14 @@ void prepare_train(CommandApp* sub, TrainCmd& c, TrainChoices& plan);
 
 /// The run's input at one sweep point: FLOP, layout, memory, speed, energy and cost.
 TrainInput train_input(const TrainCmd& c, const TrainChoices& plan, const Point& p);
+
+/// The run's own checks at the layout the flags give (the rest at 1), without the step model: an
+/// error names a flag the user gave (--gpus, --tp, MODEL), not a layout a search would try.
+void precheck_run(const specs::ModelSpec& m, TrainInput in);
+
+/// The planner's input for the run `in` at point `p`: its GPUs, and each layout flag given (--tp,
+/// --pp, --cp, --ep, --virtual-stages, --micro-batch, --zero, --recompute) as a fixed dimension.
+TrainPlanInput plan_constraints(CommandApp* sub, const TrainCmd& c, const TrainInput& in, const Point& p);
 
 /// One sweep row of `in` (the model's or a bare count's run), with the hardware, step-model and
 /// made-up-decoder assumptions; the tally for --require-fit.

@@ -15,13 +15,6 @@ using namespace units;
 
 namespace {
 
-// NCCL reaches about 82% of the NVLink line rate in ring collectives (NVIDIA, nccl-tests issue
-// #212, sjeaugey 2024-05-06: "450GB/s is the line rate. With the protocol overhead (~20%) NCCL can
-// get an effective NVLink bandwidth of 370GB/s"): used where a system states no measurement.
-constexpr double kRingEfficiency = 370.0 / 450.0;
-// And 94% of a NIC's line rate across nodes (nccl-tests issue #290, AddyLaddy 2025-03-03: "For NDR
-// @ 400Gbps you should see 46-48GB/s per NIC", of 50 GB/s).
-constexpr double kNicEfficiency = 47.0 / 50.0;
 
 constexpr DimRt kBandwidth = dim_rt<Bandwidth::dim>();
 
@@ -125,12 +118,10 @@ void fill_train_speed(const TrainSpeedFlags& f, const HardwareOption& hw, const 
   if (f.sys) {
     const specs::SystemSpec& y = *f.sys;
     s.links.domain = y.scale_up_domain;
-    s.links.scale_up = y.measured_scale_up_ring.value_or(kRingEfficiency * y.scale_up_per_gpu);
-    s.links.scale_out = y.measured_scale_out_per_nic && y.nics_per_node > 0.0
-                            ? *y.measured_scale_out_per_nic * y.nics_per_node / y.gpus_per_node
-                            : kNicEfficiency * y.scale_out_per_gpu;
+    s.links.scale_up = y.ring_bus();
+    s.links.scale_out = y.network_per_gpu();
   } else if (const auto link = hw.spec->link_bandwidth_per_direction()) {
-    s.links.scale_up = kRingEfficiency * *link;
+    s.links.scale_up = specs::kRingEfficiency * *link;
   }
   if (intra) s.links.scale_up = *intra;
   if (inter) s.links.scale_out = *inter / (f.sys ? f.sys->gpus_per_node : s.links.domain);

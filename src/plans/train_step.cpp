@@ -64,9 +64,14 @@ constexpr double kEagerScoreBytes = 8.0;
 // steps, one per extra domain crosses the network.
 constexpr double kRingBaseLatency = 8.4e-6, kNvlinkStepLatency = 3.4e-6, kNetStepLatency = 9.6e-6;
 
+// Ranks of a group of `group` ranks placed `stride` apart that share one scale-up domain.
+double local_ranks(const TrainLinks& l, double group, double stride) {
+  return stride >= l.domain ? 1.0 : std::min(group, std::max(1.0, std::floor(l.domain / stride)));
+}
+
 Seconds ring_latency(const TrainLinks& l, double group, double stride, double passes) {
   if (group <= 1.0) return Seconds{};
-  const double local = stride >= l.domain ? 1.0 : std::min(group, std::max(1.0, std::floor(l.domain / stride)));
+  const double local = local_ranks(l, group, stride);
   const double domains = std::ceil(group / local);
   const double steps = group - 1.0, net = domains - 1.0;
   return (kRingBaseLatency + passes * ((steps - net) * kNvlinkStepLatency + net * kNetStepLatency)) * second;
@@ -80,13 +85,9 @@ double buckets(double params, double dp) { return std::max(1.0, std::ceil(params
 // Bus bandwidth of a ring over `group` ranks placed `stride` apart: inside one scale-up domain
 // the link's, else each domain's n_local GPUs send over their own NICs: min(B_up, n_local · B_nic).
 Bandwidth bus(const TrainLinks& l, double group, double stride) {
-  const double local = stride >= l.domain ? 1.0 : std::min(group, std::floor(l.domain / stride));
+  const double local = local_ranks(l, group, stride);
   if (local >= group) return l.scale_up;
   return std::min(l.scale_up, local * l.scale_out);
-}
-// Ranks of the group inside one domain.
-double local_ranks(const TrainLinks& l, double group, double stride) {
-  return stride >= l.domain ? 1.0 : std::min(group, std::max(1.0, std::floor(l.domain / stride)));
 }
 
 // One micro-batch's forward, backward and policy recompute over a fraction of the layers.

@@ -96,6 +96,15 @@ SystemSpec load_system(const std::string& name) {
 
 namespace napkin::specs {
 
+Bandwidth SystemSpec::ring_bus() const {
+  return measured_scale_up_ring.value_or(kRingEfficiency * scale_up_per_gpu);
+}
+
+Bandwidth SystemSpec::network_per_gpu() const {
+  return measured_scale_out_per_nic && nics_per_node > 0.0 ? *measured_scale_out_per_nic * nics_per_node / gpus_per_node
+                                                           : kNicEfficiency * scale_out_per_gpu;
+}
+
 std::optional<std::string> default_system_for(const std::string& hardware) {
   std::optional<std::string> cloud;
   for (const auto& p : system_preset_texts()) {

@@ -29,7 +29,21 @@ struct SystemSpec {
   std::optional<Bandwidth> measured_scale_out_per_nic{};     // a NIC's achieved rate across nodes
   std::optional<Bandwidth> measured_scale_out_all_reduce{};  // all-reduce busbw across nodes
   std::vector<std::string> sources;
+  /// What a ring collective achieves per GPU inside the scale-up domain: the nccl-tests ring busbw
+  /// where measured, else 82% of the line rate (NCCL's protocol overhead).
+  Bandwidth ring_bus() const;
+  /// One GPU's achieved share of the network: the NICs at their measured NCCL rate where measured,
+  /// else 94% of their line rate.
+  Bandwidth network_per_gpu() const;
 };
+
+/// NCCL reaches about 82% of the NVLink line rate in ring collectives (NVIDIA, nccl-tests issue
+/// #212, sjeaugey 2024-05-06: "450GB/s is the line rate. With the protocol overhead (~20%) NCCL can
+/// get an effective NVLink bandwidth of 370GB/s").
+inline constexpr double kRingEfficiency = 370.0 / 450.0;
+/// And 94% of a NIC's line rate across nodes (nccl-tests issue #290, AddyLaddy 2025-03-03: "For NDR
+/// @ 400Gbps you should see 46-48GB/s per NIC", of 50 GB/s).
+inline constexpr double kNicEfficiency = 47.0 / 50.0;
 
 /// The system preset a hardware preset's GPUs come in by default: the vendor's own node or rack
 /// (kind "node" or "rack") built of `hardware`, else a cloud instance of it; nullopt when no
