@@ -46,7 +46,9 @@ TEST_CASE("a step without pipelining is m micro-batches of forward and backward 
   CHECK(s.bubble == Seconds{});
   CHECK(s.stage.tp_comm == Seconds{});
   CHECK_THAT(s.pipeline.in(second), WithinRel(8.0 * s.stage.total().in(second), 1e-12));
-  CHECK_THAT(s.step.in(second), WithinRel((s.pipeline + s.dp_exposed + s.optimizer).in(second), 1e-12));
+  CHECK_THAT(s.step.in(second), WithinRel((s.pipeline + s.dp_exposed + s.dp_contention + s.optimizer).in(second), 1e-12));
+  // The DP traffic hidden behind the backward costs κ of its time in slower compute.
+  CHECK_THAT(s.dp_contention.in(second), WithinRel((kOverlapSlowdown * (s.dp_comm - s.dp_exposed)).in(second), 1e-12));
   CHECK(s.tokens_per_step.in(token) == 64.0 * 4096.0);
   // The GEMMs dominate: forward ≈ 2·P·tokens at η_c·n/(n + n½) of the peak, within the memory-bound
   // ops' few percent (8.03e9 parameters of which 1.05e9 embedding, not a GEMM in the forward).
@@ -72,8 +74,16 @@ TEST_CASE("a TP collective costs 2(t-1)/t of tokens·h·2 B over the ring bus, f
   const double one = 2.0 * 7.0 / 8.0 * 4096.0 * 4096.0 * 2.0 / 370e9 + 8.4e-6 + 14.0 * 3.4e-6;
   CHECK_THAT(s.stage.tp_comm.in(second), WithinRel(4.0 * 32.0 * one, 1e-9));
   CHECK(s.tp_bus == 370.0 * GB_per_s);
+  CHECK(s.stage.contention == Seconds{});  // nothing hidden
+  // Overlapped (userbuffers): each pass's traffic hides behind its GEMMs up to their time; the
+  // forward's GEMMs (2 · 8B / 8 FLOP per token) take less than its 32 · 2 collectives, so part of
+  // it stays exposed, and what hides costs κ of its time in slower compute.
   in.tp_comm_overlap = 1.0;
-  CHECK(train_step(x.m, x.c, in).stage.tp_comm == Seconds{});
+  const TrainStep o = train_step(x.m, x.c, in);
+  CHECK(o.stage.tp_comm > Seconds{});
+  CHECK(o.stage.tp_comm < 0.5 * s.stage.tp_comm);
+  CHECK_THAT(o.stage.contention.in(second),
+             WithinRel((kOverlapSlowdown * (s.stage.tp_comm - o.stage.tp_comm)).in(second), 1e-9));
   // Full recomputation reruns the forward's two collectives per layer.
   in.tp_comm_overlap = 0.0;
   in.layout.recompute = Recompute::full;
@@ -118,6 +128,17 @@ TEST_CASE("DP gradient traffic hides behind the backward unless told not to, and
   CHECK_THAT(exposed.dp_comm.in(second), WithinRel(63.0 / 64.0 * p * 6.0 / 370e9 + latency, 1e-6));
   in.layout.zero = 3;
   CHECK(train_step(x.m, x.c, in).dp_comm > exposed.dp_comm);
+  // ZeRO-2 keeps only its gradient shard: each of m = 8 micro-batches reduce-scatters its fp32
+  // gradients, where ZeRO-1 reduces once per step. One node: bus 370 GB/s, ⌈P / 40M⌉ = 201 buckets
+  // of 8.4 µs + 7 · 3.4 µs.
+  TrainStepInput z = h100(1, 1, 8);
+  z.layout.global_batch = 64;
+  z.layout.zero = 1;
+  const Seconds z1 = train_step(x.m, x.c, z).dp_comm;
+  z.layout.zero = 2;
+  const Seconds z2 = train_step(x.m, x.c, z).dp_comm;
+  const double reduce_scatter = 7.0 / 8.0 * p * 4.0 / 370e9 + 201.0 * (8.4e-6 + 7.0 * 3.4e-6);
+  CHECK_THAT((z2 - z1).in(second), WithinRel(7.0 * reduce_scatter, 1e-9));
   // With TP 8 a node holds one rank of each DP group: the bus is one NIC.
   TrainStepInput t8 = h100(8, 1, 8);
   t8.layout.zero = 1;

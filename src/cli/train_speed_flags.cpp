@@ -35,8 +35,8 @@ void add_train_speed_flags(CommandApp* sub, NumericFlags& nf, TrainSpeedFlags& f
                    "Network bandwidth of one node, each way, achieved (default: the system's NICs as measured), "
                    "e.g. 400GB/s", "B/s");
   f.tp_overlap = nf.add(sub, "--tp-comm-overlap", "tp_comm_overlap", dim_rt<Count::dim>(), Constraint::non_negative,
-                        "The fraction of TP collectives hidden behind GEMMs (default 0: Megatron-LM's default; "
-                        "Transformer Engine's userbuffers overlap hides more)", "RATIO", 0.0);
+                        "The fraction of each pass's TP traffic pipelined behind its GEMMs, up to their time (default 0: "
+                        "Megatron-LM's default; 1: Transformer Engine's userbuffers or torchtitan's async TP)", "RATIO", 0.0);
   f.dp_overlap = nf.add(sub, "--dp-comm-overlap", "dp_comm_overlap", dim_rt<Count::dim>(), Constraint::non_negative,
                         "The fraction of the backward that can hide DP gradient traffic (default 1: overlapped, as "
                         "Megatron-LM's --overlap-grad-reduce and FSDP do; 0: none)", "RATIO", 1.0);

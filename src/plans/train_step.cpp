@@ -93,6 +93,7 @@ Bandwidth bus(const TrainLinks& l, double group, double stride) {
 // One micro-batch's forward, backward and policy recompute over a fraction of the layers.
 struct LayerTimes {
   Seconds fwd{}, bwd{}, attention_fwd{}, attention_bwd{}, selective{};
+  Seconds gemm_fwd{}, gemm_bwd{};  // the dense GEMMs' share of fwd and bwd (what TP overlap hides behind)
   Flops gemm_flops{};
   double tp_collectives = 0;  // per forward over every layer
 };
@@ -136,6 +137,10 @@ LayerTimes layer_times(const specs::ModelSpec& m, const TrainStepInput& in, cons
       // A frozen base (LoRA) computes the input gradient only.
       bwd = r.time((lora ? 1.0 : kGemmBackward) * c, 2.0 * q, rows);
       t.gemm_flops += c;
+      if (!is_expert(o.name)) {
+        t.gemm_fwd += fwd;
+        t.gemm_bwd += bwd;
+      }
     } else {
       bwd = r.time(2.0 * c, 2.0 * q, rows);
     }
@@ -223,7 +228,13 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
   if (L.recompute == Recompute::selective) policy_recompute = lt.selective;
   if (L.recompute == Recompute::op_sac) policy_recompute = r.time(in.op_sac_flops_per_micro_batch / cp, Bytes{}, tokens);
   const Seconds recompute_all = full * lt.fwd + (1.0 - full) * policy_recompute;
-  const Seconds tp_all = (1.0 - in.tp_comm_overlap) * tp_one * lt.tp_collectives * (2.0 + full);
+  // TP collectives: exposed, or with --tp-comm-overlap (Transformer Engine's userbuffers, torchtitan's
+  // async TP) that share of each pass's traffic pipelined behind the pass's dense GEMMs, up to their time.
+  const Seconds tp_pass = tp_one * lt.tp_collectives;
+  const Seconds tp_hidden_f = std::min(in.tp_comm_overlap * tp_pass, lt.gemm_fwd);
+  const Seconds tp_hidden_b = std::min(in.tp_comm_overlap * tp_pass, lt.gemm_bwd);
+  const Seconds tp_all = (1.0 + full) * (tp_pass - tp_hidden_f) + (tp_pass - tp_hidden_b);
+  Seconds hidden_all = (1.0 + full) * tp_hidden_f + tp_hidden_b;  // traffic under compute, per micro-batch
   // EP all-to-all: dispatch and combine, forward and backward (and the recomputed forward).
   Seconds ep_layer{};
   if (ep > 1.0 && m.moe.is_moe()) {
@@ -254,6 +265,7 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
     const Seconds per_layer_bwd = attending > 0.0 ? lt.attention_bwd / attending : Seconds{};
     cp_exposed_all = attending * (std::max(Seconds{}, fwd - per_layer_fwd) * (1.0 + full) +
                                   std::max(Seconds{}, 2.0 * fwd - per_layer_bwd));
+    hidden_all += attending * (std::min(fwd, per_layer_fwd) * (1.0 + full) + std::min(2.0 * fwd, per_layer_bwd));
   }
   // QLoRA: the base dequantized before each GEMM of every pass.
   Seconds dequant_all{};
@@ -306,6 +318,7 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
     s.cp_comm = share * cp_exposed_all;
     s.p2p = p2p;
     s.dequantize = share * dequant_all;
+    s.contention = kOverlapSlowdown * share * hidden_all;
     if (s.total() > tau) {
       tau = s.total();
       st.slowest_stage = static_cast<std::int64_t>(i);
@@ -340,7 +353,7 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
     const double calls_e = experts > 0.0 ? (L.zero >= 3 ? 3.0 * static_cast<double>(stages[i].layers) : buckets(experts, n_e))
                                          : 0.0;
     const Seconds lat = calls_d * ring_latency(in.links, n_d, t, 1.0) + calls_e * ring_latency(in.links, n_e, t * cp * ep, 1.0);
-    Seconds comm{}, exposed{};
+    Seconds comm{}, exposed{}, contention{};
     if (L.zero >= 3) {
       const Seconds per_mb =
           ring(n_d, dense, 2.0 * w + g, st.dp_bus) + ring(n_e, experts, 2.0 * w + g, bus_e) + lat;
@@ -348,28 +361,36 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
       comm = st.micro_batches * per_mb;
       exposed = st.micro_batches * std::max(Seconds{}, per_mb - hide) +
                 (stages[i].layers > 0 ? per_mb / static_cast<double>(stages[i].layers) : Seconds{});
+      contention = kOverlapSlowdown * st.micro_batches * std::min(per_mb, hide);
     } else {
       const double reduce = L.zero == 0 ? 2.0 : 1.0;  // all-reduce = reduce-scatter + all-gather
-      const Seconds grads = reduce * (ring(n_d, dense, g, st.dp_bus) + ring(n_e, experts, g, bus_e) + lat);
+      // ZeRO-2 keeps only its shard of the gradients, so a step of m micro-batches reduces each
+      // micro-batch's (Rajbhandari et al. 2020 §5.2: each layer's gradients are reduced to the rank
+      // that owns them as the backward produces them; DeepSpeed's stage 2 does so in every backward of
+      // a gradient-accumulation step); ZeRO 0-1 accumulate whole gradients and reduce once per step.
+      const double reductions = L.zero == 2 ? st.micro_batches : 1.0;
+      const Seconds grads_once = reduce * (ring(n_d, dense, g, st.dp_bus) + ring(n_e, experts, g, bus_e) + lat);
       const Seconds gather =
           L.zero == 0 ? Seconds{} : ring(n_d, dense, w, st.dp_bus) + ring(n_e, experts, w, bus_e) + lat;
-      comm = grads + gather;
-      exposed = std::max(Seconds{}, grads - in.dp_comm_overlap * (s.backward + s.recompute)) +
-                std::max(Seconds{}, gather - in.dp_comm_overlap * s.forward);
+      comm = reductions * grads_once + gather;
+      const Seconds hide_b = in.dp_comm_overlap * (s.backward + s.recompute), hide_f = in.dp_comm_overlap * s.forward;
+      exposed = reductions * std::max(Seconds{}, grads_once - hide_b) + std::max(Seconds{}, gather - hide_f);
+      contention = kOverlapSlowdown * (reductions * std::min(grads_once, hide_b) + std::min(gather, hide_f));
     }
     // The update: each owned parameter's master weight and optimizer states read and written,
     // its gradient read and its working weight written.
     const double owned = L.zero >= 1 ? dense / n_d + experts / n_e : dense + experts;
     const double per_param = 2.0 * (sb.master_weights + sb.optimizer_states).in(byte / param) + g + w;
     const Seconds opt = owned * per_param * byte / (in.efficiency.bandwidth * in.bandwidth);
-    if (i == 0 || exposed + opt > tail) {
-      tail = exposed + opt;
+    if (i == 0 || exposed + contention + opt > tail) {
+      tail = exposed + contention + opt;
       st.dp_comm = comm;
       st.dp_exposed = exposed;
+      st.dp_contention = contention;
       st.optimizer = opt;
     }
   }
-  st.step = st.pipeline + st.bubble + st.dp_exposed + st.optimizer;
+  st.step = st.pipeline + st.bubble + st.dp_exposed + st.dp_contention + st.optimizer;
   return st;
 }
 

@@ -37,17 +37,24 @@ void step_items(const specs::ModelSpec* mp, const TrainInput& in, const TrainEst
     out.item("step_bubble", "step: pipeline bubble", value(s.bubble), "(p − 1)/v · τ",
              text("({} − 1)/{} · {}", p, v, st.total()));
   }
+  if (st.contention > Seconds{})
+    out.item("step_contention", "step: compute slowed by hidden TP/CP traffic", value(m * st.contention),
+             "m · κ · t_hidden", text("{} · {}", m, st.contention));
+  if (s.dp_contention > Seconds{})
+    out.item("step_dp_contention", "step: compute slowed by hidden DP traffic", value(s.dp_contention),
+             "κ · t_DP hidden", text("{}", s.dp_contention));
   if (s.dp_comm > Seconds{})
     out.item("step_dp_comm", "step: DP traffic (exposed)", value(s.dp_exposed), "t_DP not hidden by compute",
              text("{} of {} (bus {})", s.dp_exposed, s.dp_comm, s.dp_bus));
   out.item("step_optimizer", "step: optimizer update", value(s.optimizer), "owned params · state bytes / (η_bw · BW)",
            text("{}", s.optimizer));
   out.item("expected_micro_batch_time", "expected time per micro-batch", value(st.total()),
-           "τ: forward + backward + recompute + exposed traffic, slowest stage",
-           text("{} + {} + {} + {}", st.forward, st.backward, st.recompute,
-                st.tp_comm + st.ep_comm + st.cp_comm + st.p2p + st.dequantize));
-  out.item("expected_step_time", "expected step time", value(s.step), "m·τ + (p−1)/v·τ + DP exposed + optimizer",
-           text("{} · {} + {} + {} + {}", m, st.total(), s.bubble, s.dp_exposed, s.optimizer));
+           "τ: forward + backward + recompute + exposed traffic + contention, slowest stage",
+           text("{} + {} + {} + {} + {}", st.forward, st.backward, st.recompute,
+                st.tp_comm + st.ep_comm + st.cp_comm + st.p2p + st.dequantize, st.contention));
+  out.item("expected_step_time", "expected step time", value(s.step),
+           "m·τ + (p−1)/v·τ + DP exposed + DP contention + optimizer",
+           text("{} · {} + {} + {} + {} + {}", m, st.total(), s.bubble, s.dp_exposed, s.dp_contention, s.optimizer));
   out.item("expected_tokens_per_second", "expected tokens per second", value(r.expected_tokens_per_second),
            "B · s / step", text("{} · {} / {}", static_cast<double>(r.global_batch), in.memory.seq, s.step));
   out.item("expected_mfu", "expected MFU", value(r.expected_mfu), "C_model/token · tokens/s / (N_gpu · peak)",
@@ -71,9 +78,12 @@ void step_assumptions(const specs::ModelSpec* mp, const TrainInput& in, const Tr
                                 "rank(s) per domain, bus {})",
                                 sm.links_source, sm.links.scale_up, sm.links.domain, sm.links.scale_out,
                                 s.dp_bus_local, s.dp_bus));
-  out.assume("step_overlap", text("TP collectives {} hidden (--tp-comm-overlap); DP traffic hidden behind the backward "
-                                  "(ZeRO-3: each micro-batch) up to {} of it (--dp-comm-overlap)",
-                                  sm.tp_comm_overlap, sm.dp_comm_overlap));
+  out.assume("step_overlap", text("TP collectives: {} of each pass's traffic pipelined behind its dense GEMMs, up to "
+                                  "their time (--tp-comm-overlap); DP traffic hidden behind the backward (ZeRO-2: each "
+                                  "micro-batch's reduce-scatter; ZeRO-3: each micro-batch) up to {} of it "
+                                  "(--dp-comm-overlap); traffic hidden behind compute slows it by κ = {} of its time "
+                                  "(the mean slowdown of overlapped compute, arXiv:2507.03114)",
+                                  sm.tp_comm_overlap, sm.dp_comm_overlap, kOverlapSlowdown));
   out.assume("global_batch",
              r.global_batch_default
                  ? text("B = {} sequences = {} per step, m = {} micro-batches per pipeline (default: max(4Mi tokens, "

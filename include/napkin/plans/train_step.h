@@ -11,8 +11,8 @@
 //   TP        per layer, 2 collectives forward and 2 backward (+2 per recomputed forward) of
 //             tokens·h·2 B: all-reduce, or all-gather + reduce-scatter under sequence parallelism,
 //             both 2(t−1)/t · bytes / B_ring over the scale-up link (Megatron-LM, Narayanan et al.
-//             2021 §3.3; Korthikanti et al. 2022 §4.2.2); the share --tp-comm-overlap hides is not
-//             counted.
+//             2021 §3.3; Korthikanti et al. 2022 §4.2.2); with --tp-comm-overlap, that share of a
+//             pass's traffic is pipelined behind the pass's dense GEMMs, up to their time.
 //   EP        per MoE layer, dispatch and combine all-to-alls forward and backward of
 //             tokens·k·h·2 B, (ep−1)/ep of it leaving the GPU: over the scale-up link for the
 //             ranks in the GPU's domain, over the NIC for the rest (the slower part sets the time).
@@ -24,13 +24,16 @@
 //             over every stage boundary, v times with interleaving.
 //   DP        gradients reduced over the dp·cp ranks (experts over dp·cp/ep) in the reduce dtype,
 //             the parameters gathered back in 2 B: all-reduce 2(n−1)/n·P·g (ZeRO 0), reduce-scatter
-//             + all-gather (n−1)/n·P·(g + 2) (ZeRO 1-2), per micro-batch two all-gathers and a
-//             reduce-scatter (ZeRO 3 / FSDP); hidden behind the backward of the last micro-batch
+//             + all-gather (n−1)/n·P·(g + 2) (ZeRO 1; ZeRO 2 reduce-scatters every micro-batch), per
+//             micro-batch two all-gathers and a reduce-scatter (ZeRO 3 / FSDP); hidden behind the
+//             backward of the last micro-batch
 //             (the gather behind the first forward; FSDP behind each micro-batch) up to
 //             --dp-comm-overlap of it. Bus bandwidth: the scale-up link when the group is inside
 //             one domain, else min(B_ring, n_local · B_nic), n_local the group's ranks per domain
 //             (every GPU's own NIC carries its ring: nccl-tests' busbw across DGX nodes is 8 × the
 //             per-NIC rate).
+//   overlap   traffic hidden behind compute is not free: the compute beside it runs slower by
+//             κ = kOverlapSlowdown of the hidden time (TP, CP and DP alike).
 //   optimizer the update reads and writes each owned parameter's states, at η_bw·BW.
 //
 // Results per step: time, tokens/s = B·s / step, MFU = C_model / (step · N_gpu · R) with the
@@ -60,6 +63,14 @@ namespace napkin {
 /// gradients in fp32, and a step runs kernels serve's prefill has no counterpart for (loss, casts,
 /// gradient clipping); the fit puts them in this one share.
 inline constexpr double kTrainingComputeShare = 0.80;
+
+// A collective running beside compute slows it: the SMs its kernels hold, the HBM bandwidth they use.
+// Over GPT and Llama training on A100, H100, MI250 and MI210, overlapped compute ran 18.9% slower on
+// average than alone (Lee et al. 2025, "Characterizing Compute-Communication Overlap in
+// GPU-Accelerated Distributed Deep Learning", arXiv:2507.03114, abstract: "an average computational
+// slowdown of 18.9%, with a maximum of 40.0%"). Each second of traffic hidden behind compute costs
+// this much compute time.
+inline constexpr double kOverlapSlowdown = 0.189;
 
 /// How a run's GPUs are joined, as collectives see it: bus bandwidths per GPU, each way.
 struct TrainLinks {
@@ -114,7 +125,10 @@ struct StageTime {
   Seconds forward{}, backward{}, recompute{};
   Seconds tp_comm{}, ep_comm{}, cp_comm{}, p2p{};  // exposed
   Seconds dequantize{};                            // QLoRA
-  Seconds total() const { return forward + backward + recompute + tp_comm + ep_comm + cp_comm + p2p + dequantize; }
+  Seconds contention{};  // compute slowed by the TP and CP traffic hidden behind it (kOverlapSlowdown)
+  Seconds total() const {
+    return forward + backward + recompute + tp_comm + ep_comm + cp_comm + p2p + dequantize + contention;
+  }
 };
 
 struct TrainStep {
@@ -124,6 +138,7 @@ struct TrainStep {
   Seconds pipeline{};         // m · τ
   Seconds bubble{};           // (p − 1)/v · τ
   Seconds dp_comm{}, dp_exposed{};
+  Seconds dp_contention{};    // compute slowed by the DP traffic hidden behind it
   Seconds optimizer{};
   Seconds step{};
   Tokens tokens_per_step{};
