@@ -101,17 +101,64 @@ TrainingMemoryInput llama405_pp16(std::optional<double> first, std::optional<dou
 }
 }  // namespace
 
-TEST_CASE("interleaving with uneven stages: M divides the first, last and middle stages' layers, as Megatron-LM asserts",
+TEST_CASE("interleaving with uneven stages: chunks of ⌈L/M⌉ and ⌊L/M⌋ layers, the embedding's first and the loss's last "
+          "the lighter, a chunk without a layer refused elsewhere",
           "[layouts][pipeline]") {
+  StageShard first, middle, last;
+  first.layers = last.layers = 7;
+  first.has_embedding = true;
+  last.has_head = true;
+  middle.layers = 8;
+  // Megatron-Bridge's accounting for Llama 3.1 405B at pp 16 × vp 8: the embedding's chunk and the
+  // loss's hold no layer, every other chunk one.
+  CHECK(chunk_layers(first, 8) == std::vector<std::int64_t>{0, 1, 1, 1, 1, 1, 1, 1});
+  CHECK(chunk_layers(last, 8) == std::vector<std::int64_t>{1, 1, 1, 1, 1, 1, 1, 0});
+  CHECK(chunk_layers(middle, 8) == std::vector<std::int64_t>(8, 1));
+  CHECK(chunk_layers(first, 2) == std::vector<std::int64_t>{3, 4});
+  CHECK(chunk_layers(last, 2) == std::vector<std::int64_t>{4, 3});
+  middle.layers = 6;
+  CHECK_FALSE(chunkable(middle, 8));
+  CHECK_THROWS_WITH(chunk_layers(middle, 8), Catch::Contains("--virtual-stages: '8': expected at most a stage's "
+                                                             "layers (a stage holds 6"));
+  first.layers = 6;  // two chunks without a layer: only one slot is the embedding's
+  CHECK_FALSE(chunkable(first, 8));
+
+  // The ledger counts the in-flight chunks' layers one by one. 126 layers over pp 4 as the
+  // accounting splits them, 31 + 32 + 32 + 31, vp 4: stage 0's chunks 7, 8, 8, 8. Its warm-up
+  // holds (4 − 0 − 1)·2 + (4 − 1)·4 + 1 = 19 chunk forwards in Megatron-LM's order (groups of p
+  // per chunk): 4 of chunk 0, 4 each of chunks 1-3, then 3 of chunk 0 again = 7·7 + 12·8 = 145
+  // layers. Without interleaving (32, 32, 31, 31) stage 0 holds 4 micro-batches of 32 = 128.
   const specs::ModelSpec m = specs::load_model_preset("llama-3.1-405b");
-  TrainingMemoryInput in = llama405_pp16(7, 7);  // 2 chunks of 3.5 layers on the first and last stages
-  in.virtual_stages = 2.0 * one;
-  CHECK_THROWS_WITH(training_memory(m, in), Catch::Contains("--virtual-stages: '2': expected a divisor of every "
-                                                            "stage's layers (a stage holds 7"));
-  in.first_stage_layers = 8.0 * one;  // 8, then 112 / 14 = 8 each, then 6: every count even
-  in.last_stage_layers = 6.0 * one;
-  const TrainingMemory r = training_memory(m, in);
-  CHECK(r.activations.in(byte) > 0.0);
+  TrainingMemoryInput in;
+  in.seq = 8192.0 * one;
+  in.pp = 4.0 * one;
+  in.tp = 8.0 * one;
+  in.sequence_parallel = true;
+  const TrainingMemory plain = training_memory(m, in);
+  in.first_stage_layers = 31.0 * one;
+  in.last_stage_layers = 31.0 * one;
+  in.virtual_stages = 4.0 * one;
+  const TrainingMemory interleaved = training_memory(m, in);
+  REQUIRE(plain.stage == 0);
+  REQUIRE(interleaved.stage == 0);
+  CHECK(interleaved.activations.in(byte) == Approx(plain.activations.in(byte) * 145.0 / 128.0).epsilon(1e-12));
+  // Partial recomputation picks layers per chunk, which uneven chunks leave open: refused.
+  in.recompute_layers = 2.0 * one;
+  CHECK_THROWS_WITH(training_memory(m, in), Catch::Contains("--recompute-layers: '2': expected equal model chunks"));
+}
+
+TEST_CASE("plan train splits 126 layers over pp 16 as Megatron-Bridge accounts the embedding and the loss, 7 + 14 × 8 "
+          "+ 7, and interleaves it",
+          "[layouts][pipeline][cli]") {
+  const auto plan = napkin_test::run_napkin(
+      "plan train llama-3.1-405b --hw h100-sxm --gpus 16384 --tokens 1T --seq 8192 --global-batch 2048 --tp 8 "
+      "--pp 16 --cp 1 --top 1 --json");
+  REQUIRE(plan.code == 0);
+  const auto first = plan.out.find('[');
+  const nlohmann::json d = nlohmann::json::parse(plan.out.substr(first, plan.out.rfind(']') - first + 1));
+  CHECK(d[0]["inputs"]["first_stage_layers"].get<double>() == 7.0);
+  CHECK(d[0]["inputs"]["last_stage_layers"].get<double>() == 7.0);
+  CHECK(d[0]["inputs"]["virtual_stages"].get<double>() == 8.0);
 }
 
 TEST_CASE("Llama 3 405B's split moves the fullest stage: stage 0 holds 16 micro-batches of 7 layers, not 8",

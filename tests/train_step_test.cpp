@@ -102,6 +102,10 @@ TEST_CASE("the pipeline bubble is (p-1)/v of the slowest stage's micro-batch tim
   CHECK_THAT(v.bubble.in(second), WithinRel(1.5 * v.stage.total().in(second), 1e-12));
   CHECK(v.stage.p2p == 2.0 * s.stage.p2p);  // each micro-batch crosses twice the boundaries
   CHECK(v.step < s.step);
+  // Uneven chunks: 8 layers a stage in 3 chunks of 3, 3 and 2; the bubble is p − 1 of the largest.
+  in.layout.vp = 3;
+  const TrainStep u = train_step(x.m, x.c, in);
+  CHECK_THAT(u.bubble.in(second), WithinRel(3.0 * 3.0 / 8.0 * u.stage.total().in(second), 1e-12));
   // The last stage holds the LM head: it is the slowest of four equal layer counts.
   CHECK(s.slowest_stage == 3);
 }

@@ -331,6 +331,8 @@ void train_row(TrainCmd& c, const TrainChoices& plan, const Point& p, const Trai
 
 
 void precheck_run(const specs::ModelSpec& m, TrainInput in) {
+  // Stage flags without --pp: the search gives them a pipeline (pp 1 has no first and last stage).
+  if ((in.memory.first_stage_layers || in.memory.last_stage_layers) && in.memory.pp.in(units::one) < 2.0) return;
   in.speed = std::nullopt;
   in.global_batch = std::nullopt;
   (void)train(m, in);

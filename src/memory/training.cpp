@@ -142,6 +142,18 @@ double in_flight_micro_batches(double pp, double i, double virtual_stages) {
   return ((pp - i - 1.0) * 2.0 + (virtual_stages - 1.0) * pp + 1.0) / virtual_stages;
 }
 
+// The layers whose activations stage i holds at the peak of the interleaved warm-up when its chunks
+// are uneven (chunk_layers): the chunk forwards of the warm-up in Megatron-LM's order, micro-batches
+// in groups of p per chunk (schedules.py, get_model_chunk_id: (k mod p·M) / p), each its chunk's
+// layers. With equal chunks this is in_flight_micro_batches · L_stage.
+double in_flight_layers(double pp, double i, const std::vector<std::int64_t>& chunks) {
+  const auto p = static_cast<std::int64_t>(pp), v = static_cast<std::int64_t>(chunks.size());
+  const std::int64_t forwards = (p - static_cast<std::int64_t>(i) - 1) * 2 + (v - 1) * p + 1;
+  double layers = 0;
+  for (std::int64_t k = 0; k < forwards; ++k) layers += static_cast<double>(chunks[static_cast<std::size_t>((k % (p * v)) / p)]);
+  return layers;
+}
+
 // The flags of this block, checked against the model and its stages.
 void check_schedule_flags(const specs::ModelSpec& m, const TrainingMemoryInput& in, const std::vector<StageShard>& stages) {
   require_positive_integer(in.virtual_stages, "virtual_stages");
@@ -158,11 +170,14 @@ void check_schedule_flags(const specs::ModelSpec& m, const TrainingMemoryInput& 
   if (vs > 1.0) {
     if (in.pp.in(one) < 2.0)
       throw InputError("--virtual-stages", format_plain_number(vs), "1 without pipelining (interleaving needs --pp 2 or more)");
-    for (const StageShard& st : stages)
-      if (std::fmod(static_cast<double>(st.layers), vs) != 0.0)
-        throw InputError("--virtual-stages", format_plain_number(vs),
-                         "a divisor of every stage's layers (a stage holds " + std::to_string(st.layers) +
-                             "; Megatron-LM splits each stage into equal chunks)");
+    for (const StageShard& st : stages) {
+      (void)chunk_layers(st, static_cast<std::int64_t>(vs));  // refuses a chunk without a layer
+      if (k > 0.0 && st.layers % static_cast<std::int64_t>(vs) != 0)
+        throw InputError("--recompute-layers", format_plain_number(k),
+                         "equal model chunks (--virtual-stages " + format_plain_number(vs) + " splits a stage of " +
+                             std::to_string(st.layers) +
+                             " layers unevenly; which chunks' layers are recomputed is not modelled)");
+    }
   }
   if (k > 0.0) {
     if (in.recompute == Recompute::full)
@@ -379,6 +394,12 @@ StageLedger TrainingLedger::stage(std::size_t i) const {
   const double in_flight = in_flight_micro_batches(pp, static_cast<double>(i), vs);  // 1F1B warm-up depth of stage i
   g.in_flight = in_flight;
   r.activations = in_flight * stage_activations(st, k_full, per_layer, per_layer_full);
+  if (vs > 1.0 && st.layers % static_cast<std::int64_t>(vs) != 0) {
+    // Uneven chunks (no --recompute-layers with them): the layers of the chunk forwards in flight.
+    g.in_flight = in_flight_layers(pp, static_cast<double>(i), chunk_layers(st, static_cast<std::int64_t>(vs))) /
+                  static_cast<double>(st.layers);
+    r.activations = g.in_flight * stage_activations(st, k_full, per_layer, per_layer_full);
+  }
   if (st.has_head) r.logits = logits;
   if (st.layers > 0) r.recompute_transient = transient;
   if (pp > 1.0) r.pipeline_buffers = in_flight * output_tensor;

@@ -153,8 +153,14 @@ void schedule_assumptions(const TrainingMemoryInput& in, const TrainingParts& p,
     out.assume("pipeline_schedule",
                text("interleaved 1F1B, {} model chunks per stage: stage {} of {} holds {} stages' worth of "
                     "micro-batches, (2·(p − i − 1) + (M − 1)·p + 1) / M chunks (Megatron-LM's warm-up); on stage 0 "
-                    "p·(1 + (p − 1)/(p·M)) (Korthikanti et al. 2022, §4.2.3)",
-                    in.virtual_stages, static_cast<double>(p.mem.stage), in.pp, p.in_flight));
+                    "p·(1 + (p − 1)/(p·M)) (Korthikanti et al. 2022, §4.2.3){}",
+                    in.virtual_stages, static_cast<double>(p.mem.stage), in.pp, p.in_flight,
+                    out.keep(p.stage.layers % static_cast<std::int64_t>(in.virtual_stages.in(one)) != 0
+                                 ? "; its " + std::to_string(p.stage.layers) +
+                                       " layers in uneven chunks (⌈L/M⌉ and ⌊L/M⌋, the embedding's and the loss's "
+                                       "chunks the lighter, as Megatron-Bridge accounts them), the in-flight chunks' "
+                                       "layers counted one by one"
+                                 : std::string())));
   else
     out.assume("pipeline_schedule", text("1F1B schedule: stage {} of {} holds {} micro-batch(es) in flight",
                                          static_cast<double>(p.mem.stage), in.pp, p.in_flight));

@@ -233,4 +233,22 @@ std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount
   return stages;
 }
 
+bool chunkable(const StageShard& st, std::int64_t v) {
+  const std::int64_t empty = st.layers / v == 0 ? v - st.layers % v : 0;
+  return v >= 1 && (empty == 0 || (empty == 1 && (st.has_embedding || st.has_head)));
+}
+
+std::vector<std::int64_t> chunk_layers(const StageShard& st, std::int64_t v) {
+  if (!chunkable(st, v))
+    throw InputError("--virtual-stages", std::to_string(v),
+                     "at most a stage's layers (a stage holds " + std::to_string(st.layers) +
+                         "; only the embedding's first chunk or the head's last may hold no layer)");
+  const std::int64_t base = st.layers / v, heavy = st.layers % v;
+  std::vector<std::int64_t> chunks(static_cast<std::size_t>(v), base);
+  // The heavier chunks: the last `heavy` on the embedding's stage, the first `heavy` elsewhere.
+  for (std::int64_t k = 0; k < heavy; ++k)
+    chunks[static_cast<std::size_t>(st.has_embedding ? v - 1 - k : k)] += 1;
+  return chunks;
+}
+
 }  // namespace napkin

@@ -29,6 +29,34 @@ bool better(const PlannedLayout& a, const PlannedLayout& b) {
   return a.layout.pp < b.layout.pp;
 }
 
+// The virtual stages the search tries at a split: equal chunks on every stage, or Megatron-Bridge's
+// embedding and loss accounting (account_for_embedding_in_pipeline_split and
+// account_for_loss_in_pipeline_split: the embedding and the loss each take one layer's slot, so the
+// first stage's first chunk and the last stage's last chunk hold one layer fewer than the rest).
+bool searched_vp(const std::vector<StageShard>& stages, std::int64_t v) {
+  std::int64_t widest = 0;
+  for (const StageShard& st : stages) {
+    if (!chunkable(st, v)) return false;
+    for (const std::int64_t n : chunk_layers(st, v)) widest = std::max(widest, n);
+  }
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const std::vector<std::int64_t> chunks = chunk_layers(stages[i], v);
+    for (std::size_t k = 0; k < chunks.size(); ++k) {
+      const bool slot = (i == 0 && k == 0) || (i + 1 == stages.size() && k + 1 == chunks.size());
+      if (chunks[k] != widest && !(slot && chunks[k] == widest - 1)) return false;
+    }
+  }
+  return true;
+}
+
+// The split the search gives pp stages when the layers do not divide and the run gives no stage
+// flags: Megatron-Bridge's accounting, the first and last stages one layer short, where (L + 2)
+// divides by pp; 0 otherwise (napkin's default split).
+std::int64_t accounted_end_layers(std::int64_t layers, std::int64_t pp) {
+  if (pp < 3 || layers % pp == 0 || (layers + 2) % pp != 0) return 0;
+  return (layers + 2) / pp - 1;
+}
+
 bool same_parallel_layout(const TrainLayout& a, const TrainLayout& b) {
   return a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.dp == b.dp && a.ep == b.ep && a.vp == b.vp;
 }
@@ -60,6 +88,8 @@ TrainInput planned_input(const TrainPlanInput& in, const TrainLayout& l) {
   r.memory.cp = static_cast<double>(l.cp) * one;
   r.memory.ep = static_cast<double>(l.ep) * one;
   r.memory.virtual_stages = static_cast<double>(l.vp) * one;
+  if (l.first_stage_layers > 0) r.memory.first_stage_layers = static_cast<double>(l.first_stage_layers) * one;
+  if (l.last_stage_layers > 0) r.memory.last_stage_layers = static_cast<double>(l.last_stage_layers) * one;
   r.memory.recompute = l.recompute;
   r.memory.recompute_layers = Count{};
   r.memory.micro_batch = static_cast<double>(l.micro_batch) * one;
@@ -133,6 +163,9 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
           split.tp = static_cast<double>(tp) * one;
           split.pp = static_cast<double>(pp) * one;
           split.ep = static_cast<double>(ep) * one;
+          const bool stage_flags = split.first_stage_layers || split.last_stage_layers;
+          const std::int64_t ends = stage_flags ? 0 : accounted_end_layers(m.layers, pp);
+          if (ends > 0) split.first_stage_layers = split.last_stage_layers = static_cast<double>(ends) * one;
           std::vector<StageShard> stages;
           try {
             stages = shard_stages(m, c, split);
@@ -143,8 +176,7 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
           std::vector<std::int64_t> vps{1};
           if (pp > 1)
             for (std::int64_t v = 2; v <= (in.max_vp > 0 ? in.max_vp : m.layers); ++v)
-              if (std::all_of(stages.begin(), stages.end(), [v](const StageShard& s) { return s.layers % v == 0; }))
-                vps.push_back(v);
+              if (searched_vp(stages, v)) vps.push_back(v);
           if (in.vp) vps = {*in.vp};
           std::vector<int> zeros{0};
           if (dp * cp > 1) zeros = {0, 1, 2, 3};
@@ -169,7 +201,8 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
                 for (const Recompute rc : rcs) {
                   PlannedLayout p;
                   TrainLayout& l = p.layout;
-                  l = TrainLayout{tp, pp, dp, cp, ep, vp, zero, tp > 1, rc, 0, mb, static_cast<std::int64_t>(b), seq};
+                  l = TrainLayout{tp, pp, dp, cp, ep, vp, zero, tp > 1, rc, 0, mb, static_cast<std::int64_t>(b), seq,
+                                  ends, ends};
                   x.layout = l;
                   x.stages = &stages;
                   try {

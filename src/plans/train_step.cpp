@@ -326,7 +326,12 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
   }
   st.stage = times[static_cast<std::size_t>(st.slowest_stage)];
   st.pipeline = st.micro_batches * tau;
-  st.bubble = (pp - 1.0) / vp * tau;
+  // The bubble: p − 1 chunk times; uneven chunks (chunk_layers) at the slowest stage's largest chunk.
+  const StageShard& slow = stages[static_cast<std::size_t>(st.slowest_stage)];
+  const double chunk = vp > 1.0 && slow.layers > 0 && slow.layers % L.vp != 0
+                           ? std::ceil(static_cast<double>(slow.layers) / vp) / static_cast<double>(slow.layers)
+                           : 1.0 / vp;
+  st.bubble = (pp - 1.0) * chunk * tau;
 
   // Data parallelism and the optimizer, per stage; the slowest sets the step's tail.
   const StateBytes sb = state_bytes(in.states);

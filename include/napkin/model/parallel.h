@@ -83,6 +83,17 @@ void check_expert_layout(const specs::ModelSpec& m, const ShardLayout& layout);
 /// experts; the stage split as stage_layer_counts requires (and a model with layers: a bare
 /// parameter count has none to place).
 std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount& c, const ShardLayout& layout);
+
+/// The layers of each of a stage's `v` model chunks under interleaved 1F1B (Megatron-LM's virtual
+/// stages). Equal chunks when v divides the stage's layers; otherwise ⌈L/v⌉ and ⌊L/v⌋ layers, the
+/// lighter chunks first on the stage holding the embedding and last elsewhere (the slots
+/// Megatron-Bridge's account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split
+/// give the embedding and the loss: Llama 3.1 405B's 126 layers over pp 16 × vp 8, the first and
+/// last stages 7 layers, one chunk each without a layer). Throws InputError (--virtual-stages) when
+/// a chunk would hold no layer other than the embedding's first chunk or the head's last one.
+std::vector<std::int64_t> chunk_layers(const StageShard& st, std::int64_t v);
+/// Whether chunk_layers(st, v) has a layout (it does not throw).
+bool chunkable(const StageShard& st, std::int64_t v);
 /// The same at the balanced split with ETP = TP.
 std::vector<StageShard> shard_stages(const specs::ModelSpec& m, const ParamCount& c, Count tp, Count pp,
                                      Count ep = 1.0 * units::one);

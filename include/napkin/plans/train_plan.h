@@ -10,7 +10,12 @@
 //        max_cp; dense models only (CP with EP is not modelled)
 //   pp   every degree up to the layers (max_pp) with tp·cp·pp dividing the GPUs; dp the rest
 //   ep   MoE: divisors of the routed experts that divide dp (EP ranks are DP ranks)
-//   vp   interleaved stages per rank: divisors of every stage's layers (up to max_vp when given; pp ≥ 2)
+//   split the layers over pp stages evenly; where pp does not divide them and the run gives no stage
+//        flags, Megatron-Bridge's accounting when (L + 2) divides by pp (the embedding and the loss
+//        take a layer's slot each: first and last stages one layer short, Llama 3.1 405B's
+//        7 + 14 × 8 + 7 at pp 16), else the remainder on the first stages
+//   vp   interleaved stages per rank (pp ≥ 2, up to max_vp when given): equal chunks on every stage,
+//        or the accounting's (the first stage's first chunk and the last stage's last one layer short)
 //   zero 0-3 when dp·cp > 1 (0 alone without data parallelism)
 //   recompute none, selective, full
 //   micro-batch 1, 2, 4, ... up to max_micro_batch, with dp · mb dividing the global batch

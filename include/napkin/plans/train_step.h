@@ -20,7 +20,8 @@
 //             twice that backward (dK, dV), hidden behind the attention op up to its time.
 //   PP        1F1B: step = (m + (p−1)/v) · τ, τ the slowest stage's micro-batch time, m the
 //             micro-batches of a step, v the virtual stages (Narayanan et al. 2021, §2.2.2: bubble
-//             (p−1)/(v·m)); each micro-batch sends its activations forward and their gradient back
+//             (p−1)/(v·m); uneven chunks, napkin/model/parallel.h chunk_layers: the largest chunk's
+//             share of τ instead of 1/v); each micro-batch sends its activations forward and their gradient back
 //             over every stage boundary, v times with interleaving.
 //   DP        gradients reduced over the dp·cp ranks (experts over dp·cp/ep) in the reduce dtype,
 //             the parameters gathered back in 2 B: all-reduce 2(n−1)/n·P·g (ZeRO 0), reduce-scatter
@@ -89,6 +90,9 @@ struct TrainLayout {
   std::int64_t micro_batch = 1;
   std::int64_t global_batch = 1;  // sequences per optimizer step
   std::int64_t seq = 4096;
+  // The planner's uneven pipeline split (0: the default or the run's own): the first and last
+  // stages' layers, as --first-stage-layers and --last-stage-layers give them.
+  std::int64_t first_stage_layers = 0, last_stage_layers = 0;
   std::int64_t gpus() const { return tp * pp * cp * dp; }
   bool operator==(const TrainLayout&) const = default;
 };
