@@ -33,18 +33,17 @@ bool better(const PlannedLayout& a, const PlannedLayout& b) {
 // embedding and loss accounting (account_for_embedding_in_pipeline_split and
 // account_for_loss_in_pipeline_split: the embedding and the loss each take one layer's slot, so the
 // first stage's first chunk and the last stage's last chunk hold one layer fewer than the rest).
+// chunk_layers gives a stage of L layers L mod v chunks of ⌊L/v⌋ + 1 and the rest of ⌊L/v⌋, the
+// lighter first on the embedding's stage and last elsewhere: the form holds when every chunk is the
+// widest, but for one lighter chunk on the first or the last stage (its slot).
 bool searched_vp(const std::vector<StageShard>& stages, std::int64_t v) {
   std::int64_t widest = 0;
+  for (const StageShard& st : stages) widest = std::max(widest, st.layers / v + (st.layers % v > 0 ? 1 : 0));
   for (const StageShard& st : stages) {
-    if (!chunkable(st, v)) return false;
-    for (const std::int64_t n : chunk_layers(st, v)) widest = std::max(widest, n);
-  }
-  for (std::size_t i = 0; i < stages.size(); ++i) {
-    const std::vector<std::int64_t> chunks = chunk_layers(stages[i], v);
-    for (std::size_t k = 0; k < chunks.size(); ++k) {
-      const bool slot = (i == 0 && k == 0) || (i + 1 == stages.size() && k + 1 == chunks.size());
-      if (chunks[k] != widest && !(slot && chunks[k] == widest - 1)) return false;
-    }
+    const std::int64_t base = st.layers / v, heavy = st.layers % v;
+    const bool ok = heavy == 0 ? base == widest
+                               : base + 1 == widest && v - heavy == 1 && (st.has_embedding || st.has_head);
+    if (!ok) return false;
   }
   return true;
 }
@@ -173,6 +172,7 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
             if (!first_refusal) first_refusal = e;
             continue;  // a split the stage flags do not admit at this pp
           }
+          const std::vector<std::size_t> kinds = distinct_stages(m, stages);
           std::vector<std::int64_t> vps{1};
           if (pp > 1)
             for (std::int64_t v = 2; v <= (in.max_vp > 0 ? in.max_vp : m.layers); ++v)
@@ -205,6 +205,7 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
                                   ends, ends};
                   x.layout = l;
                   x.stages = &stages;
+                  x.stage_kinds = &kinds;
                   try {
                     p.step = train_step(m, c, x, f->second);
                   } catch (const InputError& e) {

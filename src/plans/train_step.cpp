@@ -2,6 +2,7 @@
 #include "napkin/plans/train_step.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string_view>
 
@@ -90,14 +91,6 @@ Bandwidth bus(const TrainLinks& l, double group, double stride) {
   return std::min(l.scale_up, local * l.scale_out);
 }
 
-// One micro-batch's forward, backward and policy recompute over a fraction of the layers.
-struct LayerTimes {
-  Seconds fwd{}, bwd{}, attention_fwd{}, attention_bwd{}, selective{};
-  Seconds gemm_fwd{}, gemm_bwd{};  // the dense GEMMs' share of fwd and bwd (what TP overlap hides behind)
-  Flops gemm_flops{};
-  double tp_collectives = 0;  // per forward over every layer
-};
-
 LayerTimes layer_times(const specs::ModelSpec& m, const TrainStepInput& in, const ForwardCost& f, const Rates& r) {
   const TrainLayout& L = in.layout;
   const double cp = static_cast<double>(L.cp), ep = static_cast<double>(L.ep);
@@ -164,6 +157,13 @@ bool alike(const specs::ModelSpec& m, const StageShard& a, const StageShard& b) 
 
 }  // namespace
 
+std::vector<std::size_t> distinct_stages(const specs::ModelSpec& m, const std::vector<StageShard>& stages) {
+  std::vector<std::size_t> kinds;
+  for (std::size_t i = 0; i < stages.size(); ++i)
+    if (i == 0 || !alike(m, stages[i], stages[i - 1])) kinds.push_back(i);
+  return kinds;
+}
+
 ForwardCost forward_cost(const specs::ModelSpec& m, const TrainStepInput& in) {
   ServeInput s;
   s.batch = static_cast<double>(in.layout.micro_batch) * one;
@@ -207,7 +207,14 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
   const double layers = static_cast<double>(m.layers);
   const double tokens = static_cast<double>(L.micro_batch * L.seq) / cp;  // per GPU per micro-batch
   const double d = static_cast<double>(m.hidden);
-  const LayerTimes lt = layer_times(m, in, f, r);
+  // The layers' times depend on the shape (f), cp, ep, the attention kernel and LoRA: kept in f.
+  const std::array<std::int64_t, 4> key{L.cp, L.ep, in.flash_attention ? 1 : 0, in.lora_rank};
+  auto hit = std::find_if(f.times.begin(), f.times.end(), [&](const auto& e) { return e.first == key; });
+  if (hit == f.times.end()) {
+    f.times.emplace_back(key, layer_times(m, in, f, r));
+    hit = f.times.end() - 1;
+  }
+  const LayerTimes lt = hit->second;
 
   TrainStep st;
   st.micro_batches = static_cast<double>(L.global_batch / (L.dp * L.micro_batch));
@@ -293,16 +300,18 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
       pp > 1.0 ? 2.0 * vp * (tokens * d * kActBytes / (L.sp ? t : 1.0) * byte / st.pp_bus + kRingBaseLatency * second)
                : Seconds{};
 
+  // One stage of each run of stages alike: the others cost as it does.
+  std::vector<std::size_t> own_kinds;
+  if (in.stage_kinds == nullptr) own_kinds = distinct_stages(m, stages);
+  const std::vector<std::size_t>& kinds = in.stage_kinds != nullptr ? *in.stage_kinds : own_kinds;
   Seconds tau{};
-  thread_local std::vector<StageTime> times;  // kept between calls for its capacity (a planner's loop)
-  times.assign(stages.size(), StageTime{});
-  for (std::size_t i = 0; i < stages.size(); ++i) {
+  thread_local std::vector<StageTime> times;  // per kind; kept between calls for its capacity
+  times.assign(kinds.size(), StageTime{});
+  std::size_t slowest = 0;
+  for (std::size_t j = 0; j < kinds.size(); ++j) {
+    const std::size_t i = kinds[j];
     const double share = static_cast<double>(stages[i].layers) / layers;
-    StageTime& s = times[i];
-    if (i > 0 && alike(m, stages[i], stages[i - 1])) {
-      s = times[i - 1];
-      continue;  // costs as the stage before (the slowest so far is unchanged)
-    }
+    StageTime& s = times[j];
     s.forward = share * (lt.fwd + pass) + (stages[i].has_embedding ? embed_fwd : Seconds{}) +
                 (stages[i].has_head ? head_fwd : Seconds{});
     s.backward = share * (lt.bwd + pass) + (stages[i].has_embedding ? embed_bwd : Seconds{}) +
@@ -321,10 +330,11 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
     s.contention = kOverlapSlowdown * share * hidden_all;
     if (s.total() > tau) {
       tau = s.total();
-      st.slowest_stage = static_cast<std::int64_t>(i);
+      slowest = j;
     }
   }
-  st.stage = times[static_cast<std::size_t>(st.slowest_stage)];
+  st.slowest_stage = static_cast<std::int64_t>(kinds[slowest]);
+  st.stage = times[slowest];
   st.pipeline = st.micro_batches * tau;
   // The bubble: p − 1 chunk times; uneven chunks (chunk_layers) at the slowest stage's largest chunk.
   const StageShard& slow = stages[static_cast<std::size_t>(st.slowest_stage)];
@@ -340,9 +350,9 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
   const double n_d = dp * cp, n_e = std::max(1.0, dp * cp / ep);
   const Bandwidth bus_e = bus(in.links, n_e, t * cp * ep);
   Seconds tail{};
-  for (std::size_t i = 0; i < stages.size(); ++i) {
-    const StageTime& s = times[i];
-    if (i > 0 && alike(m, stages[i], stages[i - 1])) continue;  // its tail is the stage before's
+  for (std::size_t j = 0; j < kinds.size(); ++j) {
+    const std::size_t i = kinds[j];
+    const StageTime& s = times[j];
     double dense = stages[i].params - stages[i].expert_params, experts = stages[i].expert_params;
     if (in.lora_rank > 0) {
       dense = static_cast<double>(lora_params(m, in.lora_rank, in.lora_all_linear)) / t *
@@ -387,7 +397,7 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
     const double owned = L.zero >= 1 ? dense / n_d + experts / n_e : dense + experts;
     const double per_param = 2.0 * (sb.master_weights + sb.optimizer_states).in(byte / param) + g + w;
     const Seconds opt = owned * per_param * byte / (in.efficiency.bandwidth * in.bandwidth);
-    if (i == 0 || exposed + contention + opt > tail) {
+    if (j == 0 || exposed + contention + opt > tail) {
       tail = exposed + contention + opt;
       st.dp_comm = comm;
       st.dp_exposed = exposed;

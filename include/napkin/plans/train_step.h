@@ -41,9 +41,11 @@
 // train command's model FLOP. Every term is itemized (TrainStep) with what it assumed.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "napkin/ground/units.h"
@@ -122,6 +124,8 @@ struct TrainStepInput {
   // shard_stages(m, c, tp, pp, ep) of the layout, kept by a caller that evaluates many layouts;
   // nullptr: split on each call. Must be the split of this model and layout.
   const std::vector<StageShard>* stages = nullptr;
+  // distinct_stages of those stages, kept the same way (nullptr: found on each call).
+  const std::vector<std::size_t>* stage_kinds = nullptr;
 };
 
 /// One micro-batch on one stage, the parts of its time.
@@ -150,20 +154,34 @@ struct TrainStep {
   Bandwidth dp_bus{}, tp_bus{}, ep_bus{}, cp_bus{}, pp_bus{};
 };
 
+/// The stages the step model costs: the first of each run of consecutive stages alike (the same
+/// layers, kinds of layer, ends and parameters); a balanced pipeline has at most four.
+std::vector<std::size_t> distinct_stages(const specs::ModelSpec& m, const std::vector<StageShard>& stages);
+
 /// The step of `in.layout`. The forward pass is serve's per-op model (throws its InputError on a
 /// model it does not cost: Mamba layers, encoder-decoders). Preconditions: a model architecture,
 /// positive peak and bandwidth, links with positive bandwidths when the layout needs them, the
 /// global batch a multiple of dp · micro_batch.
 TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const TrainStepInput& in);
 
+/// One micro-batch's forward, backward and policy recompute over every layer (train_step's pieces).
+struct LayerTimes {
+  Seconds fwd{}, bwd{}, attention_fwd{}, attention_bwd{}, selective{};
+  Seconds gemm_fwd{}, gemm_bwd{};  // the dense GEMMs' share of fwd and bwd (what TP overlap hides behind)
+  Flops gemm_flops{};
+  double tp_collectives = 0;  // per forward over every layer
+};
+
 /// What the search evaluates many times: the forward pass's per-op costs for one (tp, micro-batch,
-/// seq) shape. train_step builds it on each call; a planner keeps it between layouts.
+/// seq) shape. train_step builds it on each call; a planner keeps it between layouts (one thread, the
+/// same rates: train_step keeps the layers' times in it by cp, ep, attention kernel and LoRA rank).
 struct ForwardCost {
   std::int64_t tp = 0, micro_batch = 0, seq = 0;
   std::vector<OpCost> layer_ops;  // summed over every layer
   std::vector<OpCost> outer_ops;  // embedding, final norm, LM head
   Bytes tp_bytes_per_layer{};     // one TP collective's payload (tokens·h·2 B)
   double attending_layers = 0;    // layers with attention (the CP ring runs in each)
+  mutable std::vector<std::pair<std::array<std::int64_t, 4>, LayerTimes>> times;  // train_step's cache
 };
 ForwardCost forward_cost(const specs::ModelSpec& m, const TrainStepInput& in);
 TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const TrainStepInput& in, const ForwardCost& f);
