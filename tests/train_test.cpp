@@ -421,6 +421,9 @@ TEST_CASE("a given layout that does not fit gets no time, exit 1 and the flags t
   CHECK(r.out.find("napkin: fit failed: per GPU ") != std::string::npos);
   CHECK(r.out.find("\"time\"") == std::string::npos);
   CHECK(r.out.find("\"fits\":{\"value\":false") != std::string::npos);
+  // Nor an MFU, a step model or a price among the assumptions: they would describe a time not given.
+  CHECK(r.out.find("\"utilization\"") == std::string::npos);
+  CHECK(r.out.find("\"step_model\"") == std::string::npos);
 }
 
 TEST_CASE("train without a layout takes the fastest layout that fits and says so", "[train][cli]") {

@@ -107,6 +107,7 @@ void report(const specs::ModelSpec* mp, const TrainInput& in, ResultSet& out) {
     t.megatron_assumptions(out);
   t.recompute_assumption(out);
   t.layout_assumptions(out);
+  if (refused) return;  // no time: what the rate, the step, energy and cost would rest on is moot
   t.rate_assumptions(out);
   step_assumptions(mp, in, t.r, out);
   t.power_assumptions(out);
