@@ -338,6 +338,7 @@ TEST_CASE("a fraction, factor, PUE, probability or rate flag's parse error offer
       {"energy --flops 1e18 --throughput 100TFLOP/s --power 1kW", "--pue",
        "a PUE (facility / IT energy) such as 1.1 or 1.58"},
       {train, "--pue", "a PUE (facility / IT energy) such as 1.1 or 1.58"},
+      {serve, "--pue", "a PUE (facility / IT energy) such as 1.1 or 1.58"},
       {train, "--dropout", "a probability such as 0.1 or 0"},
       {"memory llama-3.1-8b --train", "--dropout", "a probability such as 0.1 or 0"},
       {train, "--gpu-hours", "a number of GPU-hours such as 1000 or 30.84M"},

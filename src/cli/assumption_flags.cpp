@@ -159,6 +159,8 @@ constexpr KeyFlag kKeyFlags[] = {
     {"train_overheads", ""},
     // serve
     {"serve_shape", "--batch/--prompt/--generate"},
+    {"serving_rate", "--batch/--prompt/--generate"},
+    {"gpu_power", "--power/--pue"},
     {"compute_dtype", "--compute-dtype"},
     {"cuda_graphs", "--cuda-graphs"},
     {"graph_overhead", "--graph-overhead"},

@@ -21,10 +21,12 @@
 #include "napkin/ground/error.h"
 #include "napkin/memory/ledgers.h"
 #include "napkin/plans/serve.h"
+#include "napkin/plans/serve_cost.h"
 #include "napkin/report/human_units.h"
 #include "napkin/specs/efficiency.h"
 #include "numeric_flags.h"
 #include "output_flags.h"
+#include "serve_cost_flags.h"
 #include "sweep_runner.h"
 #include "weight_storage.h"
 
@@ -51,6 +53,7 @@ struct ServeCmd {
   VllmFlags vllm;       // --gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs, --block-size
   SglangFlags sglang;   // --mem-fraction-static, --chunked-prefill-size, ... --sglang-version
   MadeUpModelFlags made_up;  // --layers --hidden ...: a made-up decoder instead of MODEL
+  ServeCostFlags cost;       // --price-per-gpu-hour, --power, --pue, --price-per-kwh, --carbon-intensity
   bool quantize_all = false, cuda_graphs = false, per_op = false, require_fit = false;
   OutputOptions out;
 };
@@ -236,6 +239,7 @@ void add_engine_and_output_options(CommandApp* sub, ServeCmd& c) {
                           "sequences whatever it is");
   add_vllm_flags(sub, c.nf, c.vllm);
   add_sglang_flags(sub, c.nf, c.sglang);
+  add_serve_cost_flags(sub, c.nf, c.cost);
   add_output_flags(sub, c.out);
 }
 
@@ -330,6 +334,7 @@ void resolve_hardware(ServeCmd& c, ServePlan& plan) {
   }
   require_value(flags[c.peak], "a peak rate such as 989TFLOP/s");
   require_value(flags[c.bandwidth], "a bandwidth such as 3.35TB/s");
+  fill_serve_power(c.hw, c.nf, c.cost);
 }
 
 // --link-bandwidth needs a --tp above 1; --require-fit and vLLM need a capacity.
@@ -459,6 +464,8 @@ void serve_row(ServeCmd& c, const ServePlan& plan, const ExpectedFlags& expected
   if (!plan.made_up.empty()) c.made_up.build(p, c.spec);
   expected.fill(p, static_cast<double>(c.spec.layers), in);
   serve(c.spec, in, c.per_op, rs);
+  if (const ServeCostInput cost = serve_cost_input(c.nf, c.cost, p); cost.priced())
+    serve_cost_items(in, napkin::serve(c.spec, in), cost, rs);
   if (plan.llamacpp)
     llamacpp_row(c, plan, in, p, rs, tally);
   else if (plan.vllm)

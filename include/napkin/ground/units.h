@@ -122,6 +122,7 @@ using Count = Quantity<Dim<0, 0, 0, 0, 0, 0>>;          // a plain count (rows, 
 using EnergyPerFlop = Quantity<Dim<-1, 0, 0, 1, 0, 0>>;  // J/FLOP
 using UsdPerJoule = Quantity<Dim<0, 0, 0, -1, 0, 0, 1, 0>>;  // price of energy
 using Co2PerJoule = Quantity<Dim<0, 0, 0, -1, 0, 0, 0, 1>>;  // carbon intensity
+using UsdPerSecond = Quantity<Dim<0, 0, -1, 0, 0, 0, 1, 0>>;  // a rental price (per GPU)
 using FlopPerParamToken = Quantity<Dim<1, 0, 0, 0, -1, -1>>;
 using BytesPerParam = Quantity<Dim<0, 1, 0, 0, 0, -1>>;
 

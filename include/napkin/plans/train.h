@@ -50,7 +50,6 @@
 
 namespace napkin {
 
-using UsdPerSecond = Quantity<Dim<0, 0, -1, 0, 0, 0, 1, 0>>;  // a rental price (per GPU)
 using TokenRate = Quantity<Dim<0, 0, -1, 0, 1, 0>>;            // tokens/s of the whole cluster
 
 enum class FlopsFormula { six_pd, palm, megatron };
