@@ -313,3 +313,20 @@ TEST_CASE("memory --train and train take --etp and the stage flags: the Qwen3 la
   CHECK(inference.code == 2);
   CHECK_THAT(inference.out, Catch::Contains("--first-stage-layers 7 is a training-ledger option"));
 }
+
+TEST_CASE("plan train with --etp lays EP over tp·cp·dp: DeepSeek-V3 at TP 2 × PP 16 × DP 32 takes EP 64 at ETP 1, "
+          "which EP-over-DP refuses",
+          "[layouts][cli]") {
+  const std::string run =
+      "plan train deepseek-v3 --hw h100-sxm --gpus 1024 --tokens 1T --seq 4096 --global-batch 8192 --tp 2 --pp 16 "
+      "--ep 64 --micro-batch 1 --recompute full --top 1 --json";
+  const auto refused = napkin_test::run_napkin(run);
+  CHECK(refused.code == 2);
+  const auto plan = napkin_test::run_napkin(run + " --etp 1");
+  REQUIRE(plan.code == 0);
+  const auto first = plan.out.find('[');
+  const nlohmann::json d = nlohmann::json::parse(plan.out.substr(first, plan.out.rfind(']') - first + 1));
+  CHECK(d[0]["inputs"]["ep"].get<double>() == 64.0);
+  CHECK(d[0]["inputs"]["etp"].get<double>() == 1.0);
+  CHECK(d[0]["inputs"]["dp"].get<double>() == 32.0);
+}

@@ -333,6 +333,7 @@ TrainStepInput step_input(const specs::ModelSpec& m, const TrainInput& in, const
   L.dp = whole(lay.dp);
   L.cp = whole(in.memory.cp);
   L.ep = whole(in.memory.ep);
+  if (in.memory.etp) L.etp = whole(*in.memory.etp);
   L.vp = whole(in.memory.virtual_stages);
   L.zero = in.memory.states.zero_stage;
   L.sp = in.memory.sequence_parallel;

@@ -152,10 +152,15 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
         if (in.pp && pp != *in.pp) continue;
         if (in.gpus % (tp * cp * pp) != 0) continue;
         const std::int64_t dp = in.gpus / (tp * cp * pp);
+        // EP: ranks taken from the data-parallel ones (etp = tp, Megatron-Core's default), or with
+        // --etp the ep · etp expert ranks laid over the stage's tp · cp · dp ranks.
+        const std::int64_t etp = in.run.memory.etp ? static_cast<std::int64_t>(in.run.memory.etp->in(one)) : 0;
+        const std::int64_t expert_ranks = etp > 0 ? tp * cp * dp / etp : dp;
         std::vector<std::int64_t> eps{1};
         if (m.moe.is_moe())
-          for (std::int64_t e = 2; e <= std::min<std::int64_t>(dp, m.moe.n_experts); ++e)
-            if (m.moe.n_experts % e == 0 && dp % e == 0) eps.push_back(e);
+          for (std::int64_t e = 2; e <= std::min<std::int64_t>(expert_ranks, m.moe.n_experts); ++e)
+            if (m.moe.n_experts % e == 0 && (etp > 0 ? (tp * cp * dp) % (e * etp) == 0 : dp % e == 0))
+              eps.push_back(e);
         if (in.ep) eps = {*in.ep};
         for (const std::int64_t ep : eps) {
           ShardLayout split = training_shard_layout(in.run.memory);  // the run's --etp and stage flags
@@ -202,7 +207,7 @@ TrainPlan plan_train(const specs::ModelSpec& m, const TrainPlanInput& in) {
                   PlannedLayout p;
                   TrainLayout& l = p.layout;
                   l = TrainLayout{tp, pp, dp, cp, ep, vp, zero, tp > 1, rc, 0, mb, static_cast<std::int64_t>(b), seq,
-                                  ends, ends};
+                                  ends, ends, etp};
                   x.layout = l;
                   x.stages = &stages;
                   x.stage_kinds = &kinds;

@@ -221,7 +221,8 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
   st.tokens_per_step = static_cast<double>(L.global_batch * L.seq) * token;
   st.tp_bus = bus(in.links, t, 1.0);
   st.cp_bus = bus(in.links, cp, t);
-  st.ep_bus = bus(in.links, ep, t * cp);
+  const double ep_stride = L.etp > 0 ? static_cast<double>(L.etp) : t * cp;  // EP ranks' spacing
+  st.ep_bus = bus(in.links, ep, ep_stride);
   st.pp_bus = bus(in.links, pp, t * cp * dp);
   st.dp_bus = bus(in.links, dp * cp, t);
   st.dp_bus_local = local_ranks(in.links, dp * cp, t);
@@ -246,7 +247,7 @@ TrainStep train_step(const specs::ModelSpec& m, const ParamCount& c, const Train
   Seconds ep_layer{};
   if (ep > 1.0 && m.moe.is_moe()) {
     const double bytes = tokens * static_cast<double>(m.moe.experts_per_token) * d * kActBytes;
-    const double local = local_ranks(in.links, ep, t * cp);
+    const double local = local_ranks(in.links, ep, ep_stride);
     const Seconds inside = bytes * (local - 1.0) / ep * byte / in.links.scale_up;
     const Seconds outside = local < ep ? bytes * (ep - local) / ep * byte / in.links.scale_out : Seconds{};
     ep_layer = std::max(inside, outside) * (2.0 * (2.0 + full));

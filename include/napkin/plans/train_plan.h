@@ -9,7 +9,8 @@
 //   cp   1, 2, 4, ... while 2·cp divides the sequence (Megatron-LM's load-balanced chunks), up to
 //        max_cp; dense models only (CP with EP is not modelled)
 //   pp   every degree up to the layers (max_pp) with tp·cp·pp dividing the GPUs; dp the rest
-//   ep   MoE: divisors of the routed experts that divide dp (EP ranks are DP ranks)
+//   ep   MoE: divisors of the routed experts that divide dp (EP ranks are DP ranks); with the run's
+//        --etp, those whose ep · etp divides tp · cp · dp (Megatron-Core's expert grid)
 //   split the layers over pp stages evenly; where pp does not divide them and the run gives no stage
 //        flags, Megatron-Bridge's accounting when (L + 2) divides by pp (the embedding and the loss
 //        take a layer's slot each: first and last stages one layer short, Llama 3.1 405B's

@@ -15,7 +15,8 @@
 //             pass's traffic is pipelined behind the pass's dense GEMMs, up to their time.
 //   EP        per MoE layer, dispatch and combine all-to-alls forward and backward of
 //             tokens·k·h·2 B, (ep−1)/ep of it leaving the GPU: over the scale-up link for the
-//             ranks in the GPU's domain, over the NIC for the rest (the slower part sets the time).
+//             ranks in the GPU's domain, over the NIC for the rest (the slower part sets the time);
+//             EP ranks tp · cp apart, or etp apart under expert tensor parallelism.
 //   CP        ring attention: per attention layer, (cp−1)·tokens·(K+V width)·2 B sent forward and
 //             twice that backward (dK, dV), hidden behind the attention op up to its time.
 //   PP        1F1B: step = (m + (p−1)/v) · τ, τ the slowest stage's micro-batch time, m the
@@ -95,6 +96,10 @@ struct TrainLayout {
   // The planner's uneven pipeline split (0: the default or the run's own): the first and last
   // stages' layers, as --first-stage-layers and --last-stage-layers give them.
   std::int64_t first_stage_layers = 0, last_stage_layers = 0;
+  // Expert tensor parallelism (Megatron-Core's --expert-tensor-parallel-size): 0 is tp, the EP
+  // ranks data-parallel ranks, tp · cp apart; given, the ep · etp expert ranks are laid over the
+  // stage's tp · cp · dp ranks, EP ranks etp apart.
+  std::int64_t etp = 0;
   std::int64_t gpus() const { return tp * pp * cp * dp; }
   bool operator==(const TrainLayout&) const = default;
 };
