@@ -26,6 +26,11 @@ nlohmann::json doc(const std::string& out) {
   return nlohmann::json::parse(out.substr(first, out.rfind('}') - first + 1));
 }
 double result(const std::string& out, const char* key) { return doc(out)["results"][key]["value"].get<double>(); }
+// plan train's JSON list on stdout.
+nlohmann::json plans(const std::string& out) {
+  const auto first = out.find('[');
+  return nlohmann::json::parse(out.substr(first, out.rfind(']') - first + 1));
+}
 }  // namespace
 
 // ---- uneven pipeline stages -------------------------------------------------------------------
@@ -154,8 +159,7 @@ TEST_CASE("plan train splits 126 layers over pp 16 as Megatron-Bridge accounts t
       "plan train llama-3.1-405b --hw h100-sxm --gpus 16384 --tokens 1T --seq 8192 --global-batch 2048 --tp 8 "
       "--pp 16 --cp 1 --top 1 --json");
   REQUIRE(plan.code == 0);
-  const auto first = plan.out.find('[');
-  const nlohmann::json d = nlohmann::json::parse(plan.out.substr(first, plan.out.rfind(']') - first + 1));
+  const nlohmann::json d = plans(plan.out);
   CHECK(d[0]["inputs"]["first_stage_layers"].get<double>() == 7.0);
   CHECK(d[0]["inputs"]["last_stage_layers"].get<double>() == 7.0);
   CHECK(d[0]["inputs"]["virtual_stages"].get<double>() == 8.0);
@@ -324,8 +328,7 @@ TEST_CASE("plan train with --etp lays EP over tp·cp·dp: DeepSeek-V3 at TP 2 ×
   CHECK(refused.code == 2);
   const auto plan = napkin_test::run_napkin(run + " --etp 1");
   REQUIRE(plan.code == 0);
-  const auto first = plan.out.find('[');
-  const nlohmann::json d = nlohmann::json::parse(plan.out.substr(first, plan.out.rfind(']') - first + 1));
+  const nlohmann::json d = plans(plan.out);
   CHECK(d[0]["inputs"]["ep"].get<double>() == 64.0);
   CHECK(d[0]["inputs"]["etp"].get<double>() == 1.0);
   CHECK(d[0]["inputs"]["dp"].get<double>() == 32.0);
