@@ -18,4 +18,10 @@ EnergyPriceFlags add_energy_price_flags(CommandApp* sub, NumericFlags& nf) {
   return e;
 }
 
+std::size_t add_price_per_gpu_hour_flag(CommandApp* sub, NumericFlags& nf, const char* help) {
+  constexpr double kPerHour = 1.0 / 3600.0;  // a plain number per hour, in per-second base units
+  return nf.add(sub, "--price-per-gpu-hour", "price_per_gpu_hour", dim_rt<UsdPerSecond::dim>(), Constraint::non_negative,
+                help, "USD/h", std::nullopt, kPerHour);
+}
+
 }  // namespace napkin::cli

@@ -7,15 +7,9 @@
 
 namespace napkin::cli {
 
-namespace {
-constexpr double kPerHour = 1.0 / 3600.0;  // a plain number per hour, in per-second base units
-}  // namespace
-
 void add_serve_cost_flags(CommandApp* sub, NumericFlags& nf, ServeCostFlags& f) {
-  f.price_gpu_hour = nf.add(sub, "--price-per-gpu-hour", "price_per_gpu_hour", dim_rt<UsdPerSecond::dim>(),
-                            Constraint::non_negative,
-                            "Rental price of one GPU for one hour, in USD, e.g. 2.5: the cost per hour and per 1M "
-                            "output tokens", "USD/h", std::nullopt, kPerHour);
+  f.price_gpu_hour = add_price_per_gpu_hour_flag(
+      sub, nf, "Rental price of one GPU for one hour, in USD, e.g. 2.5: the cost per hour and per 1M output tokens");
   f.power = nf.add(sub, "--power", "power", dim_rt<Watts::dim>(), Constraint::positive,
                    "Average draw of one GPU while serving (default: the --hw TDP), e.g. 500W: the energy per 1M "
                    "output tokens", "W");

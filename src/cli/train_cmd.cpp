@@ -14,7 +14,6 @@ namespace {
 
 constexpr DimRt kCount = dim_rt<Count::dim>();
 constexpr DimRt kBytes = dim_rt<Bytes::dim>();
-constexpr double kPerHour = 1.0 / 3600.0;  // a plain number per hour, in per-second base units
 
 // Model: MODEL and --as.
 void add_model_options(CommandApp* sub, TrainCmd& c) {
@@ -150,10 +149,8 @@ void add_energy_and_cost_options(CommandApp* sub, TrainCmd& c) {
                           "Average draw of a whole node instead of --power, e.g. 10.2kW", "W");
   c.gpus_per_node = c.nf.add(sub, "--gpus-per-node", "gpus_per_node", kCount, Constraint::positive_integer,
                              "GPUs per node for --node-power (default 8)", "COUNT", 8.0);
-  c.price_gpu_hour = c.nf.add(sub, "--price-per-gpu-hour", "price_per_gpu_hour",
-                              dim_rt<UsdPerSecond::dim>(), Constraint::non_negative,
-                              "Rental price of one GPU for one hour, in USD, e.g. 2.5", "USD/h", std::nullopt,
-                              kPerHour);
+  c.price_gpu_hour =
+      add_price_per_gpu_hour_flag(sub, c.nf, "Rental price of one GPU for one hour, in USD, e.g. 2.5");
   c.priced = add_energy_price_flags(sub, c.nf);
   for (const char* f : {"--power", "--node-power", "--gpus-per-node", "--pue", "--price-per-gpu-hour",
                         "--price-per-kwh", "--carbon-intensity"})

@@ -1,7 +1,6 @@
 // What a serving deployment costs: see napkin/plans/serve_cost.h.
 #include "napkin/plans/serve_cost.h"
 
-#include "napkin/ground/check.h"
 #include "napkin/ground/error.h"
 
 namespace napkin {
